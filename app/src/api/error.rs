@@ -1,0 +1,31 @@
+use api::ApiError;
+use std::fmt;
+
+/// Every way a call can fail, as the one error view needs to tell them apart.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientError {
+    /// The Worker or upstream answered with a v1 error envelope.
+    Api { status: u16, error: ApiError },
+    /// The request never got an answer (offline, DNS, connection reset).
+    Network(String),
+    /// An answer came back that is not what the contract says.
+    Decode(String),
+}
+
+impl ClientError {
+    pub(crate) fn network(err: gloo_net::Error) -> Self {
+        ClientError::Network(err.to_string())
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Api { error, .. } => write!(f, "{}", error.message),
+            ClientError::Network(_) => write!(f, "The dashboard could not reach the server."),
+            ClientError::Decode(_) => write!(f, "The server sent an answer the dashboard does not understand."),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}

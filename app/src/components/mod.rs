@@ -1,0 +1,4 @@
+//! Pure views: they take props and never fetch.
+
+pub mod error_view;
+pub mod money;

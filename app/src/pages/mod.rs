@@ -1,0 +1,4 @@
+//! One page per route; each page owns its data.
+
+pub mod not_found;
+pub mod wallet;

@@ -1,0 +1,9 @@
+//! The edge Worker. Decisions live in plain modules that `cargo test` runs
+//! natively; `glue` is the only place that touches the `worker` crate.
+
+pub mod config;
+pub mod errors;
+pub mod proxy;
+
+#[cfg(target_arch = "wasm32")]
+mod glue;

@@ -1,0 +1,119 @@
+//! Which requests are forwarded, where to, and which headers cross back.
+//! Only the v1 endpoints of the contract are reachable: the route table in
+//! `api` is the allow-list, so this is never an open proxy.
+
+use crate::errors::EdgeError;
+use api::endpoints::{self, Endpoint};
+
+/// Prefix under which the app reaches the v1 endpoints on the Worker.
+pub const API_PREFIX: &str = "/api";
+
+/// Response headers from upstream that the browser gets; everything else
+/// (hop-by-hop, cookies, server details) is dropped.
+pub const PASSED_RESPONSE_HEADERS: &[&str] = &[
+    "content-type",
+    "x-request-id",
+    "x-ratelimit-limit",
+    "x-ratelimit-remaining",
+    "x-ratelimit-reset",
+    "retry-after",
+];
+
+#[derive(Debug)]
+pub struct Forward {
+    pub endpoint: &'static Endpoint,
+    /// Absolute upstream URL: `{upstream}/v1/...` plus the query, if any.
+    pub url: String,
+}
+
+/// Maps `/api/v1/...` to the upstream URL of a known v1 endpoint.
+/// `raw_path` must be the path as received (still percent-encoded), so
+/// encoded slashes and dots never match an id segment.
+pub fn plan(method: &str, raw_path: &str, query: Option<&str>, upstream: &str) -> Result<Forward, EdgeError> {
+    let not_found = || EdgeError::RouteNotFound { path: raw_path.to_string() };
+    let v1_path = raw_path.strip_prefix(API_PREFIX).filter(|p| p.starts_with("/v1/")).ok_or_else(not_found)?;
+    let Some(matched) = endpoints::match_route(method, v1_path) else {
+        let allowed = allowed_methods(v1_path);
+        if allowed.is_empty() {
+            return Err(not_found());
+        }
+        return Err(EdgeError::MethodNotAllowed { method: method.to_string(), path: raw_path.to_string(), allowed });
+    };
+    let mut url = format!("{upstream}{v1_path}");
+    if let Some(q) = query.filter(|q| !q.is_empty()) {
+        url.push('?');
+        url.push_str(q);
+    }
+    Ok(Forward { endpoint: matched.endpoint, url })
+}
+
+/// Methods that do match `path`, to tell a wrong method from a wrong path.
+fn allowed_methods(path: &str) -> Vec<&'static str> {
+    ["GET", "POST", "DELETE"].into_iter().filter(|m| endpoints::match_route(m, path).is_some()).collect()
+}
+
+pub fn is_passed_response_header(name: &str) -> bool {
+    PASSED_RESPONSE_HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use api::endpoints::EndpointId;
+
+    const UP: &str = "http://127.0.0.1:8788";
+
+    #[test]
+    fn wallet_is_forwarded_to_upstream_v1() {
+        let f = plan("GET", "/api/v1/wallet", None, UP).unwrap();
+        assert_eq!(f.endpoint.id, EndpointId::GetWallet);
+        assert_eq!(f.url, "http://127.0.0.1:8788/v1/wallet");
+    }
+
+    #[test]
+    fn ids_and_queries_are_kept() {
+        let f = plan("DELETE", "/api/v1/labels/lbl_123", None, UP).unwrap();
+        assert_eq!(f.endpoint.id, EndpointId::VoidLabel);
+        assert_eq!(f.url, "http://127.0.0.1:8788/v1/labels/lbl_123");
+        let f = plan("GET", "/api/v1/webhooks/deliveries", Some("limit=5"), UP).unwrap();
+        assert_eq!(f.url, "http://127.0.0.1:8788/v1/webhooks/deliveries?limit=5");
+    }
+
+    #[test]
+    fn path_tricks_never_match() {
+        for path in [
+            "/api/v1/labels/..%2Fwallet",
+            "/api/v1/labels/%2e%2e",
+            "/api/v1//wallet",
+            "/api/v1/wallet/",
+            "/api//v1/wallet",
+            "/api/v1/labels/a/b",
+            "/api/v2/wallet",
+            "/api/http://evil.example/v1/wallet",
+            "/api/v1/labels/..",
+            "/v1/wallet",
+            "/api/v1/",
+            "/api",
+        ] {
+            let err = plan("GET", path, None, UP).unwrap_err();
+            assert!(matches!(err, EdgeError::RouteNotFound { .. }), "{path}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn wrong_method_is_405_naming_the_right_one() {
+        match plan("PUT", "/api/v1/wallet", None, UP).unwrap_err() {
+            EdgeError::MethodNotAllowed { allowed, .. } => assert_eq!(allowed, vec!["GET"]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn cookies_and_hop_by_hop_headers_stay_upstream() {
+        assert!(is_passed_response_header("X-RateLimit-Remaining"));
+        assert!(is_passed_response_header("Retry-After"));
+        for h in ["set-cookie", "connection", "transfer-encoding", "server"] {
+            assert!(!is_passed_response_header(h), "{h}");
+        }
+    }
+}

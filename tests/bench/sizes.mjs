@@ -1,0 +1,30 @@
+// Prints the transfer sizes of the two wasm artifacts and the app's JS/CSS:
+// raw, gzip -9 and brotli (quality 11). Run after scripts/build-app and
+// scripts/build-edge:  node tests/bench/sizes.mjs
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import path from 'node:path';
+import { ROOT } from '../support/stack.mjs';
+
+const kb = (n) => (n / 1024).toFixed(1);
+const measure = (file) => {
+  const buf = readFileSync(file);
+  return {
+    raw: buf.length,
+    gzip: gzipSync(buf, { level: 9 }).length,
+    br: brotliCompressSync(buf, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+};
+
+const rows = [];
+const dist = path.join(ROOT, 'dist');
+for (const f of readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f))) {
+  rows.push([`app ${f.replace(/-[0-9a-f]{16}(?=[._])/, '')}`, measure(path.join(dist, f))]);
+}
+const total = rows.reduce((t, [, m]) => ({ raw: t.raw + m.raw, gzip: t.gzip + m.gzip, br: t.br + m.br }), { raw: 0, gzip: 0, br: 0 });
+rows.push(['app total (initial transfer)', total]);
+for (const f of ['edge/build/index_bg.wasm', 'edge/build/index.js']) {
+  if (existsSync(path.join(ROOT, f))) rows.push([`worker ${path.basename(f)}`, measure(path.join(ROOT, f))]);
+}
+console.log('| artifact | raw KiB | gzip KiB | brotli KiB |\n|---|---|---|---|');
+for (const [name, m] of rows) console.log(`| ${name} | ${kb(m.raw)} | ${kb(m.gzip)} | ${kb(m.br)} |`);

@@ -1,0 +1,75 @@
+// The walking skeleton: browser → Worker (static assets + /api) → simulator.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { startStack, ROOT } from './support/stack.mjs';
+import { launch, screenshot, watchProblems } from './support/browser.mjs';
+
+let stack, browser;
+before(async () => {
+  stack = await startStack();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+test('the dashboard shows the wallet balance the simulator holds, as money', async () => {
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', {
+    balance_cents: 123456, card: 'ok', auto_reload: null,
+  });
+  const page = await browser.newPage();
+  const problems = watchProblems(page);
+  await page.goto(stack.edge.url + '/');
+  const balance = page.getByTestId('balance');
+  await balance.waitFor({ timeout: 15000 });
+  assert.equal(await balance.innerText(), '$1,234.56');
+  await screenshot(page, 'skeleton-wallet');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a deep link is served the app (single-page fallback), which renders its own not-found view', async () => {
+  const page = await browser.newPage();
+  const res = await page.goto(stack.edge.url + '/no/such/page');
+  assert.equal(res.status(), 200);
+  await page.getByRole('heading', { name: 'Page not found' }).waitFor({ timeout: 15000 });
+  await page.close();
+});
+
+test('the API key appears in no response body, header or static asset the browser receives', async () => {
+  const { live, sandbox } = stack.keys;
+  const seen = [];
+  const page = await browser.newPage();
+  page.on('response', async (res) => {
+    let body = '';
+    try { body = (await res.body()).toString('latin1'); } catch { /* redirects have no body */ }
+    seen.push({ url: res.url(), text: JSON.stringify(res.headers()) + body });
+  });
+  await page.goto(stack.edge.url + '/');
+  await page.getByTestId('balance').waitFor({ timeout: 15000 });
+  // Error paths too: an unknown endpoint, a wrong method, an upstream 404.
+  for (const [method, p] of [['GET', '/api/v1/nope'], ['PUT', '/api/v1/wallet'], ['GET', '/api/v1/labels/lbl_missing'], ['GET', '/api/v1/labels/..%2Fwallet']]) {
+    const status = await page.evaluate(async ([m, u]) => (await fetch(u, { method: m })).status, [method, p]);
+    assert.ok(status >= 400 && status < 500, `${method} ${p} gave ${status}`);
+  }
+  await page.waitForTimeout(200);
+  await page.close();
+  // Every file the Worker can serve as a static asset.
+  const walk = (dir) => readdirSync(dir).flatMap((f) => {
+    const p = path.join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
+  for (const file of walk(path.join(ROOT, 'dist'))) {
+    seen.push({ url: file, text: readFileSync(file).toString('latin1') });
+  }
+  assert.ok(seen.some((s) => s.url.endsWith('/api/v1/wallet')), 'the wallet call was observed');
+  assert.ok(seen.length > 5);
+  for (const { url, text } of seen) {
+    assert.ok(!text.includes(live), `live key leaked in ${url}`);
+    assert.ok(!text.includes(sandbox), `sandbox key leaked in ${url}`);
+    assert.ok(!text.includes(live.slice(9)), `live key hex leaked in ${url}`);
+  }
+});
