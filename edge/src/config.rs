@@ -24,22 +24,36 @@ impl Config {
     pub fn from_lookup(get: impl Fn(&'static str) -> Option<String>) -> Result<Config, EdgeError> {
         let upstream = get(names::UPSTREAM_URL)
             .filter(|v| !v.trim().is_empty())
-            .ok_or(EdgeError::Config { setting: names::UPSTREAM_URL, problem: "it is not set".into() })?;
+            .ok_or(EdgeError::Config {
+                setting: names::UPSTREAM_URL,
+                problem: "it is not set".into(),
+            })?;
         let upstream = validate_upstream(&upstream)?;
         let live_key = read_key(&get, names::LIVE_KEY, KeyEnv::Live)?;
         let sandbox_key = read_key(&get, names::SANDBOX_KEY, KeyEnv::Sandbox)?;
         if live_key.is_none() && sandbox_key.is_none() {
             return Err(EdgeError::Config {
                 setting: names::LIVE_KEY,
-                problem: format!("neither {} nor {} is set", names::LIVE_KEY, names::SANDBOX_KEY),
+                problem: format!(
+                    "neither {} nor {} is set",
+                    names::LIVE_KEY,
+                    names::SANDBOX_KEY
+                ),
             });
         }
-        Ok(Config { upstream, live_key, sandbox_key })
+        Ok(Config {
+            upstream,
+            live_key,
+            sandbox_key,
+        })
     }
 
     /// The key forwarded calls use: live when set, else sandbox.
     pub fn active_key(&self) -> &ApiKey {
-        self.live_key.as_ref().or(self.sandbox_key.as_ref()).expect("validated: one key is set")
+        self.live_key
+            .as_ref()
+            .or(self.sandbox_key.as_ref())
+            .expect("validated: one key is set")
     }
 }
 
@@ -48,12 +62,23 @@ fn read_key(
     setting: &'static str,
     env: KeyEnv,
 ) -> Result<Option<ApiKey>, EdgeError> {
-    let Some(raw) = get(setting).filter(|v| !v.trim().is_empty()) else { return Ok(None) };
-    let key = ApiKey::parse(raw.trim())
-        .map_err(|_| EdgeError::Config { setting, problem: "it is not a v1 API key (prefix + 32 hex characters)".into() })?;
+    let Some(raw) = get(setting).filter(|v| !v.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let key = ApiKey::parse(raw.trim()).map_err(|_| EdgeError::Config {
+        setting,
+        problem: "it is not a v1 API key (prefix + 32 hex characters)".into(),
+    })?;
     if key.env() != env {
-        let expected = if env == KeyEnv::Live { "svc_live_" } else { "svc_test_" };
-        return Err(EdgeError::Config { setting, problem: format!("it must be a {expected} key") });
+        let expected = if env == KeyEnv::Live {
+            "svc_live_"
+        } else {
+            "svc_test_"
+        };
+        return Err(EdgeError::Config {
+            setting,
+            problem: format!("it must be a {expected} key"),
+        });
     }
     Ok(Some(key))
 }
@@ -63,7 +88,10 @@ fn validate_upstream(raw: &str) -> Result<String, EdgeError> {
     let rest = trimmed
         .strip_prefix("https://")
         .or_else(|| trimmed.strip_prefix("http://"))
-        .ok_or(EdgeError::Config { setting: names::UPSTREAM_URL, problem: "it must start with https:// or http://".into() })?;
+        .ok_or(EdgeError::Config {
+            setting: names::UPSTREAM_URL,
+            problem: "it must start with https:// or http://".into(),
+        })?;
     let host = rest.split('/').next().unwrap_or("");
     if host.is_empty() || rest.contains(['?', '#', '@', ' ']) {
         return Err(EdgeError::Config {
@@ -96,37 +124,70 @@ mod tests {
 
     #[test]
     fn live_key_is_preferred_and_trailing_slash_dropped() {
-        let c = config(&[("UPSTREAM_URL", "http://127.0.0.1:8788/"), ("SVC_LIVE_KEY", LIVE), ("SVC_SANDBOX_KEY", TEST)])
-            .unwrap();
+        let c = config(&[
+            ("UPSTREAM_URL", "http://127.0.0.1:8788/"),
+            ("SVC_LIVE_KEY", LIVE),
+            ("SVC_SANDBOX_KEY", TEST),
+        ])
+        .unwrap();
         assert_eq!(c.upstream, "http://127.0.0.1:8788");
         assert_eq!(c.active_key().env(), KeyEnv::Live);
     }
 
     #[test]
     fn sandbox_only_deployment_uses_sandbox() {
-        let c = config(&[("UPSTREAM_URL", "https://api.example.com"), ("SVC_SANDBOX_KEY", TEST)]).unwrap();
+        let c = config(&[
+            ("UPSTREAM_URL", "https://api.example.com"),
+            ("SVC_SANDBOX_KEY", TEST),
+        ])
+        .unwrap();
         assert_eq!(c.active_key().env(), KeyEnv::Sandbox);
     }
 
     #[test]
     fn each_bad_setting_is_named() {
-        assert_eq!(setting_of(config(&[("SVC_LIVE_KEY", LIVE)]).err().unwrap()), "UPSTREAM_URL");
         assert_eq!(
-            setting_of(config(&[("UPSTREAM_URL", "ftp://x"), ("SVC_LIVE_KEY", LIVE)]).err().unwrap()),
+            setting_of(config(&[("SVC_LIVE_KEY", LIVE)]).err().unwrap()),
             "UPSTREAM_URL"
         );
         assert_eq!(
-            setting_of(config(&[("UPSTREAM_URL", "https://u:p@x"), ("SVC_LIVE_KEY", LIVE)]).err().unwrap()),
+            setting_of(
+                config(&[("UPSTREAM_URL", "ftp://x"), ("SVC_LIVE_KEY", LIVE)])
+                    .err()
+                    .unwrap()
+            ),
             "UPSTREAM_URL"
         );
-        assert_eq!(setting_of(config(&[("UPSTREAM_URL", "https://x")]).err().unwrap()), "SVC_LIVE_KEY");
         assert_eq!(
-            setting_of(config(&[("UPSTREAM_URL", "https://x"), ("SVC_LIVE_KEY", "svc_live_nothex")]).err().unwrap()),
+            setting_of(
+                config(&[("UPSTREAM_URL", "https://u:p@x"), ("SVC_LIVE_KEY", LIVE)])
+                    .err()
+                    .unwrap()
+            ),
+            "UPSTREAM_URL"
+        );
+        assert_eq!(
+            setting_of(config(&[("UPSTREAM_URL", "https://x")]).err().unwrap()),
+            "SVC_LIVE_KEY"
+        );
+        assert_eq!(
+            setting_of(
+                config(&[
+                    ("UPSTREAM_URL", "https://x"),
+                    ("SVC_LIVE_KEY", "svc_live_nothex")
+                ])
+                .err()
+                .unwrap()
+            ),
             "SVC_LIVE_KEY"
         );
         // A sandbox key in the live slot is a mistake worth naming.
         assert_eq!(
-            setting_of(config(&[("UPSTREAM_URL", "https://x"), ("SVC_LIVE_KEY", TEST)]).err().unwrap()),
+            setting_of(
+                config(&[("UPSTREAM_URL", "https://x"), ("SVC_LIVE_KEY", TEST)])
+                    .err()
+                    .unwrap()
+            ),
             "SVC_LIVE_KEY"
         );
     }
@@ -134,7 +195,9 @@ mod tests {
     #[test]
     fn errors_never_carry_the_key_value() {
         let bad = "svc_live_0123456789abcdef0123456789abcdeZ";
-        let err = config(&[("UPSTREAM_URL", "https://x"), ("SVC_LIVE_KEY", bad)]).err().unwrap();
+        let err = config(&[("UPSTREAM_URL", "https://x"), ("SVC_LIVE_KEY", bad)])
+            .err()
+            .unwrap();
         assert!(!err.to_body("r").contains(bad));
     }
 }

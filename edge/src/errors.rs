@@ -9,9 +9,16 @@ pub enum EdgeError {
     /// The path is not one of the v1 endpoints we forward.
     RouteNotFound { path: String },
     /// The path is a v1 endpoint but not with this method.
-    MethodNotAllowed { method: String, path: String, allowed: Vec<&'static str> },
+    MethodNotAllowed {
+        method: String,
+        path: String,
+        allowed: Vec<&'static str>,
+    },
     /// A setting is missing or malformed. Names the setting, never its value.
-    Config { setting: &'static str, problem: String },
+    Config {
+        setting: &'static str,
+        problem: String,
+    },
     /// Upstream could not be reached. `outcome_unknown` is true when the
     /// request may have had an effect (a purchase that may have gone through).
     UpstreamUnreachable { outcome_unknown: bool },
@@ -61,11 +68,18 @@ impl EdgeError {
                 "Try again in a moment.".to_string(),
             ),
         };
-        ApiError::new(ErrorCode::Unknown(self.code().to_string()), message, suggestion, request_id.to_string())
+        ApiError::new(
+            ErrorCode::Unknown(self.code().to_string()),
+            message,
+            suggestion,
+            request_id.to_string(),
+        )
     }
 
     pub fn to_body(&self, request_id: &str) -> String {
-        let envelope = ErrorEnvelope { error: self.to_api_error(request_id) };
+        let envelope = ErrorEnvelope {
+            error: self.to_api_error(request_id),
+        };
         serde_json::to_string(&envelope).unwrap_or_else(|_| String::from("{}"))
     }
 }
@@ -76,20 +90,30 @@ mod tests {
 
     #[test]
     fn envelope_has_every_field_and_code_form() {
-        let err = EdgeError::UpstreamUnreachable { outcome_unknown: true };
+        let err = EdgeError::UpstreamUnreachable {
+            outcome_unknown: true,
+        };
         let body: serde_json::Value = serde_json::from_str(&err.to_body("req_1")).unwrap();
         let e = &body["error"];
         assert_eq!(e["code"], "EDGE.UPSTREAM.UNREACHABLE");
         assert_eq!(e["request_id"], "req_1");
         assert!(e["message"].as_str().unwrap().contains("unknown"));
-        assert!(e["suggestion"].as_str().unwrap().contains("before trying again"));
+        assert!(
+            e["suggestion"]
+                .as_str()
+                .unwrap()
+                .contains("before trying again")
+        );
         assert!(e["docs_url"].as_str().unwrap().starts_with("http"));
         assert_eq!(err.status(), 502);
     }
 
     #[test]
     fn config_error_names_the_setting_not_the_value() {
-        let err = EdgeError::Config { setting: "SVC_LIVE_KEY", problem: "not a svc_live_ key".into() };
+        let err = EdgeError::Config {
+            setting: "SVC_LIVE_KEY",
+            problem: "not a svc_live_ key".into(),
+        };
         let body = err.to_body("req_2");
         assert!(body.contains("SVC_LIVE_KEY"));
         assert_eq!(err.status(), 503);

@@ -5,7 +5,9 @@
 use crate::config::Config;
 use crate::errors::EdgeError;
 use crate::proxy;
-use worker::{Context, Env, Fetch, Headers, Request, RequestInit, Response, event, wasm_bindgen::JsValue};
+use worker::{
+    Context, Env, Fetch, Headers, Request, RequestInit, Response, event, wasm_bindgen::JsValue,
+};
 
 #[event(start)]
 fn start() {
@@ -24,7 +26,9 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
 
 async fn handle(mut req: Request, env: &Env) -> Result<Response, EdgeError> {
     let config = Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()))?;
-    let url = req.url().map_err(|_| EdgeError::RouteNotFound { path: String::new() })?;
+    let url = req.url().map_err(|_| EdgeError::RouteNotFound {
+        path: String::new(),
+    })?;
     let method = req.method().to_string();
     let forward = proxy::plan(&method, url.path(), url.query(), &config.upstream)?;
 
@@ -38,7 +42,9 @@ async fn handle(mut req: Request, env: &Env) -> Result<Response, EdgeError> {
         let body = req.bytes().await.unwrap_or_default();
         if !body.is_empty() {
             let _ = init.headers.set("Content-Type", "application/json");
-            init.with_body(Some(JsValue::from(worker::js_sys::Uint8Array::from(body.as_slice()))));
+            init.with_body(Some(JsValue::from(worker::js_sys::Uint8Array::from(
+                body.as_slice(),
+            ))));
         }
     }
     // Only idempotent reads may be retried; a purchase is never sent twice.
@@ -54,7 +60,11 @@ async fn handle(mut req: Request, env: &Env) -> Result<Response, EdgeError> {
         match sent {
             Ok(resp) => break resp,
             Err(_) if may_retry && attempt < 2 => continue,
-            Err(_) => return Err(EdgeError::UpstreamUnreachable { outcome_unknown: method != "GET" }),
+            Err(_) => {
+                return Err(EdgeError::UpstreamUnreachable {
+                    outcome_unknown: method != "GET",
+                });
+            }
         }
     };
 
@@ -65,14 +75,21 @@ async fn handle(mut req: Request, env: &Env) -> Result<Response, EdgeError> {
         }
     }
     let status = upstream.status_code();
-    let body = upstream.bytes().await.map_err(|_| EdgeError::UpstreamUnreachable { outcome_unknown: method != "GET" })?;
+    let body = upstream
+        .bytes()
+        .await
+        .map_err(|_| EdgeError::UpstreamUnreachable {
+            outcome_unknown: method != "GET",
+        })?;
     Ok(bytes_response(body, status, out_headers))
 }
 
 fn bytes_response(body: Vec<u8>, status: u16, headers: Headers) -> Response {
     match Response::from_bytes(body) {
         Ok(resp) => resp.with_status(status).with_headers(headers),
-        Err(_) => Response::empty().map(|r| r.with_status(500)).unwrap_or_else(|_| unreachable_response()),
+        Err(_) => Response::empty()
+            .map(|r| r.with_status(500))
+            .unwrap_or_else(|_| unreachable_response()),
     }
 }
 

@@ -29,31 +29,53 @@ pub struct Forward {
 /// Maps `/api/v1/...` to the upstream URL of a known v1 endpoint.
 /// `raw_path` must be the path as received (still percent-encoded), so
 /// encoded slashes and dots never match an id segment.
-pub fn plan(method: &str, raw_path: &str, query: Option<&str>, upstream: &str) -> Result<Forward, EdgeError> {
-    let not_found = || EdgeError::RouteNotFound { path: raw_path.to_string() };
-    let v1_path = raw_path.strip_prefix(API_PREFIX).filter(|p| p.starts_with("/v1/")).ok_or_else(not_found)?;
+pub fn plan(
+    method: &str,
+    raw_path: &str,
+    query: Option<&str>,
+    upstream: &str,
+) -> Result<Forward, EdgeError> {
+    let not_found = || EdgeError::RouteNotFound {
+        path: raw_path.to_string(),
+    };
+    let v1_path = raw_path
+        .strip_prefix(API_PREFIX)
+        .filter(|p| p.starts_with("/v1/"))
+        .ok_or_else(not_found)?;
     let Some(matched) = endpoints::match_route(method, v1_path) else {
         let allowed = allowed_methods(v1_path);
         if allowed.is_empty() {
             return Err(not_found());
         }
-        return Err(EdgeError::MethodNotAllowed { method: method.to_string(), path: raw_path.to_string(), allowed });
+        return Err(EdgeError::MethodNotAllowed {
+            method: method.to_string(),
+            path: raw_path.to_string(),
+            allowed,
+        });
     };
     let mut url = format!("{upstream}{v1_path}");
     if let Some(q) = query.filter(|q| !q.is_empty()) {
         url.push('?');
         url.push_str(q);
     }
-    Ok(Forward { endpoint: matched.endpoint, url })
+    Ok(Forward {
+        endpoint: matched.endpoint,
+        url,
+    })
 }
 
 /// Methods that do match `path`, to tell a wrong method from a wrong path.
 fn allowed_methods(path: &str) -> Vec<&'static str> {
-    ["GET", "POST", "DELETE"].into_iter().filter(|m| endpoints::match_route(m, path).is_some()).collect()
+    ["GET", "POST", "DELETE"]
+        .into_iter()
+        .filter(|m| endpoints::match_route(m, path).is_some())
+        .collect()
 }
 
 pub fn is_passed_response_header(name: &str) -> bool {
-    PASSED_RESPONSE_HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name))
+    PASSED_RESPONSE_HEADERS
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(name))
 }
 
 #[cfg(test)]
@@ -76,7 +98,10 @@ mod tests {
         assert_eq!(f.endpoint.id, EndpointId::VoidLabel);
         assert_eq!(f.url, "http://127.0.0.1:8788/v1/labels/lbl_123");
         let f = plan("GET", "/api/v1/webhooks/deliveries", Some("limit=5"), UP).unwrap();
-        assert_eq!(f.url, "http://127.0.0.1:8788/v1/webhooks/deliveries?limit=5");
+        assert_eq!(
+            f.url,
+            "http://127.0.0.1:8788/v1/webhooks/deliveries?limit=5"
+        );
     }
 
     #[test]
@@ -96,7 +121,10 @@ mod tests {
             "/api",
         ] {
             let err = plan("GET", path, None, UP).unwrap_err();
-            assert!(matches!(err, EdgeError::RouteNotFound { .. }), "{path}: {err:?}");
+            assert!(
+                matches!(err, EdgeError::RouteNotFound { .. }),
+                "{path}: {err:?}"
+            );
         }
     }
 

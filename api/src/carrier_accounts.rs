@@ -1,0 +1,24 @@
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CarrierAccountStatus {
+    Active,
+    /// The carrier rejected the stored credentials; its rates are not offered.
+    InvalidCredentials,
+}
+
+/// A connected BYOA carrier account (fields are our choice).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarrierAccount {
+    pub id: String,
+    pub carrier: String,
+    pub description: String,
+    pub status: CarrierAccountStatus,
+    pub created_at: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarrierAccountList {
+    pub carrier_accounts: Vec<CarrierAccount>,
+}

@@ -1,0 +1,260 @@
+//! The error envelope of part 7 and every error code with its HTTP status.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+use crate::address::Address;
+
+/// Base of every `docs_url`; an error's page is `{DOCS_BASE_URL}/errors/{code}`.
+pub const DOCS_BASE_URL: &str = "https://docs.parcel.example/v1";
+
+macro_rules! error_codes {
+    ($($variant:ident = $code:literal, $status:literal;)*) => {
+        /// Every code of part 7. Codes this build does not know (a newer
+        /// upstream, or the edge's own `EDGE.*` codes) decode to `Unknown`.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $($variant,)*
+            Unknown(String),
+        }
+
+        impl ErrorCode {
+            const KNOWN: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(ErrorCode::$variant => $code,)*
+                    ErrorCode::Unknown(code) => code,
+                }
+            }
+
+            /// The HTTP status part 7 gives the code; 500 for unknown codes.
+            pub fn http_status(&self) -> u16 {
+                match self {
+                    $(ErrorCode::$variant => $status,)*
+                    ErrorCode::Unknown(_) => 500,
+                }
+            }
+
+            pub fn parse(code: &str) -> ErrorCode {
+                match code {
+                    $($code => ErrorCode::$variant,)*
+                    other => ErrorCode::Unknown(other.to_string()),
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    AuthKeyMissing = "AUTH.KEY.MISSING", 401;
+    AuthKeyInvalid = "AUTH.KEY.INVALID", 401;
+    AuthKeyRevoked = "AUTH.KEY.REVOKED", 401;
+    AuthKeyExpired = "AUTH.KEY.EXPIRED", 401;
+    AuthKeyInsufficientScope = "AUTH.KEY.INSUFFICIENT_SCOPE", 403;
+    AuthKeySandboxInProduction = "AUTH.KEY.SANDBOX_IN_PRODUCTION", 403;
+    AuthRateLimitExceeded = "AUTH.RATE_LIMIT.EXCEEDED", 429;
+    ValidationFieldRequired = "VALIDATION.FIELD.REQUIRED", 422;
+    ValidationFieldInvalid = "VALIDATION.FIELD.INVALID", 422;
+    RateExpired = "RATE.EXPIRED", 422;
+    RateNotFound = "RATE.NOT_FOUND", 404;
+    RateCarrierUnavailable = "RATE.CARRIER.UNAVAILABLE", 503;
+    LabelAddressUndeliverable = "LABEL.ADDRESS.UNDELIVERABLE", 422;
+    LabelWeightExceeded = "LABEL.WEIGHT.EXCEEDED", 422;
+    LabelServiceUnavailable = "LABEL.SERVICE.UNAVAILABLE", 422;
+    LabelVoidIneligible = "LABEL.VOID.INELIGIBLE", 422;
+    LabelVoidAlreadyRequested = "LABEL.VOID.ALREADY_REQUESTED", 422;
+    LabelNotFound = "LABEL.NOT_FOUND", 404;
+    LabelCreationFailed = "LABEL.CREATION.FAILED", 500;
+    WalletInsufficientBalance = "WALLET.INSUFFICIENT_BALANCE", 402;
+    WalletPaymentFailed = "WALLET.PAYMENT.FAILED", 402;
+    WalletPaymentMethodMissing = "WALLET.PAYMENT_METHOD.MISSING", 402;
+    CarrierAccountInvalidCredentials = "CARRIER.ACCOUNT.INVALID_CREDENTIALS", 422;
+    CarrierAccountNotFound = "CARRIER.ACCOUNT.NOT_FOUND", 404;
+    CarrierErrorUnknown = "CARRIER.ERROR.UNKNOWN", 502;
+    BatchSizeExceeded = "BATCH.SIZE.EXCEEDED", 422;
+    BatchItemsRequired = "BATCH.ITEMS.REQUIRED", 422;
+    BatchNotFound = "BATCH.NOT_FOUND", 404;
+    BatchAlreadyProcessing = "BATCH.ALREADY_PROCESSING", 422;
+    AddressValidationFailed = "ADDRESS.VALIDATION.FAILED", 422;
+    AddressValidationAmbiguous = "ADDRESS.VALIDATION.AMBIGUOUS", 422;
+    AddressValidationServiceError = "ADDRESS.VALIDATION.SERVICE_ERROR", 503;
+    TrackerNotFound = "TRACKER.NOT_FOUND", 404;
+}
+
+impl ErrorCode {
+    /// Every known code, in the order of part 7.
+    pub fn all() -> &'static [ErrorCode] {
+        Self::KNOWN
+    }
+
+    /// The first segment, e.g. `LABEL` — clients branch on it (part 7).
+    pub fn resource(&self) -> &str {
+        self.as_str().split('.').next().unwrap_or("")
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(d)?;
+        Ok(ErrorCode::parse(&code))
+    }
+}
+
+/// The `error` object of every error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub suggestion: String,
+    pub docs_url: String,
+    pub request_id: String,
+    /// The offending field, for validation errors (dotted path, e.g. `to_address.zip`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_scope: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_scopes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_carrier_error: Option<String>,
+    /// Our choice (part 7 does not show it): candidate addresses for
+    /// `ADDRESS.VALIDATION.AMBIGUOUS`, best first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestions: Option<Vec<Address>>,
+    /// Our choice: the carriers that did not answer, for `RATE.CARRIER.UNAVAILABLE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable_carriers: Option<Vec<String>>,
+    /// Our choice: seconds until a retry may succeed, mirrors `Retry-After` on 429.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(
+        code: ErrorCode,
+        message: impl Into<String>,
+        suggestion: impl Into<String>,
+        request_id: impl Into<String>,
+    ) -> ApiError {
+        let docs_url = format!("{DOCS_BASE_URL}/errors/{code}");
+        ApiError {
+            code,
+            message: message.into(),
+            suggestion: suggestion.into(),
+            docs_url,
+            request_id: request_id.into(),
+            field: None,
+            required_scope: None,
+            key_scopes: None,
+            raw_carrier_error: None,
+            suggestions: None,
+            unavailable_carriers: None,
+            retry_after_seconds: None,
+        }
+    }
+
+    pub fn with_field(mut self, field: impl Into<String>) -> ApiError {
+        self.field = Some(field.into());
+        self
+    }
+
+    pub fn status(&self) -> u16 {
+        self.code.http_status()
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// Every error response body: `{"error": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorEnvelope {
+    pub error: ApiError,
+}
+
+impl From<ApiError> for ErrorEnvelope {
+    fn from(error: ApiError) -> Self {
+        ErrorEnvelope { error }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_round_trips_and_is_dotted_upper_case() {
+        assert_eq!(ErrorCode::all().len(), 33);
+        for code in ErrorCode::all() {
+            let json = serde_json::to_string(code).unwrap();
+            assert_eq!(&serde_json::from_str::<ErrorCode>(&json).unwrap(), code);
+            // Part 7 has RESOURCE.CATEGORY.SPECIFIC and a few RESOURCE.SPECIFIC (RATE.EXPIRED).
+            assert!(
+                (2..=3).contains(&code.as_str().split('.').count()),
+                "{code}"
+            );
+            assert!(
+                code.as_str()
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b == b'.' || b == b'_'),
+                "{code}"
+            );
+            assert!(!matches!(code, ErrorCode::Unknown(_)));
+        }
+    }
+
+    #[test]
+    fn statuses_follow_part_7() {
+        assert_eq!(ErrorCode::AuthKeyMissing.http_status(), 401);
+        assert_eq!(ErrorCode::AuthKeyInsufficientScope.http_status(), 403);
+        assert_eq!(ErrorCode::AuthRateLimitExceeded.http_status(), 429);
+        assert_eq!(ErrorCode::RateNotFound.http_status(), 404);
+        assert_eq!(ErrorCode::RateCarrierUnavailable.http_status(), 503);
+        assert_eq!(ErrorCode::LabelCreationFailed.http_status(), 500);
+        assert_eq!(ErrorCode::WalletPaymentFailed.http_status(), 402);
+        assert_eq!(ErrorCode::CarrierErrorUnknown.http_status(), 502);
+        assert_eq!(ErrorCode::BatchAlreadyProcessing.http_status(), 422);
+    }
+
+    #[test]
+    fn unknown_codes_decode_instead_of_failing() {
+        let body = r#"{"error":{"code":"SHIPMENT.NEW.THING","message":"m","suggestion":"s","docs_url":"d","request_id":"r","extra":1}}"#;
+        let env: ErrorEnvelope = serde_json::from_str(body).unwrap();
+        assert_eq!(
+            env.error.code,
+            ErrorCode::Unknown("SHIPMENT.NEW.THING".into())
+        );
+        assert_eq!(env.error.code.resource(), "SHIPMENT");
+    }
+
+    #[test]
+    fn envelope_carries_the_optional_fields_only_when_set() {
+        let err = ApiError::new(ErrorCode::ValidationFieldRequired, "m", "s", "req_1")
+            .with_field("rate_id");
+        let json = serde_json::to_value(ErrorEnvelope::from(err)).unwrap();
+        assert_eq!(json["error"]["field"], "rate_id");
+        assert_eq!(
+            json["error"]["docs_url"],
+            format!("{DOCS_BASE_URL}/errors/VALIDATION.FIELD.REQUIRED")
+        );
+        assert!(json["error"].get("key_scopes").is_none());
+    }
+}

@@ -1,0 +1,136 @@
+//! API keys (part 5): `svc_live_` or `svc_test_` plus 32 hexadecimal
+//! characters (either case accepted). A key never prints itself.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyEnv {
+    Live,
+    Sandbox,
+}
+
+impl KeyEnv {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyEnv::Live => "live",
+            KeyEnv::Sandbox => "sandbox",
+        }
+    }
+
+    pub fn prefix(self) -> &'static str {
+        match self {
+            KeyEnv::Live => "svc_live_",
+            KeyEnv::Sandbox => "svc_test_",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyError {
+    /// Neither `svc_live_` nor `svc_test_`.
+    UnknownPrefix,
+    /// Not exactly 32 hexadecimal characters after the prefix.
+    Malformed,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ApiKey {
+    value: String,
+    env: KeyEnv,
+}
+
+impl ApiKey {
+    pub fn parse(value: &str) -> Result<ApiKey, KeyError> {
+        let (env, rest) = if let Some(rest) = value.strip_prefix(KeyEnv::Live.prefix()) {
+            (KeyEnv::Live, rest)
+        } else if let Some(rest) = value.strip_prefix(KeyEnv::Sandbox.prefix()) {
+            (KeyEnv::Sandbox, rest)
+        } else {
+            return Err(KeyError::UnknownPrefix);
+        };
+        if rest.len() != 32 || !rest.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(KeyError::Malformed);
+        }
+        Ok(ApiKey {
+            value: value.to_string(),
+            env,
+        })
+    }
+
+    pub fn env(&self) -> KeyEnv {
+        self.env
+    }
+
+    /// The secret itself, for the Authorization header only.
+    pub fn expose(&self) -> &str {
+        &self.value
+    }
+
+    /// A safe label for logs and screens: prefix and last four characters.
+    pub fn redacted(&self) -> String {
+        format!(
+            "{}…{}",
+            self.env.prefix(),
+            &self.value[self.value.len() - 4..]
+        )
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ApiKey({})", self.redacted())
+    }
+}
+
+impl fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.redacted())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEX: &str = "0123456789abcdef0123456789ABCDEF";
+
+    #[test]
+    fn parses_both_kinds() {
+        assert_eq!(
+            ApiKey::parse(&format!("svc_live_{HEX}")).unwrap().env(),
+            KeyEnv::Live
+        );
+        assert_eq!(
+            ApiKey::parse(&format!("svc_test_{HEX}")).unwrap().env(),
+            KeyEnv::Sandbox
+        );
+    }
+
+    #[test]
+    fn rejects_malformed_keys() {
+        assert_eq!(
+            ApiKey::parse(&format!("svc_prod_{HEX}")),
+            Err(KeyError::UnknownPrefix)
+        );
+        assert_eq!(ApiKey::parse("svc_live_abc"), Err(KeyError::Malformed));
+        assert_eq!(
+            ApiKey::parse(&format!("svc_live_{HEX}0")),
+            Err(KeyError::Malformed)
+        );
+        assert_eq!(
+            ApiKey::parse(&format!("svc_live_{}g", &HEX[..31])),
+            Err(KeyError::Malformed)
+        );
+        assert_eq!(ApiKey::parse(""), Err(KeyError::UnknownPrefix));
+    }
+
+    #[test]
+    fn never_prints_the_secret() {
+        let key = ApiKey::parse(&format!("svc_live_{HEX}")).unwrap();
+        for shown in [format!("{key}"), format!("{key:?}"), key.redacted()] {
+            assert!(!shown.contains(&HEX[..28]), "{shown}");
+            assert!(shown.ends_with("CDEF") || shown.ends_with("CDEF)"));
+        }
+    }
+}

@@ -1,0 +1,51 @@
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuyLabelRequest {
+    pub rate_id: String,
+}
+
+/// A bought label (part 2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    pub id: String,
+    pub tracking_number: String,
+    pub label_url: String,
+    pub carrier: String,
+    pub service: String,
+    pub rate_cents: i64,
+    pub sandbox: bool,
+    pub wallet_balance_after_cents: i64,
+}
+
+/// The void status of a label (field name and values are our choice).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VoidStatus {
+    /// Never voided.
+    None,
+    /// A void was requested and the carrier has not confirmed it yet.
+    Requested,
+    /// The carrier confirmed; the label cannot be used and was refunded.
+    Voided,
+}
+
+/// `GET /v1/labels/{id}`: the label plus its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabelDetails {
+    #[serde(flatten)]
+    pub label: Label,
+    pub void_status: VoidStatus,
+    /// True once the carrier scanned the package (a void is then ineligible).
+    pub scanned: bool,
+    pub created_at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracker_id: Option<String>,
+}
+
+/// `DELETE /v1/labels/{id}` (body shape is our choice).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoidResponse {
+    pub id: String,
+    pub void_status: VoidStatus,
+}

@@ -1,0 +1,32 @@
+//! The v1 shipping interface (`shared/spec/v1-interface.md`) in types: the
+//! one place the contract is stated. App, edge and simulator import it.
+//! Where the interface says "not shown", the choice made here is documented
+//! on the item and in `sim/README.md`.
+
+pub mod address;
+pub mod batches;
+pub mod carrier_accounts;
+pub mod endpoints;
+pub mod error;
+pub mod keys;
+pub mod labels;
+pub mod parcel;
+pub mod rates;
+pub mod scopes;
+pub mod trackers;
+pub mod wallet;
+pub mod webhooks;
+
+pub use address::{Address, AddressValidation};
+pub use batches::{Batch, BatchItem, BatchState, CreateBatchRequest};
+pub use carrier_accounts::{CarrierAccount, CarrierAccountList, CarrierAccountStatus};
+pub use endpoints::{ENDPOINTS, Endpoint, EndpointId, Method, RouteMatch, match_route};
+pub use error::{ApiError, DOCS_BASE_URL, ErrorCode, ErrorEnvelope};
+pub use keys::{ApiKey, KeyEnv, KeyError};
+pub use labels::{BuyLabelRequest, Label, LabelDetails, VoidResponse, VoidStatus};
+pub use parcel::Parcel;
+pub use rates::{AccountType, Rate, RatesRequest, RatesResponse};
+pub use scopes::Scope;
+pub use trackers::{CreateTrackerRequest, Tracker, TrackerEvent, TrackerStatus};
+pub use wallet::{AutoReload, CardState, Wallet};
+pub use webhooks::{DeliveryList, DeliveryStatus, WebhookDelivery, WebhookEvent};

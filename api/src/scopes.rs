@@ -1,0 +1,97 @@
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The nine key scopes of part 5.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Scope {
+    #[serde(rename = "rates:read")]
+    RatesRead,
+    #[serde(rename = "labels:write")]
+    LabelsWrite,
+    #[serde(rename = "labels:read")]
+    LabelsRead,
+    #[serde(rename = "tracking:read")]
+    TrackingRead,
+    #[serde(rename = "addresses:read")]
+    AddressesRead,
+    #[serde(rename = "carrier-accounts:read")]
+    CarrierAccountsRead,
+    #[serde(rename = "batches:write")]
+    BatchesWrite,
+    #[serde(rename = "batches:read")]
+    BatchesRead,
+    #[serde(rename = "wallet:read")]
+    WalletRead,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 9] = [
+        Scope::RatesRead,
+        Scope::LabelsWrite,
+        Scope::LabelsRead,
+        Scope::TrackingRead,
+        Scope::AddressesRead,
+        Scope::CarrierAccountsRead,
+        Scope::BatchesWrite,
+        Scope::BatchesRead,
+        Scope::WalletRead,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::RatesRead => "rates:read",
+            Scope::LabelsWrite => "labels:write",
+            Scope::LabelsRead => "labels:read",
+            Scope::TrackingRead => "tracking:read",
+            Scope::AddressesRead => "addresses:read",
+            Scope::CarrierAccountsRead => "carrier-accounts:read",
+            Scope::BatchesWrite => "batches:write",
+            Scope::BatchesRead => "batches:read",
+            Scope::WalletRead => "wallet:read",
+        }
+    }
+
+    /// True for the `*:read` scopes, which spend no money and change nothing.
+    pub fn is_read(self) -> bool {
+        self.as_str().ends_with(":read")
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Scope {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Scope::ALL
+            .into_iter()
+            .find(|scope| scope.as_str() == s)
+            .ok_or_else(|| format!("unknown scope {s:?}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_through_serde_and_from_str() {
+        for scope in Scope::ALL {
+            let json = serde_json::to_string(&scope).unwrap();
+            assert_eq!(json, format!("\"{}\"", scope.as_str()));
+            assert_eq!(serde_json::from_str::<Scope>(&json).unwrap(), scope);
+            assert_eq!(scope.as_str().parse::<Scope>().unwrap(), scope);
+        }
+        assert!("labels:delete".parse::<Scope>().is_err());
+    }
+
+    #[test]
+    fn write_scopes_are_not_reads() {
+        let writes: Vec<_> = Scope::ALL.into_iter().filter(|s| !s.is_read()).collect();
+        assert_eq!(writes, vec![Scope::LabelsWrite, Scope::BatchesWrite]);
+    }
+}

@@ -1,0 +1,210 @@
+//! Signed session cookies. Stateless to verify (HMAC-SHA256 with
+//! SESSION_SECRET); sign-out adds the session id to a revocation list.
+
+use api::KeyEnv;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::roles::Role;
+
+pub const COOKIE_NAME: &str = "__Host-parcel_session";
+/// Sessions last a working day; signing in again is one paste.
+pub const SESSION_SECONDS: u64 = 12 * 60 * 60;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// Random id, the handle for revocation.
+    pub sid: String,
+    pub user: String,
+    pub role: Role,
+    /// Which key forwarded calls use for this session.
+    pub mode: KeyEnv,
+    /// Unix seconds after which the cookie is refused.
+    pub expires_at: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionError {
+    Malformed,
+    BadSignature,
+    Expired,
+}
+
+fn mode_str(mode: KeyEnv) -> &'static str {
+    match mode {
+        KeyEnv::Live => "live",
+        KeyEnv::Sandbox => "sandbox",
+    }
+}
+
+/// Characters allowed in every field, so `.` can separate them unambiguously.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn mac(secret: &[u8], payload: &str) -> Hmac<Sha256> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
+    mac.update(payload.as_bytes());
+    mac
+}
+
+impl Session {
+    fn payload(&self) -> String {
+        format!(
+            "v1.{}.{}.{}.{}.{}",
+            self.sid,
+            self.user,
+            self.role.as_str(),
+            mode_str(self.mode),
+            self.expires_at
+        )
+    }
+
+    /// The cookie value: payload and its signature.
+    pub fn encode(&self, secret: &[u8]) -> String {
+        debug_assert!(is_token(&self.sid) && is_token(&self.user));
+        let payload = self.payload();
+        let sig = hex::encode(mac(secret, &payload).finalize().into_bytes());
+        format!("{payload}.{sig}")
+    }
+
+    pub fn decode(value: &str, secret: &[u8], now: u64) -> Result<Session, SessionError> {
+        let (payload, sig) = value.rsplit_once('.').ok_or(SessionError::Malformed)?;
+        let sig = hex::decode(sig).map_err(|_| SessionError::Malformed)?;
+        // Constant-time comparison of the signature.
+        mac(secret, payload)
+            .verify_slice(&sig)
+            .map_err(|_| SessionError::BadSignature)?;
+        let parts: Vec<&str> = payload.split('.').collect();
+        let [version, sid, user, role, mode, expires_at] = parts.as_slice() else {
+            return Err(SessionError::Malformed);
+        };
+        if *version != "v1" || !is_token(sid) || !is_token(user) {
+            return Err(SessionError::Malformed);
+        }
+        let role = role.parse::<Role>().map_err(|_| SessionError::Malformed)?;
+        let mode = match *mode {
+            "live" => KeyEnv::Live,
+            "sandbox" => KeyEnv::Sandbox,
+            _ => return Err(SessionError::Malformed),
+        };
+        let expires_at: u64 = expires_at.parse().map_err(|_| SessionError::Malformed)?;
+        if now >= expires_at {
+            return Err(SessionError::Expired);
+        }
+        Ok(Session {
+            sid: sid.to_string(),
+            user: user.to_string(),
+            role,
+            mode,
+            expires_at,
+        })
+    }
+
+    /// `Set-Cookie` value that stores this session: HttpOnly, Secure,
+    /// SameSite=Strict, host-only (`__Host-` prefix), expiring with the session.
+    pub fn set_cookie(&self, secret: &[u8], now: u64) -> String {
+        format!(
+            "{COOKIE_NAME}={}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age={}",
+            self.encode(secret),
+            self.expires_at.saturating_sub(now)
+        )
+    }
+}
+
+/// `Set-Cookie` value that removes the session cookie.
+pub fn clear_cookie() -> String {
+    format!("{COOKIE_NAME}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0")
+}
+
+/// Finds our cookie in a `Cookie` request header.
+pub fn cookie_value(header: &str) -> Option<&str> {
+    header
+        .split(';')
+        .map(str::trim)
+        .find_map(|pair| pair.strip_prefix(COOKIE_NAME)?.strip_prefix('='))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+    fn session() -> Session {
+        Session {
+            sid: "s1a2b3".into(),
+            user: "ada".into(),
+            role: Role::Operator,
+            mode: KeyEnv::Live,
+            expires_at: 2_000,
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let s = session();
+        assert_eq!(Session::decode(&s.encode(SECRET), SECRET, 1_000), Ok(s));
+    }
+
+    #[test]
+    fn a_changed_role_or_wrong_secret_is_refused() {
+        let cookie = session().encode(SECRET);
+        let forged = cookie.replace(".operator.", ".admin.");
+        assert_eq!(
+            Session::decode(&forged, SECRET, 1_000),
+            Err(SessionError::BadSignature)
+        );
+        assert_eq!(
+            Session::decode(&cookie, b"another secret", 1_000),
+            Err(SessionError::BadSignature)
+        );
+        assert_eq!(
+            Session::decode("garbage", SECRET, 1_000),
+            Err(SessionError::Malformed)
+        );
+        assert_eq!(
+            Session::decode("a.b.zz", SECRET, 1_000),
+            Err(SessionError::Malformed)
+        );
+    }
+
+    #[test]
+    fn expires() {
+        let cookie = session().encode(SECRET);
+        assert_eq!(
+            Session::decode(&cookie, SECRET, 2_000),
+            Err(SessionError::Expired)
+        );
+    }
+
+    #[test]
+    fn cookie_attributes_are_strict() {
+        let c = session().set_cookie(SECRET, 1_000);
+        for attr in [
+            "HttpOnly",
+            "Secure",
+            "SameSite=Strict",
+            "Path=/",
+            "Max-Age=1000",
+        ] {
+            assert!(c.contains(attr), "{attr} in {c}");
+        }
+        assert!(c.starts_with("__Host-parcel_session="));
+        assert!(!c.contains("Domain"));
+        assert!(clear_cookie().contains("Max-Age=0"));
+    }
+
+    #[test]
+    fn finds_the_cookie_among_others() {
+        assert_eq!(
+            cookie_value("a=1; __Host-parcel_session=xyz; b=2"),
+            Some("xyz")
+        );
+        assert_eq!(cookie_value("__Host-parcel_sessionX=1"), None);
+        assert_eq!(cookie_value("a=1"), None);
+    }
+}
