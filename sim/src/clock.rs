@@ -1,0 +1,81 @@
+//! The simulated clock: real time plus an offset that `/__sim/clock/advance`
+//! moves forward, so tests reach "15 minutes later" without sleeping.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+#[derive(Debug, Default)]
+pub struct Clock {
+    offset: AtomicU64,
+}
+
+impl Clock {
+    pub fn now(&self) -> u64 {
+        let real = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        real + self.offset.load(Ordering::Relaxed)
+    }
+
+    pub fn advance(&self, seconds: u64) -> u64 {
+        self.offset.fetch_add(seconds, Ordering::Relaxed);
+        self.now()
+    }
+
+    pub fn reset(&self) {
+        self.offset.store(0, Ordering::Relaxed);
+    }
+}
+
+/// `YYYY-MM-DD` of a unix time (UTC), by the days-from-civil inverse.
+pub fn date(unix: u64) -> String {
+    let z = (unix / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Random bytes from the OS, for keys and ids.
+pub fn random_hex(bytes: usize) -> String {
+    use std::io::Read;
+    let mut buf = vec![0u8; bytes];
+    if std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .is_err()
+    {
+        // Fallback: std's randomly keyed hasher.
+        use std::hash::{BuildHasher, Hasher};
+        for (i, b) in buf.iter_mut().enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(i);
+            *b = h.finish() as u8;
+        }
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(1_778_889_600), "2026-05-16");
+        assert_eq!(date(951_782_400), "2000-02-29");
+    }
+
+    #[test]
+    fn advance_moves_now() {
+        let c = Clock::default();
+        let before = c.now();
+        assert!(c.advance(900) >= before + 900);
+    }
+}

@@ -1,0 +1,248 @@
+//! `/__sim`: the control surface for tests and demos. Never part of `/v1`,
+//! no key needed; it binds to loopback by default.
+
+use std::sync::Arc;
+
+use api::{AutoReload, CardState, CarrierAccount, CarrierAccountStatus, KeyEnv, Scope};
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::Sim;
+use crate::clock::random_hex;
+use crate::errors::{SimError, extra};
+use crate::http::{parse_json, read_body};
+use crate::world::{CarrierAccountRecord, DEFAULT_ACCOUNT, Faults, KeyRecord};
+
+type Reply = Result<Response, SimError>;
+
+fn not_found(what: &str) -> SimError {
+    SimError::custom(
+        404,
+        extra::CONTROL_NOT_FOUND,
+        format!("{what} does not exist."),
+        "Check the id.",
+    )
+}
+
+pub async fn reset(State(sim): State<Arc<Sim>>) -> Reply {
+    sim.world.lock().expect("world lock").reset();
+    sim.clock.reset();
+    Ok(Json(json!({"reset": true, "now": sim.clock.now()})).into_response())
+}
+
+#[derive(Deserialize)]
+struct NewKey {
+    env: KeyEnv,
+    scopes: Vec<Scope>,
+    expires_at: Option<u64>,
+    account: Option<String>,
+}
+
+pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
+    let req: NewKey = parse_json(&read_body(body).await?)?;
+    let key = format!("{}{}", req.env.prefix(), random_hex(16));
+    let account = req.account.unwrap_or_else(|| DEFAULT_ACCOUNT.to_string());
+    let mut world = sim.world.lock().expect("world lock");
+    world.account_mut(&account);
+    world.keys.insert(
+        key.clone(),
+        KeyRecord {
+            env: req.env,
+            account: account.clone(),
+            scopes: req.scopes.clone(),
+            expires_at: req.expires_at,
+            revoked: false,
+        },
+    );
+    let body = json!({"key": key, "account": account, "env": req.env, "scopes": req.scopes, "expires_at": req.expires_at});
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+pub async fn revoke_key(State(sim): State<Arc<Sim>>, Path(key): Path<String>) -> Reply {
+    let mut world = sim.world.lock().expect("world lock");
+    let record = world
+        .keys
+        .get_mut(&key)
+        .ok_or_else(|| not_found("That key"))?;
+    record.revoked = true;
+    Ok(Json(json!({"revoked": true})).into_response())
+}
+
+#[derive(Deserialize)]
+struct Advance {
+    seconds: u64,
+}
+
+pub async fn advance_clock(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
+    let req: Advance = parse_json(&read_body(body).await?)?;
+    let now = sim.clock.advance(req.seconds);
+    sim.world
+        .lock()
+        .expect("world lock")
+        .advance_all_batches(now);
+    sim.deliveries_changed.notify_one();
+    Ok(Json(json!({"now": now})).into_response())
+}
+
+#[derive(Deserialize)]
+struct WalletSettings {
+    balance_cents: i64,
+    card: CardState,
+    auto_reload: Option<AutoReload>,
+}
+
+pub async fn set_wallet(
+    State(sim): State<Arc<Sim>>,
+    Path(account): Path<String>,
+    body: Body,
+) -> Reply {
+    let req: WalletSettings = parse_json(&read_body(body).await?)?;
+    let mut world = sim.world.lock().expect("world lock");
+    let a = world.account_mut(&account);
+    a.balance_cents = req.balance_cents;
+    a.card = req.card;
+    a.auto_reload = req.auto_reload;
+    Ok(Json(json!({"account": account, "balance_cents": a.balance_cents, "card": a.card, "auto_reload": a.auto_reload})).into_response())
+}
+
+/// A read of the account's state without spending a key's limit.
+pub async fn get_account(State(sim): State<Arc<Sim>>, Path(account): Path<String>) -> Reply {
+    let mut world = sim.world.lock().expect("world lock");
+    let labels = world
+        .labels
+        .values()
+        .filter(|l| l.account == account && l.env == KeyEnv::Live)
+        .count();
+    let a = world.account_mut(&account);
+    Ok(Json(json!({"account": account, "balance_cents": a.balance_cents, "card": a.card, "auto_reload": a.auto_reload, "live_labels": labels})).into_response())
+}
+
+#[derive(Deserialize)]
+struct WebhookSettings {
+    url: String,
+    secret: String,
+}
+
+pub async fn set_webhook(
+    State(sim): State<Arc<Sim>>,
+    Path(account): Path<String>,
+    body: Body,
+) -> Reply {
+    let req: WebhookSettings = parse_json(&read_body(body).await?)?;
+    if !req.url.starts_with("http://") {
+        return Err(SimError::invalid(
+            "url",
+            "the simulator delivers to http:// URLs only",
+        ));
+    }
+    let mut world = sim.world.lock().expect("world lock");
+    world.account_mut(&account).webhook = Some((req.url.clone(), req.secret));
+    Ok(Json(json!({"account": account, "url": req.url})).into_response())
+}
+
+#[derive(Deserialize)]
+struct NewCarrierAccount {
+    carrier: String,
+    description: Option<String>,
+    #[serde(default)]
+    invalid_credentials: bool,
+}
+
+pub async fn connect_carrier_account(
+    State(sim): State<Arc<Sim>>,
+    Path(account): Path<String>,
+    body: Body,
+) -> Reply {
+    let req: NewCarrierAccount = parse_json(&read_body(body).await?)?;
+    let Some(carrier) = crate::pricing::CARRIERS
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case(&req.carrier))
+    else {
+        return Err(SimError::invalid(
+            "carrier",
+            &format!("must be one of {}", crate::pricing::CARRIERS.join(", ")),
+        ));
+    };
+    let mut world = sim.world.lock().expect("world lock");
+    let id = world.next_id("ca");
+    let now = sim.clock.now();
+    let record = CarrierAccount {
+        id,
+        carrier: carrier.to_string(),
+        description: req
+            .description
+            .unwrap_or_else(|| format!("{carrier} account")),
+        status: if req.invalid_credentials {
+            CarrierAccountStatus::InvalidCredentials
+        } else {
+            CarrierAccountStatus::Active
+        },
+        created_at: now,
+    };
+    world
+        .account_mut(&account)
+        .carrier_accounts
+        .push(CarrierAccountRecord {
+            account: record.clone(),
+            connected: true,
+        });
+    Ok((StatusCode::CREATED, Json(record)).into_response())
+}
+
+#[derive(Deserialize)]
+struct CarrierAccountChange {
+    invalid_credentials: Option<bool>,
+    connected: Option<bool>,
+}
+
+/// Makes a connected account's credentials invalid (or valid again), or disconnects it.
+pub async fn update_carrier_account(
+    State(sim): State<Arc<Sim>>,
+    Path(id): Path<String>,
+    body: Body,
+) -> Reply {
+    let req: CarrierAccountChange = parse_json(&read_body(body).await?)?;
+    let mut world = sim.world.lock().expect("world lock");
+    let record = world
+        .accounts
+        .values_mut()
+        .flat_map(|a| a.carrier_accounts.iter_mut())
+        .find(|c| c.account.id == id)
+        .ok_or_else(|| not_found("That carrier account"))?;
+    if let Some(invalid) = req.invalid_credentials {
+        record.account.status = if invalid {
+            CarrierAccountStatus::InvalidCredentials
+        } else {
+            CarrierAccountStatus::Active
+        };
+    }
+    if let Some(connected) = req.connected {
+        record.connected = connected;
+    }
+    Ok(
+        Json(json!({"id": id, "status": record.account.status, "connected": record.connected}))
+            .into_response(),
+    )
+}
+
+pub async fn scan_label(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Reply {
+    let now = sim.clock.now();
+    let mut world = sim.world.lock().expect("world lock");
+    let label = world
+        .labels
+        .get_mut(&id)
+        .ok_or_else(|| not_found("That label"))?;
+    label.scanned_at.get_or_insert(now);
+    Ok(Json(json!({"id": id, "scanned_at": label.scanned_at})).into_response())
+}
+
+pub async fn set_faults(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
+    let faults: Faults = parse_json(&read_body(body).await?)?;
+    sim.world.lock().expect("world lock").faults = faults.clone();
+    Ok(Json(faults).into_response())
+}

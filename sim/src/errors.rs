@@ -1,0 +1,98 @@
+//! Every failure in the v1 envelope. Handlers return `SimError` without a
+//! request id; the request pipeline (`http.rs`) stamps the id into the body
+//! and the `X-Request-Id` header, so the two always agree.
+
+use api::{ApiError, ErrorCode, ErrorEnvelope};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+/// Codes the simulator needs where part 7 has none (documented in README).
+pub mod extra {
+    pub const ROUTE_NOT_FOUND: &str = "ROUTE.PATH.NOT_FOUND";
+    pub const METHOD_NOT_ALLOWED: &str = "ROUTE.METHOD.NOT_ALLOWED";
+    pub const BODY_TOO_LARGE: &str = "VALIDATION.BODY.TOO_LARGE";
+    pub const CONTROL_INVALID: &str = "SIM.CONTROL.INVALID";
+    pub const CONTROL_NOT_FOUND: &str = "SIM.CONTROL.NOT_FOUND";
+}
+
+#[derive(Debug, Clone)]
+pub struct SimError {
+    pub status: u16,
+    pub error: ApiError,
+    /// Extra response headers (e.g. Retry-After).
+    pub headers: Vec<(&'static str, String)>,
+    /// Extra top-level body fields next to `error` (e.g. `rates` on a 503).
+    pub body_extra: Option<(&'static str, serde_json::Value)>,
+}
+
+impl SimError {
+    pub fn new(
+        code: ErrorCode,
+        message: impl Into<String>,
+        suggestion: impl Into<String>,
+    ) -> SimError {
+        let status = code.http_status();
+        SimError {
+            status,
+            error: ApiError::new(code, message, suggestion, ""),
+            headers: vec![],
+            body_extra: None,
+        }
+    }
+
+    /// An error with a code outside part 7 (see `extra`).
+    pub fn custom(
+        status: u16,
+        code: &str,
+        message: impl Into<String>,
+        suggestion: impl Into<String>,
+    ) -> SimError {
+        let mut e = SimError::new(ErrorCode::Unknown(code.to_string()), message, suggestion);
+        e.status = status;
+        e
+    }
+
+    pub fn field(mut self, field: impl Into<String>) -> SimError {
+        self.error.field = Some(field.into());
+        self
+    }
+
+    pub fn required(field: &str) -> SimError {
+        SimError::new(
+            ErrorCode::ValidationFieldRequired,
+            format!("The field {field} is required."),
+            format!("Add {field} to the request body."),
+        )
+        .field(field)
+    }
+
+    pub fn invalid(field: &str, why: &str) -> SimError {
+        SimError::new(
+            ErrorCode::ValidationFieldInvalid,
+            format!("The field {field} is invalid: {why}."),
+            format!("Correct {field} and send the request again."),
+        )
+        .field(field)
+    }
+
+    pub fn body(&self, request_id: &str) -> Vec<u8> {
+        let mut error = self.error.clone();
+        error.request_id = request_id.to_string();
+        let mut value = serde_json::to_value(ErrorEnvelope { error }).unwrap_or_default();
+        if let (Some((key, extra)), Some(obj)) = (&self.body_extra, value.as_object_mut()) {
+            obj.insert((*key).to_string(), extra.clone());
+        }
+        serde_json::to_vec(&value).unwrap_or_default()
+    }
+}
+
+impl IntoResponse for SimError {
+    /// The pipeline re-renders the body with the request id; this marker
+    /// carries the error there.
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = status.into_response();
+        response.extensions_mut().insert(self);
+        response
+    }
+}

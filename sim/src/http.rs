@@ -1,0 +1,288 @@
+//! The request pipeline for `/v1`: request id, authentication before routing,
+//! routing by the `api` endpoint table, scope, per-key per-endpoint per-minute
+//! limits, and the headers every response carries.
+
+use std::sync::Arc;
+
+use api::endpoints::{self, Endpoint};
+use api::{ApiKey, ErrorCode, KeyEnv};
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+
+use crate::Sim;
+use crate::clock::random_hex;
+use crate::errors::{SimError, extra};
+
+/// Largest accepted body: a 5,000-item batch of full addresses fits with room.
+pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+
+/// Who is calling, for the handlers.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub account: String,
+    pub env: KeyEnv,
+    pub now: u64,
+    pub id: Option<String>,
+}
+
+pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    if path != "/v1" && !path.starts_with("/v1/") {
+        return next.run(req).await;
+    }
+    let request_id = format!("req_{}", random_hex(12));
+    let method = req.method().as_str().to_string();
+    let route = endpoints::match_route(&method, &path);
+    let now = sim.clock.now();
+
+    let authorized = authorize(
+        &sim,
+        &req,
+        route.as_ref().map(|r| r.endpoint),
+        &method,
+        &path,
+        now,
+    );
+    let mut response = match authorized {
+        Err(e) => e.into_response(),
+        Ok((caller, headers)) => {
+            let mut req = req;
+            req.extensions_mut().insert(Caller {
+                id: route.and_then(|r| r.id),
+                ..caller
+            });
+            let mut response = next.run(req).await;
+            insert_headers(&mut response, headers);
+            response
+        }
+    };
+    finish(&mut response, &request_id);
+    response
+}
+
+fn authorize(
+    sim: &Sim,
+    req: &Request,
+    endpoint: Option<&'static Endpoint>,
+    method: &str,
+    path: &str,
+    now: u64,
+) -> Result<(Caller, LimitHeaders), SimError> {
+    let header = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let Some(header) = header else {
+        return Err(SimError::new(
+            ErrorCode::AuthKeyMissing,
+            "No Authorization header was sent.",
+            "Send Authorization: Bearer <API_KEY> with a key from the dashboard (Apps & Tools → Unleashed).",
+        ));
+    };
+    let invalid = || {
+        SimError::new(
+            ErrorCode::AuthKeyInvalid,
+            "The API key is malformed or does not exist.",
+            "Check the key: svc_live_ or svc_test_ followed by 32 hexadecimal characters, copied whole.",
+        )
+    };
+    let token = header.strip_prefix("Bearer ").ok_or_else(invalid)?.trim();
+    ApiKey::parse(token).map_err(|_| invalid())?;
+    let mut world = sim.world.lock().expect("world lock");
+    let key = world.keys.get(token).cloned().ok_or_else(invalid)?;
+    if key.revoked {
+        return Err(SimError::new(
+            ErrorCode::AuthKeyRevoked,
+            "This API key was revoked.",
+            "Create a new key in the dashboard and switch your application to it.",
+        ));
+    }
+    if key.expires_at.is_some_and(|at| now >= at) {
+        return Err(SimError::new(
+            ErrorCode::AuthKeyExpired,
+            "This API key is past its expiration date.",
+            "Create a new key in the dashboard and switch your application to it.",
+        ));
+    }
+    let Some(endpoint) = endpoint else {
+        let allowed: Vec<&str> = ["GET", "POST", "DELETE"]
+            .into_iter()
+            .filter(|m| endpoints::match_route(m, path).is_some())
+            .collect();
+        return Err(if allowed.is_empty() {
+            SimError::custom(
+                404,
+                extra::ROUTE_NOT_FOUND,
+                format!("There is no endpoint at {method} {path}."),
+                "See the v1 interface for the list of endpoints.",
+            )
+        } else {
+            SimError::custom(
+                405,
+                extra::METHOD_NOT_ALLOWED,
+                format!("{method} is not allowed on {path}."),
+                format!("Use {}.", allowed.join(" or ")),
+            )
+        });
+    };
+
+    // The limit counts every authenticated call to the endpoint, in windows of one simulated minute.
+    let window_start = now - now % 60;
+    let reset = window_start + 60;
+    let slot = world
+        .windows
+        .entry((token.to_string(), endpoint.id))
+        .or_insert((window_start, 0));
+    if slot.0 != window_start {
+        *slot = (window_start, 0);
+    }
+    let limit = endpoint.limit_per_minute;
+    if slot.1 >= limit {
+        let retry = reset - now;
+        let mut e = SimError::new(
+            ErrorCode::AuthRateLimitExceeded,
+            format!(
+                "Too many requests: {} {} allows {limit} requests per minute per key.",
+                endpoint.method.as_str(),
+                endpoint.pattern
+            ),
+            format!("Wait {retry} seconds (Retry-After) before calling again."),
+        );
+        e.error.retry_after_seconds = Some(retry);
+        e.headers = limit_headers(limit, 0, reset);
+        e.headers.push(("retry-after", retry.to_string()));
+        return Err(e);
+    }
+    slot.1 += 1;
+    let headers = limit_headers(limit, limit - slot.1, reset);
+
+    if !key.scopes.contains(&endpoint.scope) {
+        let mut e = SimError::new(
+            ErrorCode::AuthKeyInsufficientScope,
+            format!(
+                "This key lacks the scope {} that {} {} needs.",
+                endpoint.scope,
+                endpoint.method.as_str(),
+                endpoint.pattern
+            ),
+            format!(
+                "Create a key with the {} scope in the dashboard, or use one that has it.",
+                endpoint.scope
+            ),
+        );
+        e.error.required_scope = Some(endpoint.scope.as_str().into());
+        e.error.key_scopes = Some(key.scopes.iter().map(|s| s.as_str().to_string()).collect());
+        e.headers = headers;
+        return Err(e);
+    }
+    drop(world);
+    Ok((
+        Caller {
+            account: key.account,
+            env: key.env,
+            now,
+            id: None,
+        },
+        headers,
+    ))
+}
+
+type LimitHeaders = Vec<(&'static str, String)>;
+
+fn limit_headers(limit: u32, remaining: u32, reset: u64) -> LimitHeaders {
+    vec![
+        ("x-ratelimit-limit", limit.to_string()),
+        ("x-ratelimit-remaining", remaining.to_string()),
+        ("x-ratelimit-reset", reset.to_string()),
+    ]
+}
+
+fn insert_headers(response: &mut Response, headers: LimitHeaders) {
+    for (name, value) in headers {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            response
+                .headers_mut()
+                .insert(HeaderName::from_static(name), v);
+        }
+    }
+}
+
+/// Stamps the request id into the header and, for errors, into the body.
+pub fn finish(response: &mut Response, request_id: &str) {
+    if let Some(err) = response.extensions_mut().remove::<SimError>() {
+        *response.body_mut() = Body::from(err.body(request_id));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        insert_headers(response, err.headers);
+    }
+    if let Ok(v) = HeaderValue::from_str(request_id) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static("x-request-id"), v);
+    }
+}
+
+/// Parses a JSON body into `T`, naming the offending field on failure.
+pub fn parse_json<T: DeserializeOwned>(body: &Bytes) -> Result<T, SimError> {
+    if body.is_empty() {
+        return Err(SimError::new(
+            ErrorCode::ValidationFieldInvalid,
+            "The request body is empty.",
+            "Send a JSON object as the request body.",
+        ));
+    }
+    let mut de = serde_json::Deserializer::from_slice(body);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(v) => Ok(v),
+        Err(err) => {
+            let path = err.path().to_string();
+            let inner = err.into_inner();
+            let msg = inner.to_string();
+            if let Some(missing) = msg
+                .strip_prefix("missing field `")
+                .and_then(|m| m.split('`').next())
+            {
+                let field = if path == "." || path.is_empty() {
+                    missing.to_string()
+                } else {
+                    format!("{path}.{missing}")
+                };
+                return Err(SimError::required(&field));
+            }
+            if inner.is_syntax() || inner.is_eof() {
+                return Err(SimError::new(
+                    ErrorCode::ValidationFieldInvalid,
+                    format!("The request body is not valid JSON ({msg})."),
+                    "Send a well-formed JSON object with Content-Type: application/json.",
+                ));
+            }
+            let field = if path == "." {
+                "body".to_string()
+            } else {
+                path
+            };
+            let why = msg.split(" at line").next().unwrap_or(&msg).to_string();
+            Err(SimError::invalid(&field, &why))
+        }
+    }
+}
+
+/// Reads the body with the size cap, as an envelope error when over it.
+pub async fn read_body(body: Body) -> Result<Bytes, SimError> {
+    axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| {
+            SimError::custom(
+                413,
+                extra::BODY_TOO_LARGE,
+                format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
+                "Send at most 5,000 batch items per request.",
+            )
+        })
+}

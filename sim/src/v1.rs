@@ -1,0 +1,391 @@
+//! The v1 endpoints of part 4. Each handler parses and validates its input,
+//! then asks `World` to act. Auth, scope and limits happened before (http.rs).
+
+use std::sync::Arc;
+
+use api::batches::MAX_BATCH_ITEMS;
+use api::webhooks::DeliveryList;
+use api::{
+    Address, AddressValidation, BuyLabelRequest, CarrierAccountList, CreateTrackerRequest,
+    ErrorCode, Parcel, RatesRequest, RatesResponse, VoidResponse,
+};
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Extension, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use crate::Sim;
+use crate::errors::SimError;
+use crate::http::{Caller, parse_json, read_body};
+
+type Reply = Result<Response, SimError>;
+
+fn ok<T: serde::Serialize>(status: StatusCode, value: T) -> Reply {
+    Ok((status, Json(value)).into_response())
+}
+
+/// Field checks serde cannot express: non-empty strings, two-letter codes.
+fn check_address(prefix: &str, a: &Address) -> Result<(), SimError> {
+    let field = |name: &str| {
+        if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}.{name}")
+        }
+    };
+    for (name, value) in [
+        ("name", &a.name),
+        ("street1", &a.street1),
+        ("city", &a.city),
+        ("state", &a.state),
+        ("zip", &a.zip),
+        ("country", &a.country),
+    ] {
+        if value.trim().is_empty() {
+            return Err(SimError::required(&field(name)));
+        }
+    }
+    if a.country.len() != 2 || !a.country.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Err(SimError::invalid(
+            &field("country"),
+            "must be a two-letter country code such as US",
+        ));
+    }
+    if a.country.eq_ignore_ascii_case("US")
+        && (a.state.len() != 2 || !a.state.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        return Err(SimError::invalid(
+            &field("state"),
+            "must be a two-letter state code such as CA",
+        ));
+    }
+    Ok(())
+}
+
+fn check_parcel(prefix: &str, p: &Parcel) -> Result<(), SimError> {
+    match p.invalid_field() {
+        Some((name, why)) => Err(SimError::invalid(&format!("{prefix}.{name}"), why)),
+        None => Ok(()),
+    }
+}
+
+pub async fn validate_address(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
+    let address: Address = parse_json(&read_body(body).await?)?;
+    check_address("", &address)?;
+    if sim
+        .world
+        .lock()
+        .expect("world lock")
+        .faults
+        .address_service_down
+    {
+        return Err(SimError::new(
+            ErrorCode::AddressValidationServiceError,
+            "The address validation service is temporarily down.",
+            "Try again in a minute; rates and labels still work.",
+        ));
+    }
+    let street = address.street1.to_ascii_uppercase();
+    if street.contains("UNDELIVERABLE") {
+        return Err(SimError::new(
+            ErrorCode::AddressValidationFailed,
+            format!(
+                "No carrier can deliver to {}, {} {}.",
+                address.street1, address.city, address.zip
+            ),
+            "Check the street and number with the recipient; a label to it would fail.",
+        )
+        .field("street1"));
+    }
+    if street.contains("AMBIGUOUS") {
+        let base = address
+            .street1
+            .replace("AMBIGUOUS", "")
+            .replace("ambiguous", "")
+            .trim()
+            .to_string();
+        let suggestion = |dir: &str, zip_suffix: &str| Address {
+            street1: format!("{base} {dir}").trim().to_string(),
+            zip: format!(
+                "{}-{zip_suffix}",
+                address.zip.chars().take(5).collect::<String>()
+            ),
+            ..address.clone()
+        };
+        let mut e = SimError::new(
+            ErrorCode::AddressValidationAmbiguous,
+            format!("{} matches several addresses.", address.street1),
+            "Pick one of the suggestions and validate it again.",
+        );
+        e.error.suggestions = Some(vec![suggestion("N", "1001"), suggestion("S", "2002")]);
+        return Err(e);
+    }
+    let residential = crate::pricing::is_residential(&address);
+    let normalized = Address {
+        name: address.name.trim().to_string(),
+        street1: address.street1.trim().to_ascii_uppercase(),
+        street2: address
+            .street2
+            .as_ref()
+            .map(|s| s.trim().to_ascii_uppercase()),
+        city: address.city.trim().to_ascii_uppercase(),
+        state: address.state.trim().to_ascii_uppercase(),
+        zip: address.zip.trim().to_string(),
+        country: address.country.trim().to_ascii_uppercase(),
+        ..address
+    };
+    ok(
+        StatusCode::OK,
+        AddressValidation {
+            valid: true,
+            residential,
+            normalized,
+        },
+    )
+}
+
+pub async fn rates(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    body: Body,
+) -> Reply {
+    let req: RatesRequest = parse_json(&read_body(body).await?)?;
+    check_address("from_address", &req.from_address)?;
+    check_address("to_address", &req.to_address)?;
+    check_parcel("parcel", &req.parcel)?;
+    let (rates, down) = sim.world.lock().expect("world lock").quote(
+        &c.account,
+        c.env,
+        &req.from_address,
+        &req.to_address,
+        &req.parcel,
+        c.now,
+    );
+    if down.is_empty() {
+        return ok(StatusCode::OK, RatesResponse { rates, error: None });
+    }
+    let mut e = SimError::new(
+        ErrorCode::RateCarrierUnavailable,
+        format!(
+            "{} did not answer; rates from the other carriers are included.",
+            down.join(", ")
+        ),
+        "Buy one of the returned rates, or ask again in a minute for the missing carrier.",
+    );
+    e.error.unavailable_carriers = Some(down);
+    e.body_extra = Some(("rates", serde_json::to_value(rates).unwrap_or_default()));
+    Err(e)
+}
+
+pub async fn buy_label(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    body: Body,
+) -> Reply {
+    let req: BuyLabelRequest = parse_json(&read_body(body).await?)?;
+    if req.rate_id.trim().is_empty() {
+        return Err(SimError::required("rate_id"));
+    }
+    let label =
+        sim.world
+            .lock()
+            .expect("world lock")
+            .buy_label(&c.account, c.env, &req.rate_id, c.now)?;
+    sim.deliveries_changed.notify_one();
+    ok(StatusCode::CREATED, label)
+}
+
+pub async fn get_label(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+    let id = c.id.unwrap_or_default();
+    let details = sim
+        .world
+        .lock()
+        .expect("world lock")
+        .label_details(&c.account, c.env, &id, c.now)?;
+    ok(StatusCode::OK, details)
+}
+
+pub async fn void_label(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+    let id = c.id.unwrap_or_default();
+    let void_status = sim
+        .world
+        .lock()
+        .expect("world lock")
+        .void_label(&c.account, c.env, &id, c.now)?;
+    ok(StatusCode::OK, VoidResponse { id, void_status })
+}
+
+pub async fn create_tracker(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    body: Body,
+) -> Reply {
+    let req: CreateTrackerRequest = parse_json(&read_body(body).await?)?;
+    if req.tracking_number.trim().is_empty() {
+        return Err(SimError::required("tracking_number"));
+    }
+    let mut world = sim.world.lock().expect("world lock");
+    let record = world.create_tracker(
+        &c.account,
+        req.tracking_number.trim(),
+        req.carrier.as_deref(),
+    );
+    let tracker = world.tracker(&c.account, &record.id, c.now)?;
+    ok(StatusCode::CREATED, tracker)
+}
+
+pub async fn get_tracker(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+    let id = c.id.unwrap_or_default();
+    let tracker = sim
+        .world
+        .lock()
+        .expect("world lock")
+        .tracker(&c.account, &id, c.now)?;
+    ok(StatusCode::OK, tracker)
+}
+
+pub async fn carrier_accounts(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+) -> Reply {
+    let mut world = sim.world.lock().expect("world lock");
+    let carrier_accounts = world
+        .account_mut(&c.account)
+        .carrier_accounts
+        .iter()
+        .filter(|a| a.connected)
+        .map(|a| a.account.clone())
+        .collect();
+    ok(StatusCode::OK, CarrierAccountList { carrier_accounts })
+}
+
+/// Items are checked one by one so an error names `items[i].field`.
+#[derive(Deserialize)]
+struct RawBatch {
+    items: Option<Vec<serde_json::Value>>,
+}
+
+pub async fn create_batch(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    body: Body,
+) -> Reply {
+    let raw: RawBatch = parse_json(&read_body(body).await?)?;
+    let raw_items = raw.items.ok_or_else(|| SimError::required("items"))?;
+    if raw_items.is_empty() {
+        return Err(SimError::new(
+            ErrorCode::BatchItemsRequired,
+            "The batch has no items.",
+            "Send between 1 and 5,000 items.",
+        )
+        .field("items"));
+    }
+    if raw_items.len() > MAX_BATCH_ITEMS {
+        return Err(SimError::new(
+            ErrorCode::BatchSizeExceeded,
+            format!(
+                "The batch has {} items; at most 5,000 are allowed.",
+                raw_items.len()
+            ),
+            "Split the items into batches of at most 5,000.",
+        )
+        .field("items"));
+    }
+    let mut items = Vec::with_capacity(raw_items.len());
+    for (i, value) in raw_items.into_iter().enumerate() {
+        let prefix = format!("items[{i}]");
+        let bytes = serde_json::to_vec(&value).unwrap_or_default();
+        let item: api::BatchItem = parse_json(&bytes.into()).map_err(|mut e| {
+            e.error.field = Some(match e.error.field.take() {
+                Some(f) if f != "body" => format!("{prefix}.{f}"),
+                _ => prefix.clone(),
+            });
+            e
+        })?;
+        check_address(&format!("{prefix}.from_address"), &item.from_address)?;
+        check_address(&format!("{prefix}.to_address"), &item.to_address)?;
+        check_parcel(&format!("{prefix}.parcel"), &item.parcel)?;
+        if item.rate_cents <= 0 {
+            return Err(SimError::invalid(
+                &format!("{prefix}.rate_cents"),
+                "must be greater than 0",
+            ));
+        }
+        items.push(item);
+    }
+    let batch = sim
+        .world
+        .lock()
+        .expect("world lock")
+        .create_batch(&c.account, c.env, items)?;
+    ok(StatusCode::CREATED, batch)
+}
+
+pub async fn buy_batch(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+    let id = c.id.unwrap_or_default();
+    let batch = sim
+        .world
+        .lock()
+        .expect("world lock")
+        .buy_batch(&c.account, c.env, &id, c.now)?;
+    ok(StatusCode::ACCEPTED, batch)
+}
+
+pub async fn get_batch(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+    let id = c.id.unwrap_or_default();
+    let batch = sim
+        .world
+        .lock()
+        .expect("world lock")
+        .batch(&c.account, c.env, &id, c.now)?;
+    sim.deliveries_changed.notify_one();
+    ok(StatusCode::OK, batch)
+}
+
+pub async fn wallet(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+    let wallet = sim
+        .world
+        .lock()
+        .expect("world lock")
+        .wallet(&c.account, c.env);
+    ok(StatusCode::OK, wallet)
+}
+
+#[derive(Deserialize)]
+pub struct DeliveryQuery {
+    label_id: Option<String>,
+    limit: Option<usize>,
+}
+
+pub async fn deliveries(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    query: Result<Query<DeliveryQuery>, axum::extract::rejection::QueryRejection>,
+) -> Reply {
+    let Query(q) =
+        query.map_err(|_| SimError::invalid("limit", "must be a whole number from 1 to 1000"))?;
+    let limit = q.limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(SimError::invalid(
+            "limit",
+            "must be a whole number from 1 to 1000",
+        ));
+    }
+    let world = sim.world.lock().expect("world lock");
+    let deliveries = world
+        .deliveries
+        .iter()
+        .rev()
+        .filter(|d| d.account == c.account)
+        .filter(|d| {
+            q.label_id
+                .as_ref()
+                .is_none_or(|l| &d.delivery.label_id == l)
+        })
+        .take(limit)
+        .map(|d| d.delivery.clone())
+        .collect();
+    ok(StatusCode::OK, DeliveryList { deliveries })
+}

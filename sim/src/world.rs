@@ -1,0 +1,1013 @@
+//! The simulator's state and the v1 behaviour that changes it. Everything is
+//! a function of the simulated `now`, passed in, so the clock control drives
+//! expiry, limits, voids, trackers, batches and webhook retries alike.
+
+use std::collections::HashMap;
+
+use api::endpoints::EndpointId;
+use api::rates::RATE_VALIDITY_SECONDS;
+use api::webhooks::{DeliveryStatus, RETRY_SCHEDULE_SECONDS, WebhookDelivery};
+use api::{
+    AccountType, Address, AutoReload, Batch, BatchItem, BatchState, CardState, CarrierAccount,
+    CarrierAccountStatus, ErrorCode, KeyEnv, Label, LabelDetails, Parcel, Rate, Scope, Tracker,
+    TrackerEvent, TrackerStatus, VoidStatus, Wallet,
+};
+
+use crate::clock::{date, random_hex};
+use crate::errors::SimError;
+use crate::pricing::{self, Problem, SERVICES};
+
+pub const DEFAULT_ACCOUNT: &str = "acct_demo";
+/// A sandbox wallet is unlimited; it shows this balance and never changes.
+pub const SANDBOX_BALANCE_CENTS: i64 = 100_000_000;
+/// The carrier confirms a requested void after this long, then refunds.
+pub const VOID_CONFIRM_SECONDS: u64 = 300;
+/// Batch labels are made at this pace once `buy` is called.
+pub const BATCH_LABELS_PER_SECOND: u64 = 20;
+
+/// Startup settings, kept so `/__sim/reset` can return to them.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub live_key: String,
+    pub sandbox_key: String,
+    pub webhook_url: Option<String>,
+    pub webhook_secret: Option<String>,
+    pub balance_cents: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct KeyRecord {
+    pub env: KeyEnv,
+    pub account: String,
+    pub scopes: Vec<Scope>,
+    pub expires_at: Option<u64>,
+    pub revoked: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Account {
+    pub balance_cents: i64,
+    pub card: CardState,
+    pub auto_reload: Option<AutoReload>,
+    pub webhook: Option<(String, String)>,
+    pub carrier_accounts: Vec<CarrierAccountRecord>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CarrierAccountRecord {
+    pub account: CarrierAccount,
+    pub connected: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct RateRecord {
+    pub rate: Rate,
+    pub account: String,
+    pub env: KeyEnv,
+    pub quoted_at: u64,
+    pub to: Address,
+    pub parcel: Parcel,
+    pub byoa_account: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LabelRecord {
+    pub label: Label,
+    pub account: String,
+    pub env: KeyEnv,
+    pub created_at: u64,
+    pub scanned_at: Option<u64>,
+    pub void_requested_at: Option<u64>,
+    pub refunded: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct TrackerRecord {
+    pub id: String,
+    pub account: String,
+    pub tracking_number: String,
+    pub carrier: String,
+    pub label_id: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct BatchRecord {
+    pub id: String,
+    pub account: String,
+    pub env: KeyEnv,
+    pub items: Vec<BatchItem>,
+    pub total_cost_cents: i64,
+    pub balance_after_cents: i64,
+    pub started_at: Option<u64>,
+    pub label_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct DeliveryRecord {
+    pub delivery: WebhookDelivery,
+    pub account: String,
+    pub body: Vec<u8>,
+    pub secret: String,
+    /// Due time of a pending attempt.
+    pub due_at: u64,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Faults {
+    #[serde(default)]
+    pub carriers_down: Vec<String>,
+    #[serde(default)]
+    pub address_service_down: bool,
+    #[serde(default)]
+    pub label_creation_fails: bool,
+    /// Carriers whose label purchase answers `CARRIER.ERROR.UNKNOWN`.
+    #[serde(default)]
+    pub carrier_errors: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct World {
+    pub config: Config,
+    pub base_url: String,
+    pub keys: HashMap<String, KeyRecord>,
+    pub accounts: HashMap<String, Account>,
+    pub rates: HashMap<String, RateRecord>,
+    pub labels: HashMap<String, LabelRecord>,
+    pub trackers: HashMap<String, TrackerRecord>,
+    pub batches: HashMap<String, BatchRecord>,
+    pub deliveries: Vec<DeliveryRecord>,
+    /// (key, endpoint) → (window start, count).
+    pub windows: HashMap<(String, EndpointId), (u64, u32)>,
+    pub faults: Faults,
+    seq: u64,
+}
+
+fn new_account(balance_cents: i64) -> Account {
+    Account {
+        balance_cents,
+        card: CardState::Ok,
+        auto_reload: None,
+        webhook: None,
+        carrier_accounts: vec![],
+    }
+}
+
+impl World {
+    pub fn new(config: Config, base_url: String) -> World {
+        let mut world = World {
+            config,
+            base_url,
+            keys: HashMap::new(),
+            accounts: HashMap::new(),
+            rates: HashMap::new(),
+            labels: HashMap::new(),
+            trackers: HashMap::new(),
+            batches: HashMap::new(),
+            deliveries: Vec::new(),
+            windows: HashMap::new(),
+            faults: Faults::default(),
+            seq: 0,
+        };
+        world.reset();
+        world
+    }
+
+    /// Back to the startup state: demo keys, demo account, nothing else.
+    pub fn reset(&mut self) {
+        let c = self.config.clone();
+        self.keys.clear();
+        self.accounts.clear();
+        self.rates.clear();
+        self.labels.clear();
+        self.trackers.clear();
+        self.batches.clear();
+        self.deliveries.clear();
+        self.windows.clear();
+        self.faults = Faults::default();
+        let mut account = new_account(c.balance_cents);
+        if let (Some(url), Some(secret)) = (c.webhook_url, c.webhook_secret) {
+            account.webhook = Some((url, secret));
+        }
+        self.accounts.insert(DEFAULT_ACCOUNT.to_string(), account);
+        for (key, env) in [(c.live_key, KeyEnv::Live), (c.sandbox_key, KeyEnv::Sandbox)] {
+            self.keys.insert(
+                key,
+                KeyRecord {
+                    env,
+                    account: DEFAULT_ACCOUNT.into(),
+                    scopes: Scope::ALL.to_vec(),
+                    expires_at: None,
+                    revoked: false,
+                },
+            );
+        }
+    }
+
+    pub fn next_id(&mut self, prefix: &str) -> String {
+        self.seq += 1;
+        format!("{prefix}_{:06x}{}", self.seq, &random_hex(5))
+    }
+
+    pub fn account_mut(&mut self, id: &str) -> &mut Account {
+        self.accounts
+            .entry(id.to_string())
+            .or_insert_with(|| new_account(0))
+    }
+
+    // ---- wallet ------------------------------------------------------------
+
+    pub fn wallet(&mut self, account: &str, env: KeyEnv) -> Wallet {
+        let a = self.account_mut(account);
+        let sandbox = env == KeyEnv::Sandbox;
+        Wallet {
+            balance_cents: if sandbox {
+                SANDBOX_BALANCE_CENTS
+            } else {
+                a.balance_cents
+            },
+            currency: "USD".into(),
+            sandbox,
+            unlimited: sandbox,
+            auto_reload: a.auto_reload,
+            card: a.card,
+        }
+    }
+
+    /// Charges a live purchase, reloading from the card when configured.
+    /// Returns the balance after. Sandbox purchases are free.
+    pub fn charge(&mut self, account: &str, env: KeyEnv, cost: i64) -> Result<i64, SimError> {
+        if env == KeyEnv::Sandbox {
+            return Ok(SANDBOX_BALANCE_CENTS);
+        }
+        let a = self.account_mut(account);
+        if a.balance_cents < cost {
+            let Some(reload) = a.auto_reload else {
+                return Err(SimError::new(
+                    ErrorCode::WalletInsufficientBalance,
+                    format!(
+                        "The wallet holds {} cents; this costs {cost} cents.",
+                        a.balance_cents
+                    ),
+                    "Add funds to the wallet or turn on auto-reload in the dashboard.",
+                ));
+            };
+            match a.card {
+                CardState::Missing => {
+                    return Err(SimError::new(
+                        ErrorCode::WalletPaymentMethodMissing,
+                        "Auto-reload is on but there is no card on file.",
+                        "Add a card in the dashboard's billing settings, then retry.",
+                    ));
+                }
+                CardState::Declined => {
+                    return Err(SimError::new(
+                        ErrorCode::WalletPaymentFailed,
+                        "The card on file was declined for the auto-reload.",
+                        "Update the card in the dashboard's billing settings, then retry.",
+                    ));
+                }
+                CardState::Ok => {}
+            }
+            let step = reload.amount_cents.max(1);
+            while a.balance_cents - cost < reload.threshold_cents.max(0) {
+                a.balance_cents += step;
+            }
+        }
+        a.balance_cents -= cost;
+        Ok(a.balance_cents)
+    }
+
+    // ---- rates -------------------------------------------------------------
+
+    /// Quotes every available carrier service, cheapest first, plus BYOA
+    /// rates for connected accounts. Returns the rates and the carriers down.
+    pub fn quote(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        from: &Address,
+        to: &Address,
+        parcel: &Parcel,
+        now: u64,
+    ) -> (Vec<Rate>, Vec<String>) {
+        let down: Vec<String> = pricing::CARRIERS
+            .iter()
+            .filter(|c| {
+                self.faults
+                    .carriers_down
+                    .iter()
+                    .any(|d| d.eq_ignore_ascii_case(c))
+            })
+            .map(|c| c.to_string())
+            .collect();
+        let byoa: Vec<(String, String)> = self
+            .account_mut(account)
+            .carrier_accounts
+            .iter()
+            .filter(|c| c.connected && c.account.status == CarrierAccountStatus::Active)
+            .map(|c| (c.account.carrier.clone(), c.account.id.clone()))
+            .collect();
+        let mut rates = Vec::new();
+        for s in SERVICES
+            .iter()
+            .filter(|s| !down.iter().any(|d| d == s.carrier))
+        {
+            let cost = pricing::carrier_cost_cents(s, from, to, parcel);
+            let eta = date(now + pricing::transit_days(s, from, to) * 86_400);
+            let carbon = pricing::carbon_grams(s, from, to, parcel);
+            let mut offers = vec![(AccountType::Platform, pricing::platform_cents(cost), None)];
+            for (_, id) in byoa.iter().filter(|(carrier, _)| carrier == s.carrier) {
+                offers.push((AccountType::Byoa, cost, Some(id.clone())));
+            }
+            for (account_type, price, byoa_account) in offers {
+                let id = self.next_id("rate");
+                let rate = Rate {
+                    id: id.clone(),
+                    carrier: s.carrier.into(),
+                    service: s.service.into(),
+                    rate_cents: price,
+                    carrier_eta: eta.clone(),
+                    carbon_grams: carbon,
+                    account_type,
+                    expires_at: Some(now + RATE_VALIDITY_SECONDS),
+                };
+                self.rates.insert(
+                    id,
+                    RateRecord {
+                        rate: rate.clone(),
+                        account: account.into(),
+                        env,
+                        quoted_at: now,
+                        to: to.clone(),
+                        parcel: *parcel,
+                        byoa_account,
+                    },
+                );
+                rates.push(rate);
+            }
+        }
+        rates.sort_by(|a, b| {
+            a.rate_cents
+                .cmp(&b.rate_cents)
+                .then_with(|| a.carrier_eta.cmp(&b.carrier_eta))
+        });
+        (rates, down)
+    }
+
+    // ---- labels ------------------------------------------------------------
+
+    pub fn buy_label(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        rate_id: &str,
+        now: u64,
+    ) -> Result<Label, SimError> {
+        let not_found = || {
+            SimError::new(
+                ErrorCode::RateNotFound,
+                format!("No rate {rate_id} exists for this account."),
+                "Get fresh rates with POST /v1/rates and use one of their ids.",
+            )
+            .field("rate_id")
+        };
+        let r = self
+            .rates
+            .get(rate_id)
+            .filter(|r| r.account == account)
+            .ok_or_else(not_found)?
+            .clone();
+        if r.env == KeyEnv::Live && env == KeyEnv::Sandbox {
+            return Err(sandbox_in_production("rate", rate_id));
+        }
+        if r.env == KeyEnv::Sandbox && env == KeyEnv::Live {
+            return Err(not_found());
+        }
+        if now >= r.quoted_at + RATE_VALIDITY_SECONDS {
+            return Err(SimError::new(
+                ErrorCode::RateExpired,
+                format!(
+                    "Rate {rate_id} expired {} seconds ago; rates are valid for 15 minutes.",
+                    now - r.quoted_at - RATE_VALIDITY_SECONDS
+                ),
+                "Get fresh rates with POST /v1/rates and buy one of those.",
+            )
+            .field("rate_id"));
+        }
+        let service = SERVICES
+            .iter()
+            .find(|s| s.carrier == r.rate.carrier && s.service == r.rate.service)
+            .expect("rates are quoted from SERVICES");
+        if r.to.street1.to_ascii_uppercase().contains("UNDELIVERABLE") {
+            return Err(SimError::new(
+                ErrorCode::LabelAddressUndeliverable,
+                format!("{} cannot deliver to {}.", r.rate.carrier, r.to.street1),
+                "Validate the destination with POST /v1/addresses/validate and correct it.",
+            )
+            .field("to_address"));
+        }
+        match pricing::service_problem(service, &r.to, &r.parcel) {
+            Some(Problem::Weight) => {
+                return Err(SimError::new(
+                    ErrorCode::LabelWeightExceeded,
+                    format!(
+                        "{} {} carries at most {} oz; the parcel weighs {} oz.",
+                        service.carrier, service.service, service.max_weight_oz, r.parcel.weight_oz
+                    ),
+                    "Choose a carrier with a higher weight limit or split the shipment.",
+                )
+                .field("parcel.weight_oz"));
+            }
+            Some(Problem::Route) => {
+                return Err(SimError::new(
+                    ErrorCode::LabelServiceUnavailable,
+                    format!(
+                        "{} {} does not serve this route.",
+                        service.carrier, service.service
+                    ),
+                    "Choose another service from the same rates response.",
+                ));
+            }
+            None => {}
+        }
+        if let Some(byoa) = &r.byoa_account {
+            let found = self
+                .account_mut(account)
+                .carrier_accounts
+                .iter()
+                .find(|c| &c.account.id == byoa)
+                .cloned();
+            match found {
+                Some(c) if !c.connected => {
+                    return Err(SimError::new(
+                        ErrorCode::CarrierAccountNotFound,
+                        format!("Carrier account {byoa} is no longer connected."),
+                        "Reconnect the account in the dashboard or buy a platform rate.",
+                    ));
+                }
+                Some(c) if c.account.status == CarrierAccountStatus::InvalidCredentials => {
+                    return Err(SimError::new(
+                        ErrorCode::CarrierAccountInvalidCredentials,
+                        format!(
+                            "{} rejected the credentials of carrier account {byoa}.",
+                            c.account.carrier
+                        ),
+                        "Update the carrier account's credentials in the dashboard.",
+                    ));
+                }
+                None => {
+                    return Err(SimError::new(
+                        ErrorCode::CarrierAccountNotFound,
+                        format!("Carrier account {byoa} does not exist."),
+                        "Buy a platform rate or connect the account again.",
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if self
+            .faults
+            .carrier_errors
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(&r.rate.carrier))
+        {
+            let mut e = SimError::new(
+                ErrorCode::CarrierErrorUnknown,
+                format!("{} returned an unexpected error.", r.rate.carrier),
+                "Try again in a few minutes or choose another carrier; nothing was charged.",
+            );
+            e.error.raw_carrier_error = Some("E9001: upstream timeout in label generation".into());
+            return Err(e);
+        }
+        if self.faults.label_creation_fails {
+            return Err(SimError::new(
+                ErrorCode::LabelCreationFailed,
+                "The label could not be created because of an unexpected error; nothing was charged.",
+                "Try again; if it keeps failing, contact support with the request id.",
+            ));
+        }
+        let balance_after = self.charge(account, env, r.rate.rate_cents)?;
+        Ok(self.create_label(
+            account,
+            env,
+            &r.rate.carrier,
+            &r.rate.service,
+            r.rate.rate_cents,
+            balance_after,
+            now,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn create_label(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        carrier: &str,
+        service: &str,
+        rate_cents: i64,
+        balance_after: i64,
+        now: u64,
+    ) -> Label {
+        let id = self.next_id("lbl");
+        let sandbox = env == KeyEnv::Sandbox;
+        let digits: String = {
+            let hex = random_hex(9);
+            hex.bytes().map(|b| char::from(b'0' + (b % 10))).collect()
+        };
+        let tracking_number = if sandbox {
+            format!("9999{digits}")
+        } else {
+            format!("94{digits}")
+        };
+        let label = Label {
+            id: id.clone(),
+            tracking_number,
+            label_url: format!("{}/samples/label.pdf?label={id}", self.base_url),
+            carrier: carrier.into(),
+            service: service.into(),
+            rate_cents,
+            sandbox,
+            wallet_balance_after_cents: balance_after,
+        };
+        self.labels.insert(
+            id,
+            LabelRecord {
+                label: label.clone(),
+                account: account.into(),
+                env,
+                created_at: now,
+                scanned_at: None,
+                void_requested_at: None,
+                refunded: false,
+            },
+        );
+        self.emit_label_created(account, &label, now);
+        label
+    }
+
+    /// The label as seen by `env`; settles a confirmed void (and its refund) first.
+    pub fn label_record(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        id: &str,
+        now: u64,
+    ) -> Result<&LabelRecord, SimError> {
+        let not_found = || {
+            SimError::new(
+                ErrorCode::LabelNotFound,
+                format!("No label {id} exists for this account."),
+                "Check the label id; labels bought with the other key type are separate.",
+            )
+        };
+        let record = self
+            .labels
+            .get(id)
+            .filter(|l| l.account == account)
+            .ok_or_else(not_found)?;
+        if record.env == KeyEnv::Live && env == KeyEnv::Sandbox {
+            return Err(sandbox_in_production("label", id));
+        }
+        if record.env == KeyEnv::Sandbox && env == KeyEnv::Live {
+            return Err(not_found());
+        }
+        let refund = match record.void_requested_at {
+            Some(at)
+                if !record.refunded
+                    && now >= at + VOID_CONFIRM_SECONDS
+                    && record.env == KeyEnv::Live =>
+            {
+                Some(record.label.rate_cents)
+            }
+            _ => None,
+        };
+        if let Some(cents) = refund {
+            self.account_mut(account).balance_cents += cents;
+        }
+        let record = self.labels.get_mut(id).expect("checked above");
+        if record
+            .void_requested_at
+            .is_some_and(|at| now >= at + VOID_CONFIRM_SECONDS)
+        {
+            record.refunded = true;
+        }
+        Ok(record)
+    }
+
+    pub fn label_details(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        id: &str,
+        now: u64,
+    ) -> Result<LabelDetails, SimError> {
+        let tracker_id = self
+            .trackers
+            .values()
+            .find(|t| t.label_id.as_deref() == Some(id))
+            .map(|t| t.id.clone());
+        let r = self.label_record(account, env, id, now)?;
+        Ok(LabelDetails {
+            label: r.label.clone(),
+            void_status: void_status(r, now),
+            scanned: r.scanned_at.is_some_and(|at| at <= now),
+            created_at: r.created_at,
+            tracker_id,
+        })
+    }
+
+    pub fn void_label(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        id: &str,
+        now: u64,
+    ) -> Result<VoidStatus, SimError> {
+        let r = self.label_record(account, env, id, now)?;
+        if r.void_requested_at.is_some() {
+            return Err(SimError::new(
+                ErrorCode::LabelVoidAlreadyRequested,
+                format!("A void of label {id} was already requested."),
+                "Nothing to do: read the label with GET /v1/labels/{id} to follow the void.",
+            ));
+        }
+        if r.scanned_at.is_some() {
+            return Err(SimError::new(
+                ErrorCode::LabelVoidIneligible,
+                format!(
+                    "The carrier has already scanned the package of label {id}; it can no longer be voided."
+                ),
+                "Contact the carrier to intercept the package, or ship it.",
+            ));
+        }
+        let r = self.labels.get_mut(id).expect("checked above");
+        r.void_requested_at = Some(now);
+        Ok(void_status(r, now))
+    }
+
+    // ---- trackers ----------------------------------------------------------
+
+    pub fn create_tracker(
+        &mut self,
+        account: &str,
+        tracking_number: &str,
+        carrier: Option<&str>,
+    ) -> TrackerRecord {
+        let label = self
+            .labels
+            .values()
+            .find(|l| l.account == account && l.label.tracking_number == tracking_number);
+        let label_id = label.map(|l| l.label.id.clone());
+        let carrier = label
+            .map(|l| l.label.carrier.clone())
+            .or(carrier.map(str::to_string))
+            .unwrap_or_default();
+        let id = self.next_id("trk");
+        let record = TrackerRecord {
+            id: id.clone(),
+            account: account.into(),
+            tracking_number: tracking_number.into(),
+            carrier,
+            label_id,
+        };
+        self.trackers.insert(id, record.clone());
+        record
+    }
+
+    pub fn tracker(&self, account: &str, id: &str, now: u64) -> Result<Tracker, SimError> {
+        let t = self
+            .trackers
+            .get(id)
+            .filter(|t| t.account == account)
+            .ok_or_else(|| {
+                SimError::new(
+                    ErrorCode::TrackerNotFound,
+                    format!("No tracker {id} exists for this account."),
+                    "Register tracking with POST /v1/trackers first.",
+                )
+            })?;
+        let label = t.label_id.as_ref().and_then(|l| self.labels.get(l));
+        let events = label.map(|l| tracker_events(l, now)).unwrap_or_default();
+        let status = match (label, events.last()) {
+            (None, _) => TrackerStatus::Unknown,
+            (Some(_), Some(e)) => e.status,
+            (Some(_), None) => TrackerStatus::PreTransit,
+        };
+        let estimated_delivery = label
+            .and_then(|l| l.scanned_at)
+            .map(|at| date(at + DELIVERED_AFTER));
+        Ok(Tracker {
+            id: t.id.clone(),
+            tracking_number: t.tracking_number.clone(),
+            carrier: t.carrier.clone(),
+            status,
+            events,
+            estimated_delivery,
+        })
+    }
+
+    // ---- batches -----------------------------------------------------------
+
+    pub fn create_batch(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        items: Vec<BatchItem>,
+    ) -> Result<Batch, SimError> {
+        let total: i64 = items.iter().map(|i| i.rate_cents).sum();
+        let balance_after = self.charge(account, env, total)?;
+        let id = self.next_id("batch");
+        let record = BatchRecord {
+            id: id.clone(),
+            account: account.into(),
+            env,
+            items,
+            total_cost_cents: total,
+            balance_after_cents: balance_after,
+            started_at: None,
+            label_ids: vec![],
+        };
+        self.batches.insert(id.clone(), record);
+        Ok(self.batch_view(&id, 0))
+    }
+
+    fn batch_mut(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        id: &str,
+    ) -> Result<&mut BatchRecord, SimError> {
+        let not_found = || {
+            SimError::new(
+                ErrorCode::BatchNotFound,
+                format!("No batch {id} exists for this account."),
+                "Check the batch id returned by POST /v1/batches.",
+            )
+        };
+        let b = self
+            .batches
+            .get_mut(id)
+            .filter(|b| b.account == account)
+            .ok_or_else(not_found)?;
+        match (b.env, env) {
+            (KeyEnv::Live, KeyEnv::Sandbox) => Err(sandbox_in_production("batch", id)),
+            (KeyEnv::Sandbox, KeyEnv::Live) => Err(not_found()),
+            _ => Ok(b),
+        }
+    }
+
+    pub fn buy_batch(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        id: &str,
+        now: u64,
+    ) -> Result<Batch, SimError> {
+        let b = self.batch_mut(account, env, id)?;
+        if b.started_at.is_some() {
+            return Err(SimError::new(
+                ErrorCode::BatchAlreadyProcessing,
+                format!("Batch {id} is already processing; it was bought once."),
+                "Follow its progress with GET /v1/batches/{id}; do not buy it again.",
+            ));
+        }
+        b.started_at = Some(now);
+        Ok(self.batch_view(id, now))
+    }
+
+    pub fn batch(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        id: &str,
+        now: u64,
+    ) -> Result<Batch, SimError> {
+        self.batch_mut(account, env, id)?;
+        self.advance_batch(id, now);
+        Ok(self.batch_view(id, now))
+    }
+
+    /// Makes the labels that are due by `now` (and emits their events).
+    pub fn advance_batch(&mut self, id: &str, now: u64) {
+        let Some(b) = self.batches.get(id) else {
+            return;
+        };
+        let Some(started) = b.started_at else { return };
+        let due = ((now.saturating_sub(started)) * BATCH_LABELS_PER_SECOND)
+            .min(b.items.len() as u64) as usize;
+        let (account, env, done, balance_after) = (
+            b.account.clone(),
+            b.env,
+            b.label_ids.len(),
+            b.balance_after_cents,
+        );
+        for index in done..due {
+            let item = self.batches[id].items[index].clone();
+            let label = self.create_label(
+                &account,
+                env,
+                &item.carrier,
+                &item.service,
+                item.rate_cents,
+                balance_after,
+                now,
+            );
+            self.batches
+                .get_mut(id)
+                .expect("exists")
+                .label_ids
+                .push(label.id);
+        }
+    }
+
+    pub fn advance_all_batches(&mut self, now: u64) {
+        let ids: Vec<String> = self
+            .batches
+            .iter()
+            .filter(|(_, b)| b.started_at.is_some() && b.label_ids.len() < b.items.len())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            self.advance_batch(&id, now);
+        }
+    }
+
+    fn batch_view(&self, id: &str, now: u64) -> Batch {
+        let b = &self.batches[id];
+        let n = b.items.len() as u64;
+        let made = b.label_ids.len() as u64;
+        let state = match b.started_at {
+            None => BatchState::Created,
+            Some(_) if made >= n => BatchState::Completed,
+            Some(_) => BatchState::Processing,
+        };
+        let remaining_seconds = match b.started_at {
+            None => n.div_ceil(BATCH_LABELS_PER_SECOND),
+            Some(_) => (n - made).div_ceil(BATCH_LABELS_PER_SECOND),
+        };
+        let _ = now;
+        Batch {
+            id: b.id.clone(),
+            state,
+            item_count: n as u32,
+            total_cost_cents: b.total_cost_cents,
+            wallet_balance_after_cents: b.balance_after_cents,
+            estimated_completion_percentage: (made * 100 / n.max(1)) as u32,
+            estimated_time_remaining_seconds: remaining_seconds,
+            labels_created: made as u32,
+            label_ids: b.label_ids.clone(),
+            sandbox: b.env == KeyEnv::Sandbox,
+        }
+    }
+
+    // ---- webhooks ----------------------------------------------------------
+
+    fn emit_label_created(&mut self, account: &str, label: &Label, now: u64) {
+        let Some((url, secret)) = self.account_mut(account).webhook.clone() else {
+            return;
+        };
+        let event = api::WebhookEvent {
+            event: api::webhooks::EVENT_LABEL_CREATED.into(),
+            data: label.clone(),
+        };
+        let body = serde_json::to_vec(&event).unwrap_or_default();
+        let id = self.next_id("dlv");
+        self.deliveries.push(DeliveryRecord {
+            delivery: WebhookDelivery {
+                id,
+                event: api::webhooks::EVENT_LABEL_CREATED.into(),
+                label_id: label.id.clone(),
+                url,
+                attempt: 1,
+                status: DeliveryStatus::Pending,
+                response_status: None,
+                error: None,
+                attempted_at: None,
+                next_attempt_at: Some(now),
+            },
+            account: account.into(),
+            body,
+            secret,
+            due_at: now,
+        });
+    }
+
+    /// Pending attempts due by `now`, oldest first: (index, url, body, secret).
+    pub fn due_deliveries(&self, now: u64) -> Vec<(usize, String, Vec<u8>, String)> {
+        self.deliveries
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.delivery.status == DeliveryStatus::Pending && d.due_at <= now)
+            .map(|(i, d)| (i, d.delivery.url.clone(), d.body.clone(), d.secret.clone()))
+            .collect()
+    }
+
+    /// Records an attempt's outcome and schedules the next one after a failure.
+    pub fn finish_delivery(&mut self, index: usize, outcome: Result<u16, String>, now: u64) {
+        let d = &mut self.deliveries[index];
+        d.delivery.attempted_at = Some(now);
+        let ok = matches!(outcome, Ok(status) if (200..300).contains(&status));
+        match outcome {
+            Ok(status) => d.delivery.response_status = Some(status),
+            Err(e) => d.delivery.error = Some(e),
+        }
+        if ok {
+            d.delivery.status = DeliveryStatus::Succeeded;
+            d.delivery.next_attempt_at = None;
+            return;
+        }
+        d.delivery.status = DeliveryStatus::Failed;
+        let attempt = d.delivery.attempt as usize;
+        if attempt >= RETRY_SCHEDULE_SECONDS.len() {
+            d.delivery.next_attempt_at = None;
+            return;
+        }
+        let due = now + RETRY_SCHEDULE_SECONDS[attempt];
+        d.delivery.next_attempt_at = Some(due);
+        let mut next = d.clone();
+        next.delivery.attempt += 1;
+        next.delivery.status = DeliveryStatus::Pending;
+        next.delivery.response_status = None;
+        next.delivery.error = None;
+        next.delivery.attempted_at = None;
+        next.delivery.next_attempt_at = Some(due);
+        next.due_at = due;
+        self.deliveries.push(next);
+        let id = self.next_id("dlv");
+        self.deliveries.last_mut().expect("pushed").delivery.id = id;
+    }
+}
+
+/// Tracking after the scan: accepted, departed (+6 h), arrived (+24 h),
+/// out for delivery (+36 h), delivered (+40 h).
+const DELIVERED_AFTER: u64 = 40 * 3600;
+
+fn tracker_events(label: &LabelRecord, now: u64) -> Vec<TrackerEvent> {
+    let mut events = vec![TrackerEvent {
+        status: TrackerStatus::PreTransit,
+        message: "Label created; awaiting the package".into(),
+        location: "".into(),
+        occurred_at: label.created_at,
+    }];
+    let Some(scan) = label.scanned_at else {
+        return events;
+    };
+    let steps = [
+        (
+            0,
+            TrackerStatus::InTransit,
+            "Accepted at origin facility",
+            "Origin hub",
+        ),
+        (
+            6 * 3600,
+            TrackerStatus::InTransit,
+            "Departed facility",
+            "Origin hub",
+        ),
+        (
+            24 * 3600,
+            TrackerStatus::InTransit,
+            "Arrived at destination facility",
+            "Destination hub",
+        ),
+        (
+            36 * 3600,
+            TrackerStatus::OutForDelivery,
+            "Out for delivery",
+            "Destination hub",
+        ),
+        (
+            DELIVERED_AFTER,
+            TrackerStatus::Delivered,
+            "Delivered",
+            "Front door",
+        ),
+    ];
+    events.extend(steps.iter().filter(|(after, ..)| scan + after <= now).map(
+        |(after, status, message, location)| TrackerEvent {
+            status: *status,
+            message: (*message).into(),
+            location: (*location).into(),
+            occurred_at: scan + after,
+        },
+    ));
+    events
+}
+
+fn void_status(r: &LabelRecord, now: u64) -> VoidStatus {
+    match r.void_requested_at {
+        None => VoidStatus::None,
+        Some(at) if now >= at + VOID_CONFIRM_SECONDS => VoidStatus::Voided,
+        Some(_) => VoidStatus::Requested,
+    }
+}
+
+fn sandbox_in_production(kind: &str, id: &str) -> SimError {
+    SimError::new(
+        ErrorCode::AuthKeySandboxInProduction,
+        format!("The {kind} {id} belongs to live mode and cannot be used with a sandbox key."),
+        "Use a live key (svc_live_) for live resources.",
+    )
+}
