@@ -18,7 +18,7 @@ pub mod extra {
 #[derive(Debug, Clone)]
 pub struct SimError {
     pub status: u16,
-    pub error: ApiError,
+    pub error: Box<ApiError>,
     /// Extra response headers (e.g. Retry-After).
     pub headers: Vec<(&'static str, String)>,
     /// Extra top-level body fields next to `error` (e.g. `rates` on a 503).
@@ -34,7 +34,7 @@ impl SimError {
         let status = code.http_status();
         SimError {
             status,
-            error: ApiError::new(code, message, suggestion, ""),
+            error: Box::new(ApiError::new(code, message, suggestion, "")),
             headers: vec![],
             body_extra: None,
         }
@@ -76,7 +76,7 @@ impl SimError {
     }
 
     pub fn body(&self, request_id: &str) -> Vec<u8> {
-        let mut error = self.error.clone();
+        let mut error = (*self.error).clone();
         error.request_id = request_id.to_string();
         let mut value = serde_json::to_value(ErrorEnvelope { error }).unwrap_or_default();
         if let (Some((key, extra)), Some(obj)) = (&self.body_extra, value.as_object_mut()) {

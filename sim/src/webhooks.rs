@@ -69,7 +69,7 @@ async fn post(url: &str, body: &[u8], signature: &str) -> Result<u16, String> {
         .write_all(body)
         .await
         .map_err(|e| format!("write failed: {e}"))?;
-    let mut buf = vec![0u8; 64];
+    let mut buf = [0u8; 64];
     let mut read = 0;
     while read < 12 {
         let n = stream

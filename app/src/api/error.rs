@@ -5,7 +5,7 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientError {
     /// The Worker or upstream answered with a v1 error envelope.
-    Api { status: u16, error: ApiError },
+    Api { status: u16, error: Box<ApiError> },
     /// The request never got an answer (offline, DNS, connection reset).
     Network(String),
     /// An answer came back that is not what the contract says.
@@ -23,7 +23,10 @@ impl fmt::Display for ClientError {
         match self {
             ClientError::Api { error, .. } => write!(f, "{}", error.message),
             ClientError::Network(_) => write!(f, "The dashboard could not reach the server."),
-            ClientError::Decode(_) => write!(f, "The server sent an answer the dashboard does not understand."),
+            ClientError::Decode(_) => write!(
+                f,
+                "The server sent an answer the dashboard does not understand."
+            ),
         }
     }
 }

@@ -27,7 +27,10 @@ impl Client {
     }
 
     pub async fn wallet(self) -> Result<Wallet, ClientError> {
-        let resp = Request::get(&format!("{BASE}/wallet")).send().await.map_err(ClientError::network)?;
+        let resp = Request::get(&format!("{BASE}/wallet"))
+            .send()
+            .await
+            .map_err(ClientError::network)?;
         decode(resp).await
     }
 }
@@ -39,8 +42,13 @@ async fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ClientError> {
         serde_json::from_str(&text).map_err(|e| ClientError::Decode(e.to_string()))
     } else {
         match serde_json::from_str::<ErrorEnvelope>(&text) {
-            Ok(envelope) => Err(ClientError::Api { status, error: envelope.error }),
-            Err(_) => Err(ClientError::Decode(format!("HTTP {status} without a v1 error body"))),
+            Ok(envelope) => Err(ClientError::Api {
+                status,
+                error: Box::new(envelope.error),
+            }),
+            Err(_) => Err(ClientError::Decode(format!(
+                "HTTP {status} without a v1 error body"
+            ))),
         }
     }
 }

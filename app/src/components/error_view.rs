@@ -14,11 +14,17 @@ pub fn ErrorView(error: ClientError) -> impl IntoView {
         ),
         ClientError::Network(_) => (
             error.to_string(),
-            "Check your connection; nothing was sent. Try again when you are back online.".to_string(),
+            "Check your connection; nothing was sent. Try again when you are back online."
+                .to_string(),
             None,
             None,
         ),
-        ClientError::Decode(_) => (error.to_string(), "Reload the page; if it persists, contact support.".to_string(), None, None),
+        ClientError::Decode(_) => (
+            error.to_string(),
+            "Reload the page; if it persists, contact support.".to_string(),
+            None,
+            None,
+        ),
     };
     view! {
         <div class="error-view" role="alert">
