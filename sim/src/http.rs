@@ -20,6 +20,10 @@ use crate::errors::{SimError, extra};
 /// Largest accepted body: a 5,000-item batch of full addresses fits with room.
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
+pub fn is_v1(path: &str) -> bool {
+    path == "/v1" || path.starts_with("/v1/")
+}
+
 /// Who is calling, for the handlers.
 #[derive(Debug, Clone)]
 pub struct Caller {
@@ -31,7 +35,7 @@ pub struct Caller {
 
 pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
-    if path != "/v1" && !path.starts_with("/v1/") {
+    if !is_v1(&path) {
         return next.run(req).await;
     }
     let request_id = format!("req_{}", random_hex(12));

@@ -119,6 +119,9 @@ async fn not_found(req: Request) -> SimError {
 /// Outside /v1 (control, samples, unknown paths) every error still gets the
 /// envelope and a request id, including axum's own rejections (405 and the like).
 async fn stamp_outside_v1(req: Request, next: axum::middleware::Next) -> Response {
+    if http::is_v1(req.uri().path()) {
+        return next.run(req).await; // the v1 pipeline stamps these
+    }
     let mut response = next.run(req).await;
     let status = response.status();
     let is_json = response

@@ -1,0 +1,232 @@
+//! Part 8's per-key, per-endpoint, per-minute limits (driven by the clock
+//! control, never by sleeping), and bad input that must never be a 500.
+
+mod common;
+
+use api::ENDPOINTS;
+use common::*;
+use serde_json::json;
+
+fn concrete(pattern: &str) -> String {
+    pattern.replace("{id}", "x1")
+}
+
+#[tokio::test]
+async fn every_endpoint_enforces_its_own_limit_and_resets_each_minute() {
+    let s = start().await;
+    for e in ENDPOINTS.iter() {
+        let key = s.new_key("live", &[e.scope.as_str()], json!({})).await;
+        let path = concrete(e.pattern);
+        let method = e.method.as_str();
+        let limit = e.limit_per_minute;
+        let mut reset = 0;
+        for n in 1..=limit {
+            let r = s.call(method, &path, Some(&key), Some(json!({}))).await;
+            assert_ne!(
+                r.status, 429,
+                "{method} {path}: refused at call {n} of {limit}"
+            );
+            assert_eq!(
+                r.header("x-ratelimit-limit"),
+                Some(limit.to_string().as_str())
+            );
+            assert_eq!(
+                r.header("x-ratelimit-remaining"),
+                Some((limit - n).to_string().as_str()),
+                "{method} {path}"
+            );
+            reset = r
+                .header("x-ratelimit-reset")
+                .unwrap()
+                .parse::<u64>()
+                .unwrap();
+        }
+        let r = s.call(method, &path, Some(&key), Some(json!({}))).await;
+        r.assert_envelope(429, "AUTH.RATE_LIMIT.EXCEEDED");
+        let message = r.json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(method)
+                && message.contains(e.pattern)
+                && message.contains(&limit.to_string()),
+            "{message}"
+        );
+        let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
+        assert!((1..=60).contains(&retry));
+        // Another key is counted apart.
+        let other = s.new_key("live", &[e.scope.as_str()], json!({})).await;
+        assert_ne!(
+            s.call(method, &path, Some(&other), Some(json!({})))
+                .await
+                .status,
+            429
+        );
+        // The next window starts at the reset time.
+        let now = s.advance(0).await;
+        s.advance(reset - now).await;
+        assert_ne!(
+            s.call(method, &path, Some(&key), Some(json!({})))
+                .await
+                .status,
+            429,
+            "{method} {path} after reset"
+        );
+    }
+}
+
+#[tokio::test]
+async fn limits_are_per_endpoint() {
+    let s = start().await;
+    for _ in 0..10 {
+        s.post("/v1/batches", LIVE, json!({"items": []})).await;
+    }
+    s.post("/v1/batches", LIVE, json!({"items": []}))
+        .await
+        .assert_envelope(429, "AUTH.RATE_LIMIT.EXCEEDED");
+    assert_eq!(
+        s.get("/v1/wallet", LIVE).await.status,
+        200,
+        "another endpoint is unaffected"
+    );
+}
+
+#[tokio::test]
+async fn bad_input_gets_the_envelope_never_a_500() {
+    let s = start().await;
+    let cases: Vec<(&str, &str, Option<Vec<u8>>, u16, &str)> = vec![
+        (
+            "POST",
+            "/v1/rates",
+            Some(b"{not json".to_vec()),
+            422,
+            "VALIDATION.FIELD.INVALID",
+        ),
+        (
+            "POST",
+            "/v1/rates",
+            Some(b"".to_vec()),
+            422,
+            "VALIDATION.FIELD.INVALID",
+        ),
+        (
+            "POST",
+            "/v1/rates",
+            Some(b"[]".to_vec()),
+            422,
+            "VALIDATION.FIELD.INVALID",
+        ),
+        (
+            "POST",
+            "/v1/labels",
+            Some(br#"{"rate_id": null}"#.to_vec()),
+            422,
+            "VALIDATION.FIELD.INVALID",
+        ),
+        (
+            "POST",
+            "/v1/labels",
+            Some(br#"{"rate_id": ""}"#.to_vec()),
+            422,
+            "VALIDATION.FIELD.REQUIRED",
+        ),
+        (
+            "POST",
+            "/v1/addresses/validate",
+            Some(
+                br#"{"name":"a","street1":"b","city":"c","state":"CA","zip":"1","country":"USA"}"#
+                    .to_vec(),
+            ),
+            422,
+            "VALIDATION.FIELD.INVALID",
+        ),
+        (
+            "POST",
+            "/v1/trackers",
+            Some(br#"{"tracking_number": 5}"#.to_vec()),
+            422,
+            "VALIDATION.FIELD.INVALID",
+        ),
+        (
+            "POST",
+            "/v1/batches",
+            Some(br#"{"items": "many"}"#.to_vec()),
+            422,
+            "VALIDATION.FIELD.INVALID",
+        ),
+        (
+            "POST",
+            "/v1/batches",
+            Some(br#"{}"#.to_vec()),
+            422,
+            "VALIDATION.FIELD.REQUIRED",
+        ),
+        (
+            "POST",
+            "/v1/rates",
+            Some(vec![b' '; 9 * 1024 * 1024]),
+            413,
+            "VALIDATION.BODY.TOO_LARGE",
+        ),
+        ("GET", "/v1/unknown", None, 404, "ROUTE.PATH.NOT_FOUND"),
+        (
+            "GET",
+            "/v1/labels/..%2Fwallet",
+            None,
+            404,
+            "ROUTE.PATH.NOT_FOUND",
+        ),
+        ("PATCH", "/v1/wallet", None, 405, "ROUTE.METHOD.NOT_ALLOWED"),
+        ("GET", "/elsewhere", None, 404, "ROUTE.PATH.NOT_FOUND"),
+        (
+            "POST",
+            "/__sim/faults",
+            Some(b"{}".to_vec()),
+            405,
+            "ROUTE.METHOD.NOT_ALLOWED",
+        ),
+        (
+            "PUT",
+            "/__sim/faults",
+            Some(br#"{"carriers_down": 3}"#.to_vec()),
+            422,
+            "VALIDATION.FIELD.INVALID",
+        ),
+    ];
+    for (method, path, body, status, code) in cases {
+        let r = s.raw(method, path, Some(LIVE), body.as_deref()).await;
+        assert!(r.status < 500, "{method} {path} gave {}", r.status);
+        r.assert_envelope(status, code);
+    }
+    // Wrong types name the field, nested.
+    let r = s.post("/v1/rates", LIVE, json!({"from_address": from(), "to_address": to(), "parcel": {"weight_oz": "heavy", "length": 1, "width": 1, "height": 1}})).await;
+    r.assert_envelope(422, "VALIDATION.FIELD.INVALID");
+    assert_eq!(r.json["error"]["field"], "parcel.weight_oz");
+    let r = s.post("/v1/rates", LIVE, json!({"from_address": from(), "to_address": to(), "parcel": {"weight_oz": 0, "length": 1, "width": 1, "height": 1}})).await;
+    assert_eq!(r.json["error"]["field"], "parcel.weight_oz");
+    let mut item = batch_item(500);
+    item.as_object_mut().unwrap().remove("rate_id");
+    let r = s
+        .post(
+            "/v1/batches",
+            LIVE,
+            json!({"items": [batch_item(500), item]}),
+        )
+        .await;
+    r.assert_envelope(422, "VALIDATION.FIELD.REQUIRED");
+    assert_eq!(r.json["error"]["field"], "items[1].rate_id");
+    assert_eq!(
+        s.balance().await,
+        10_000,
+        "nothing was charged by any of it"
+    );
+}
+
+#[tokio::test]
+async fn five_thousand_items_is_the_largest_batch() {
+    let s = start().await;
+    s.set_wallet(100_000_000, "ok", serde_json::Value::Null)
+        .await;
+    let items: Vec<_> = (0..5000).map(|_| batch_item(500)).collect();
+    let r = s.post("/v1/batches", LIVE, json!({"items": items})).await;
+    assert_eq!(r.status, 201, "{}", r.json);
+    assert_eq!(r.json["item_count"], 5000);
+}

@@ -1,0 +1,278 @@
+//! Part 3's transitions and the money rules, as a merchant would see them.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn live_purchase_charges_the_wallet_by_the_rate_and_sandbox_is_free() {
+    let s = start().await;
+    let before = s.balance().await;
+    let (rate, cents) = s.rate_id(LIVE, None).await;
+    let r = s.post("/v1/labels", LIVE, json!({"rate_id": rate})).await;
+    assert_eq!(r.status, 201, "{}", r.json);
+    assert_eq!(r.json["wallet_balance_after_cents"], before - cents);
+    assert_eq!(r.json["sandbox"], false);
+    assert_eq!(s.balance().await, before - cents);
+
+    let r = s.buy(SANDBOX).await;
+    assert_eq!(r.status, 201);
+    assert!(
+        r.json["tracking_number"]
+            .as_str()
+            .unwrap()
+            .starts_with("9999")
+    );
+    assert_eq!(r.json["sandbox"], true);
+    assert_eq!(s.balance().await, before - cents, "sandbox charges nothing");
+    let w = s.get("/v1/wallet", SANDBOX).await.json;
+    assert_eq!(
+        (w["sandbox"].clone(), w["unlimited"].clone()),
+        (json!(true), json!(true))
+    );
+
+    // The label PDF is served by the simulator itself.
+    let url = r.json["label_url"].as_str().unwrap();
+    let path = &url[url.find("/samples").unwrap()..];
+    let pdf = s.call("GET", path, None, None).await;
+    assert_eq!(pdf.status, 200);
+    assert!(pdf.raw.starts_with(b"%PDF"));
+}
+
+#[tokio::test]
+async fn rates_are_deterministic_sorted_and_expire_after_15_minutes() {
+    let s = start().await;
+    let a = s.quote(LIVE, to(), parcel()).await.json["rates"].clone();
+    let b = s.quote(LIVE, to(), parcel()).await.json["rates"].clone();
+    let prices = |v: &serde_json::Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["rate_cents"].as_i64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(prices(&a), prices(&b), "same input, same prices");
+    assert!(
+        prices(&a).windows(2).all(|w| w[0] <= w[1]),
+        "cheapest first"
+    );
+    let carriers: std::collections::BTreeSet<_> = a
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["carrier"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(carriers.len(), 4, "four carriers in one response");
+    for r in a.as_array().unwrap() {
+        assert!(r["carbon_grams"].as_i64().unwrap() > 0);
+        assert_eq!(r["carrier_eta"].as_str().unwrap().len(), 10);
+        assert_eq!(r["account_type"], "platform");
+    }
+    // Heavier parcels and farther destinations cost more.
+    let heavy = s
+        .quote(
+            LIVE,
+            to(),
+            json!({"weight_oz": 200, "length": 10, "width": 8, "height": 4}),
+        )
+        .await
+        .json["rates"]
+        .clone();
+    assert!(prices(&heavy)[0] > prices(&a)[0]);
+
+    let (rate, _) = s.rate_id(LIVE, None).await;
+    s.advance(15 * 60 - 1).await;
+    let (fresh, _) = s.rate_id(LIVE, None).await;
+    assert_eq!(
+        s.post("/v1/labels", LIVE, json!({"rate_id": rate}))
+            .await
+            .status,
+        201,
+        "still valid at 14:59"
+    );
+    s.advance(15 * 60).await;
+    s.post("/v1/labels", LIVE, json!({"rate_id": fresh}))
+        .await
+        .assert_envelope(422, "RATE.EXPIRED");
+}
+
+#[tokio::test]
+async fn byoa_rates_appear_next_to_platform_rates_without_surcharge() {
+    let s = start().await;
+    s.control(
+        "POST",
+        "/__sim/accounts/acct_demo/carrier-accounts",
+        json!({"carrier": "Atlas Freight"}),
+    )
+    .await;
+    let rates = s.quote(LIVE, to(), parcel()).await.json["rates"].clone();
+    let atlas: Vec<_> = rates
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["carrier"] == "Atlas Freight" && r["service"] == "Ground")
+        .collect();
+    assert_eq!(atlas.len(), 2);
+    let price = |t: &str| {
+        atlas.iter().find(|r| r["account_type"] == t).unwrap()["rate_cents"]
+            .as_i64()
+            .unwrap()
+    };
+    assert!(price("byoa") < price("platform"));
+    let list = s.get("/v1/carrier-accounts", LIVE).await.json;
+    assert_eq!(list["carrier_accounts"][0]["carrier"], "Atlas Freight");
+    assert_eq!(list["carrier_accounts"][0]["status"], "active");
+}
+
+#[tokio::test]
+async fn void_is_requested_then_confirmed_and_refunded() {
+    let s = start().await;
+    let before = s.balance().await;
+    let label = s.buy(LIVE).await.json;
+    let id = label["id"].as_str().unwrap();
+    let cents = label["rate_cents"].as_i64().unwrap();
+    assert_eq!(
+        s.get(&format!("/v1/labels/{id}"), LIVE).await.json["void_status"],
+        "none"
+    );
+    let r = s
+        .call("DELETE", &format!("/v1/labels/{id}"), Some(LIVE), None)
+        .await;
+    assert_eq!(
+        (r.status, r.json["void_status"].as_str()),
+        (200, Some("requested"))
+    );
+    assert_eq!(
+        s.get(&format!("/v1/labels/{id}"), LIVE).await.json["void_status"],
+        "requested"
+    );
+    assert_eq!(
+        s.balance().await,
+        before - cents,
+        "no refund before the carrier confirms"
+    );
+    s.advance(300).await;
+    assert_eq!(
+        s.get(&format!("/v1/labels/{id}"), LIVE).await.json["void_status"],
+        "voided"
+    );
+    assert_eq!(s.balance().await, before, "refunded once confirmed");
+    s.get(&format!("/v1/labels/{id}"), LIVE).await;
+    assert_eq!(s.balance().await, before, "refunded once only");
+}
+
+#[tokio::test]
+async fn auto_reload_pays_what_the_balance_cannot() {
+    let s = start().await;
+    let (rate, cents) = s.rate_id(LIVE, None).await;
+    s.set_wallet(
+        100,
+        "ok",
+        json!({"threshold_cents": 1000, "amount_cents": 2500}),
+    )
+    .await;
+    let r = s.post("/v1/labels", LIVE, json!({"rate_id": rate})).await;
+    assert_eq!(r.status, 201, "{}", r.json);
+    let after = r.json["wallet_balance_after_cents"].as_i64().unwrap();
+    assert!(
+        after >= 1000,
+        "reloaded to stay above the threshold: {after}"
+    );
+    assert_eq!((after + cents - 100) % 2500, 0, "reloaded in whole amounts");
+}
+
+#[tokio::test]
+async fn trackers_advance_with_the_clock_after_the_scan() {
+    let s = start().await;
+    let label = s.buy(LIVE).await.json;
+    let t = s
+        .post(
+            "/v1/trackers",
+            LIVE,
+            json!({"tracking_number": label["tracking_number"]}),
+        )
+        .await;
+    assert_eq!(t.status, 201);
+    let id = t.json["id"].as_str().unwrap().to_string();
+    assert_eq!(t.json["status"], "pre_transit");
+    s.advance(3600).await;
+    assert_eq!(
+        s.get(&format!("/v1/trackers/{id}"), LIVE).await.json["status"],
+        "pre_transit",
+        "nothing moves before the scan"
+    );
+    s.control(
+        "POST",
+        &format!("/__sim/labels/{}/scan", label["id"].as_str().unwrap()),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        s.get(&format!("/v1/trackers/{id}"), LIVE).await.json["status"],
+        "in_transit"
+    );
+    s.advance(36 * 3600).await;
+    assert_eq!(
+        s.get(&format!("/v1/trackers/{id}"), LIVE).await.json["status"],
+        "out_for_delivery"
+    );
+    s.advance(4 * 3600).await;
+    let t = s.get(&format!("/v1/trackers/{id}"), LIVE).await.json;
+    assert_eq!(t["status"], "delivered");
+    let times: Vec<u64> = t["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["occurred_at"].as_u64().unwrap())
+        .collect();
+    assert_eq!(times.len(), 6);
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "oldest first");
+}
+
+#[tokio::test]
+async fn batches_charge_up_front_and_progress_with_time() {
+    let s = start().await;
+    s.set_wallet(1_000_000, "ok", serde_json::Value::Null).await;
+    let items: Vec<_> = (0..100).map(|_| batch_item(700)).collect();
+    let r = s.post("/v1/batches", LIVE, json!({"items": items})).await;
+    assert_eq!(r.status, 201, "{}", r.json);
+    assert_eq!(r.json["total_cost_cents"], 70_000);
+    assert_eq!(r.json["wallet_balance_after_cents"], 930_000);
+    assert_eq!(s.balance().await, 930_000, "deducted at creation");
+    let id = r.json["id"].as_str().unwrap().to_string();
+    let b = s.get(&format!("/v1/batches/{id}"), LIVE).await.json;
+    assert_eq!(
+        (
+            b["state"].as_str(),
+            b["estimated_completion_percentage"].as_u64()
+        ),
+        (Some("created"), Some(0))
+    );
+    assert_eq!(
+        s.post(&format!("/v1/batches/{id}/buy"), LIVE, json!({}))
+            .await
+            .status,
+        202
+    );
+    s.advance(2).await;
+    let b = s.get(&format!("/v1/batches/{id}"), LIVE).await.json;
+    assert_eq!(b["state"], "processing");
+    assert_eq!(b["estimated_completion_percentage"], 40);
+    assert_eq!(b["estimated_time_remaining_seconds"], 3);
+    s.advance(10).await;
+    let b = s.get(&format!("/v1/batches/{id}"), LIVE).await.json;
+    assert_eq!(
+        (
+            b["state"].as_str(),
+            b["estimated_completion_percentage"].as_u64()
+        ),
+        (Some("completed"), Some(100))
+    );
+    assert_eq!(b["label_ids"].as_array().unwrap().len(), 100);
+    assert_eq!(
+        s.balance().await,
+        930_000,
+        "labels of a paid batch are not charged again"
+    );
+}
