@@ -92,7 +92,15 @@ async fn limits_are_per_endpoint() {
 #[tokio::test]
 async fn bad_input_gets_the_envelope_never_a_500() {
     let s = start().await;
-    let cases: Vec<(&str, &str, Option<Vec<u8>>, u16, &str)> = vec![
+    // (method, path, body, expected status, expected code)
+    type Case = (
+        &'static str,
+        &'static str,
+        Option<Vec<u8>>,
+        u16,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
         (
             "POST",
             "/v1/rates",
