@@ -19,7 +19,7 @@ export function newKeys() {
 
 /** Starts the simulator binary built by `cargo build --profile native -p sim`. */
 export async function startSim({ keys, env = {} } = {}) {
-  const bin = path.join(ROOT, 'target/native/sim');
+  const bin = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'native/sim');
   const child = spawn(bin, ['--addr', '127.0.0.1:0'], {
     env: { ...process.env, SIM_LIVE_KEY: keys.live, SIM_SANDBOX_KEY: keys.sandbox, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
