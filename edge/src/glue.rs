@@ -17,56 +17,54 @@ fn start() {
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let request_id = new_request_id();
-    let response = match handle(req, &env).await {
-        Ok(resp) => resp,
+    match handle(req, &env).await {
+        Ok(resp) => Ok(resp),
         Err(err) => error_response(&err, &request_id),
-    };
-    Ok(response)
+    }
 }
 
 async fn handle(mut req: Request, env: &Env) -> Result<Response, EdgeError> {
     let config = Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()))?;
-    let url = req.url().map_err(|_| EdgeError::RouteNotFound {
-        path: String::new(),
-    })?;
+    let url = req
+        .url()
+        .map_err(|_| EdgeError::RouteNotFound { path: req.path() })?;
     let method = req.method().to_string();
     let forward = proxy::plan(&method, url.path(), url.query(), &config.upstream)?;
 
     let headers = Headers::new();
-    let key = config.active_key();
-    let _ = headers.set("Authorization", &format!("Bearer {}", key.expose()));
+    let _ = headers.set(
+        "Authorization",
+        &format!("Bearer {}", config.active_key().expose()),
+    );
     let _ = headers.set("Accept", "application/json");
     let mut init = RequestInit::new();
     init.with_method(req.method()).with_headers(headers);
-    if method != "GET" {
-        let body = req.bytes().await.unwrap_or_default();
-        if !body.is_empty() {
-            let _ = init.headers.set("Content-Type", "application/json");
-            init.with_body(Some(JsValue::from(worker::js_sys::Uint8Array::from(
-                body.as_slice(),
-            ))));
-        }
-    }
-    // Only idempotent reads may be retried; a purchase is never sent twice.
-    let may_retry = method == "GET";
-    let upstream_request = |init: &RequestInit| Request::new_with_init(&forward.url, init);
-    let mut attempt = 0;
-    let mut upstream = loop {
-        attempt += 1;
-        let sent = match upstream_request(&init) {
-            Ok(r) => Fetch::Request(r).send().await,
-            Err(e) => Err(e),
-        };
-        match sent {
-            Ok(resp) => break resp,
-            Err(_) if may_retry && attempt < 2 => continue,
-            Err(_) => {
-                return Err(EdgeError::UpstreamUnreachable {
-                    outcome_unknown: method != "GET",
-                });
-            }
-        }
+    let body = if method == "GET" {
+        vec![]
+    } else {
+        req.bytes().await.unwrap_or_default()
     };
+    if !body.is_empty() {
+        let _ = init.headers.set("Content-Type", "application/json");
+        init.with_body(Some(JsValue::from(worker::js_sys::Uint8Array::from(
+            body.as_slice(),
+        ))));
+    }
+
+    let send = || async {
+        Fetch::Request(Request::new_with_init(&forward.url, &init)?)
+            .send()
+            .await
+    };
+    let mut sent = send().await;
+    if sent.is_err() && method == "GET" {
+        sent = send().await; // reads may be retried once; writes never are
+    }
+    // A write that got no answer may still have happened upstream.
+    let unreachable = || EdgeError::UpstreamUnreachable {
+        outcome_unknown: !forward.endpoint.scope.is_read(),
+    };
+    let mut upstream = sent.map_err(|_| unreachable())?;
 
     let out_headers = Headers::new();
     for (name, value) in upstream.headers().entries() {
@@ -75,34 +73,19 @@ async fn handle(mut req: Request, env: &Env) -> Result<Response, EdgeError> {
         }
     }
     let status = upstream.status_code();
-    let body = upstream
-        .bytes()
-        .await
-        .map_err(|_| EdgeError::UpstreamUnreachable {
-            outcome_unknown: method != "GET",
-        })?;
-    Ok(bytes_response(body, status, out_headers))
+    let body = upstream.bytes().await.map_err(|_| unreachable())?;
+    Response::from_bytes(body)
+        .map(|r| r.with_status(status).with_headers(out_headers))
+        .map_err(|_| unreachable())
 }
 
-fn bytes_response(body: Vec<u8>, status: u16, headers: Headers) -> Response {
-    match Response::from_bytes(body) {
-        Ok(resp) => resp.with_status(status).with_headers(headers),
-        Err(_) => Response::empty()
-            .map(|r| r.with_status(500))
-            .unwrap_or_else(|_| unreachable_response()),
-    }
-}
-
-fn error_response(err: &EdgeError, request_id: &str) -> Response {
+fn error_response(err: &EdgeError, request_id: &str) -> worker::Result<Response> {
     let headers = Headers::new();
-    let _ = headers.set("Content-Type", "application/json");
-    let _ = headers.set("X-Request-Id", request_id);
-    bytes_response(err.to_body(request_id).into_bytes(), err.status(), headers)
-}
-
-#[allow(clippy::panic)]
-fn unreachable_response() -> Response {
-    panic!("workerd could not build an empty response")
+    headers.set("Content-Type", "application/json")?;
+    headers.set("X-Request-Id", request_id)?;
+    Ok(Response::from_bytes(err.to_body(request_id).into_bytes())?
+        .with_status(err.status())
+        .with_headers(headers))
 }
 
 fn new_request_id() -> String {

@@ -41,6 +41,9 @@ struct NewKey {
     scopes: Vec<Scope>,
     expires_at: Option<u64>,
     account: Option<String>,
+    /// For load benchmarks only: the key is never refused for its limit.
+    #[serde(default)]
+    unlimited: bool,
 }
 
 pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
@@ -57,6 +60,7 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
             scopes: req.scopes.clone(),
             expires_at: req.expires_at,
             revoked: false,
+            unlimited: req.unlimited,
         },
     );
     let body = json!({"key": key, "account": account, "env": req.env, "scopes": req.scopes, "expires_at": req.expires_at});

@@ -258,7 +258,8 @@ mod tests {
     fn zones_grow_with_distance() {
         let sf = addr("a", "1 Main St", "94107");
         assert_eq!(zone(&sf, &addr("b", "1 Main St", "94110")), 1);
-        assert_eq!(zone(&sf, &addr("b", "1 Main St", "10001")), 7);
+        assert_eq!(zone(&sf, &addr("b", "1 Main St", "10001")), 6);
+        assert_eq!(zone(&sf, &addr("b", "1 Main St", "00501")), 7);
     }
 
     #[test]

@@ -42,6 +42,8 @@ pub struct KeyRecord {
     pub scopes: Vec<Scope>,
     pub expires_at: Option<u64>,
     pub revoked: bool,
+    /// Benchmark keys: counted and reported, never refused for the limit.
+    pub unlimited: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -198,6 +200,7 @@ impl World {
                     scopes: Scope::ALL.to_vec(),
                     expires_at: None,
                     revoked: false,
+                    unlimited: false,
                 },
             );
         }

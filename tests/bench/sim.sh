@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Simulator throughput and latency (wrk, loopback, bounded: 10 s per run) and
+# memory after 100,000 labels. Prints a Markdown table for BENCHMARKS.md.
+#   bash tests/bench/sim.sh
+set -euo pipefail
+. "$(dirname "$0")/../../scripts/env"
+cd "$ROOT"
+command -v wrk >/dev/null || { echo "missing tool: wrk (apt-get install wrk)" >&2; exit 1; }
+cargo build --quiet --profile native -p sim
+tmp=$(mktemp -d); trap 'kill $sim_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+"$CARGO_TARGET_DIR/native/sim" --addr 127.0.0.1:0 > "$tmp/out" &
+sim_pid=$!
+for _ in $(seq 50); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; done
+url=$(sed -n 's/^listening on //p' "$tmp/out")
+key_for() { curl -fsS "$url/__sim/keys" -H 'content-type: application/json' \
+  -d "{\"env\":\"$1\",\"scopes\":[\"rates:read\",\"wallet:read\",\"labels:write\"],\"unlimited\":true}" | sed 's/.*"key":"\([^"]*\)".*/\1/'; }
+live=$(key_for live); sandbox=$(key_for sandbox)
+body='{"from_address":{"name":"Ada Shop Inc","street1":"500 Market St Suite 3","city":"San Francisco","state":"CA","zip":"94105","country":"US"},"to_address":{"name":"Grace Hopper","street1":"12 Elm St","city":"Brooklyn","state":"NY","zip":"11201","country":"US"},"parcel":{"weight_oz":20,"length":10,"width":8,"height":4}}'
+cat > "$tmp/rates.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '$body'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $live"
+LUA
+cat > "$tmp/wallet.lua" <<LUA
+wrk.headers["Authorization"] = "Bearer $live"
+LUA
+row() { # name path script connections
+  local out; out=$(wrk -t2 -c"$4" -d10s --latency -s "$tmp/$3" "$url$2")
+  local rps p50 p99 non2xx
+  rps=$(awk '/Requests\/sec/{print $2}' <<<"$out")
+  p50=$(awk '$1=="50%"{print $2}' <<<"$out"); p99=$(awk '$1=="99%"{print $2}' <<<"$out")
+  non2xx=$(awk '/Non-2xx/{print $NF}' <<<"$out"); non2xx=${non2xx:-0}
+  echo "| $1 | $4 | $rps | $p50 | $p99 | $non2xx |"
+}
+echo "| request | connections | req/s | p50 | p99 | non-2xx |"
+echo "|---|---|---|---|---|---|"
+row "GET /v1/wallet" /v1/wallet wallet.lua 1
+row "GET /v1/wallet" /v1/wallet wallet.lua 16
+row "POST /v1/rates" /v1/rates rates.lua 1
+row "POST /v1/rates" /v1/rates rates.lua 16
+
+# Memory: 100,000 sandbox labels bought from one quoted rate (a fresh simulator).
+kill $sim_pid; wait $sim_pid 2>/dev/null || true
+"$CARGO_TARGET_DIR/native/sim" --addr 127.0.0.1:0 > "$tmp/out" &
+sim_pid=$!
+for _ in $(seq 50); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; done
+url=$(sed -n 's/^listening on //p' "$tmp/out")
+sandbox=$(key_for sandbox)
+rss() { awk '/VmRSS/{print $2}' "/proc/$sim_pid/status"; }
+before=$(rss)
+rate=$(curl -fsS "$url/v1/rates" -H "Authorization: Bearer $sandbox" -H 'content-type: application/json' -d "$body" | sed 's/.*"id":"\(rate_[^"]*\)".*/\1/' | head -1)
+cat > "$tmp/buy.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"rate_id":"$rate"}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $sandbox"
+local n = 0
+request = function() n = n + 1; if n > 50000 then wrk.thread:stop() end; return wrk.format() end
+LUA
+wrk -t2 -c8 -d60s -s "$tmp/buy.lua" "$url/v1/labels" > "$tmp/buy.out"
+made=$(curl -fsS "$url/__sim/accounts/acct_demo" >/dev/null && awk '/requests in/{print $1}' "$tmp/buy.out")
+after=$(rss)
+echo
+echo "Memory: RSS ${before} KiB at start, ${after} KiB after ${made} label purchases ($(( (after - before) * 1024 / (made > 0 ? made : 1) )) bytes per label)."
