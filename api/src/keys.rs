@@ -34,6 +34,19 @@ pub enum KeyError {
     Malformed,
 }
 
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeyError::UnknownPrefix => "an API key starts with svc_live_ or svc_test_",
+            KeyError::Malformed => {
+                "an API key has exactly 32 hexadecimal characters after its prefix"
+            }
+        })
+    }
+}
+
+impl std::error::Error for KeyError {}
+
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ApiKey {
     value: String,

@@ -29,4 +29,4 @@ pub use rates::{AccountType, Rate, RatesRequest, RatesResponse};
 pub use scopes::Scope;
 pub use trackers::{CreateTrackerRequest, Tracker, TrackerEvent, TrackerStatus};
 pub use wallet::{AutoReload, CardState, Wallet};
-pub use webhooks::{DeliveryList, DeliveryStatus, WebhookDelivery, WebhookEvent};
+pub use webhooks::{DeliveryList, DeliveryStatus, SignatureError, WebhookDelivery, WebhookEvent};

@@ -9,8 +9,18 @@ use crate::labels::Label;
 
 pub const SIGNATURE_HEADER: &str = "svc-signature";
 pub const EVENT_LABEL_CREATED: &str = "label.created";
-/// Delay of each attempt after the first event, in seconds (part 6).
+/// Part 6: five attempts in all. Entry `n` is the wait before attempt `n + 1`,
+/// counted from the previous attempt (our reading of "attempt 2 after 5
+/// minutes, attempt 3 after 30 minutes, ..."): immediate, +5 min, +30 min,
+/// +2 h, +24 h. Delivery stops at the first 2xx.
 pub const RETRY_SCHEDULE_SECONDS: [u64; 5] = [0, 300, 1800, 7200, 86400];
+/// Our choice: the answer a receiver has to give within this many seconds.
+pub const DELIVERY_TIMEOUT_SECONDS: u64 = 5;
+
+/// Our choice: an attempt succeeds when the receiver answers any 2xx.
+pub fn is_success_status(status: u16) -> bool {
+    (200..300).contains(&status)
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WebhookEvent {
@@ -21,10 +31,24 @@ pub struct WebhookEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SignatureError {
     Missing,
-    /// Not `sha256=` followed by 64 hexadecimal characters.
+    /// Not `sha256=` followed by 64 lowercase hexadecimal characters.
     Malformed,
     Mismatch,
 }
+
+impl std::fmt::Display for SignatureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SignatureError::Missing => "the svc-signature header is missing",
+            SignatureError::Malformed => {
+                "the svc-signature header is not sha256=<64 lowercase hex>"
+            }
+            SignatureError::Mismatch => "the svc-signature does not match the body",
+        })
+    }
+}
+
+impl std::error::Error for SignatureError {}
 
 fn mac(secret: &[u8], body: &[u8]) -> [u8; 32] {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
@@ -107,6 +131,16 @@ mod tests {
         assert_eq!(
             sig,
             "sha256=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8"
+        );
+    }
+
+    #[test]
+    fn only_2xx_is_a_success_and_the_schedule_is_part_6() {
+        assert!(is_success_status(200) && is_success_status(204) && is_success_status(299));
+        assert!(!is_success_status(301) && !is_success_status(404) && !is_success_status(500));
+        assert_eq!(
+            RETRY_SCHEDULE_SECONDS.iter().sum::<u64>(),
+            5 * 60 + 30 * 60 + 2 * 3600 + 24 * 3600
         );
     }
 

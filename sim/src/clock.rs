@@ -42,7 +42,31 @@ pub fn date(unix: u64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
-/// Random bytes from the OS, for keys and ids.
+/// Non-secret hex for ids and request ids: a per-thread xorshift generator
+/// seeded once from the OS, so hot paths do not open /dev/urandom.
+pub fn id_hex(bytes: usize) -> String {
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new({
+            let seed = u64::from_str_radix(&random_hex(8), 16).unwrap_or(0x9e37_79b9_7f4a_7c15);
+            seed | 1
+        });
+    }
+    STATE.with(|state| {
+        let mut out = String::with_capacity(bytes * 2);
+        let mut x = state.get();
+        for _ in 0..bytes {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            out.push_str(&format!("{:02x}", (x >> 24) as u8));
+        }
+        state.set(x);
+        out
+    })
+}
+
+/// Random bytes from the OS, for secrets (API keys).
 pub fn random_hex(bytes: usize) -> String {
     use std::io::Read;
     let mut buf = vec![0u8; bytes];
@@ -70,6 +94,14 @@ mod tests {
         assert_eq!(date(0), "1970-01-01");
         assert_eq!(date(1_778_889_600), "2026-05-16");
         assert_eq!(date(951_782_400), "2000-02-29");
+    }
+
+    #[test]
+    fn ids_are_hex_and_differ() {
+        let (a, b) = (id_hex(6), id_hex(6));
+        assert_eq!(a.len(), 12);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
     }
 
     #[test]

@@ -30,7 +30,7 @@ fn not_found(what: &str) -> SimError {
 }
 
 pub async fn reset(State(sim): State<Arc<Sim>>) -> Reply {
-    sim.world.lock().expect("world lock").reset();
+    sim.world().reset();
     sim.clock.reset();
     Ok(Json(json!({"reset": true, "now": sim.clock.now()})).into_response())
 }
@@ -50,7 +50,7 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     let req: NewKey = parse_json(&read_body(body).await?)?;
     let key = format!("{}{}", req.env.prefix(), random_hex(16));
     let account = req.account.unwrap_or_else(|| DEFAULT_ACCOUNT.to_string());
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     world.account_mut(&account);
     world.keys.insert(
         key.clone(),
@@ -68,7 +68,7 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
 }
 
 pub async fn revoke_key(State(sim): State<Arc<Sim>>, Path(key): Path<String>) -> Reply {
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     let record = world
         .keys
         .get_mut(&key)
@@ -85,10 +85,11 @@ struct Advance {
 pub async fn advance_clock(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     let req: Advance = parse_json(&read_body(body).await?)?;
     let now = sim.clock.advance(req.seconds);
-    sim.world
-        .lock()
-        .expect("world lock")
-        .advance_all_batches(now);
+    {
+        let mut world = sim.world();
+        world.advance_all_batches(now);
+        world.settle_voids(now);
+    }
     sim.deliveries_changed.notify_one();
     Ok(Json(json!({"now": now})).into_response())
 }
@@ -106,7 +107,7 @@ pub async fn set_wallet(
     body: Body,
 ) -> Reply {
     let req: WalletSettings = parse_json(&read_body(body).await?)?;
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     let a = world.account_mut(&account);
     a.balance_cents = req.balance_cents;
     a.card = req.card;
@@ -116,7 +117,9 @@ pub async fn set_wallet(
 
 /// A read of the account's state without spending a key's limit.
 pub async fn get_account(State(sim): State<Arc<Sim>>, Path(account): Path<String>) -> Reply {
-    let mut world = sim.world.lock().expect("world lock");
+    let now = sim.clock.now();
+    let mut world = sim.world();
+    world.settle_voids(now);
     let labels = world
         .labels
         .values()
@@ -144,7 +147,7 @@ pub async fn set_webhook(
             "the simulator delivers to http:// URLs only",
         ));
     }
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     world.account_mut(&account).webhook = Some((req.url.clone(), req.secret));
     Ok(Json(json!({"account": account, "url": req.url})).into_response())
 }
@@ -172,7 +175,7 @@ pub async fn connect_carrier_account(
             &format!("must be one of {}", crate::pricing::CARRIERS.join(", ")),
         ));
     };
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     let id = world.next_id("ca");
     let now = sim.clock.now();
     let record = CarrierAccount {
@@ -211,7 +214,7 @@ pub async fn update_carrier_account(
     body: Body,
 ) -> Reply {
     let req: CarrierAccountChange = parse_json(&read_body(body).await?)?;
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     let record = world
         .accounts
         .values_mut()
@@ -236,7 +239,7 @@ pub async fn update_carrier_account(
 
 pub async fn scan_label(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Reply {
     let now = sim.clock.now();
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     let label = world
         .labels
         .get_mut(&id)
@@ -247,6 +250,6 @@ pub async fn scan_label(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> 
 
 pub async fn set_faults(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     let faults: Faults = parse_json(&read_body(body).await?)?;
-    sim.world.lock().expect("world lock").faults = faults.clone();
+    sim.world().faults = faults.clone();
     Ok(Json(faults).into_response())
 }

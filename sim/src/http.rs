@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 
 use crate::Sim;
-use crate::clock::random_hex;
+use crate::clock::id_hex;
 use crate::errors::{SimError, extra};
 
 /// Largest accepted body: a 5,000-item batch of full addresses fits with room.
@@ -38,7 +38,7 @@ pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) 
     if !is_v1(&path) {
         return next.run(req).await;
     }
-    let request_id = format!("req_{}", random_hex(12));
+    let request_id = format!("req_{}", id_hex(12));
     let method = req.method().as_str().to_string();
     let route = endpoints::match_route(&method, &path);
     let now = sim.clock.now();
@@ -94,9 +94,13 @@ fn authorize(
             "Check the key: svc_live_ or svc_test_ followed by 32 hexadecimal characters, copied whole.",
         )
     };
-    let token = header.strip_prefix("Bearer ").ok_or_else(invalid)?.trim();
+    // The scheme is case-insensitive (RFC 9110); the key itself is not.
+    let token = match header.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+        _ => return Err(invalid()),
+    };
     ApiKey::parse(token).map_err(|_| invalid())?;
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     let key = world.keys.get(token).cloned().ok_or_else(invalid)?;
     if key.revoked {
         return Err(SimError::new(

@@ -13,7 +13,7 @@ pub mod webhooks;
 pub mod world;
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use axum::Router;
 use axum::extract::Request;
@@ -23,7 +23,7 @@ use axum::routing::{get, post, put};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
-use crate::clock::{Clock, random_hex};
+use crate::clock::{Clock, id_hex, random_hex};
 use crate::errors::{SimError, extra};
 use crate::world::{Config, World};
 
@@ -43,6 +43,12 @@ impl Sim {
             clock: Clock::default(),
             deliveries_changed: Notify::new(),
         })
+    }
+
+    /// The state, locked. A panic while it was held (there should be none)
+    /// must not turn every later request into a dropped connection.
+    pub fn world(&self) -> MutexGuard<'_, World> {
+        self.world.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -148,7 +154,7 @@ async fn stamp_outside_v1(req: Request, next: axum::middleware::Next) -> Respons
         response = SimError::custom(status.as_u16(), code, message, suggestion).into_response();
     }
     if response.headers().get("x-request-id").is_none() {
-        http::finish(&mut response, &format!("req_{}", random_hex(12)));
+        http::finish(&mut response, &format!("req_{}", id_hex(12)));
     }
     response
 }

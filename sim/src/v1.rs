@@ -74,13 +74,7 @@ fn check_parcel(prefix: &str, p: &Parcel) -> Result<(), SimError> {
 pub async fn validate_address(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     let address: Address = parse_json(&read_body(body).await?)?;
     check_address("", &address)?;
-    if sim
-        .world
-        .lock()
-        .expect("world lock")
-        .faults
-        .address_service_down
-    {
+    if sim.world().faults.address_service_down {
         return Err(SimError::new(
             ErrorCode::AddressValidationServiceError,
             "The address validation service is temporarily down.",
@@ -155,7 +149,7 @@ pub async fn rates(
     check_address("from_address", &req.from_address)?;
     check_address("to_address", &req.to_address)?;
     check_parcel("parcel", &req.parcel)?;
-    let (rates, down) = sim.world.lock().expect("world lock").quote(
+    let (rates, down) = sim.world().quote(
         &c.account,
         c.env,
         &req.from_address,
@@ -188,32 +182,22 @@ pub async fn buy_label(
     if req.rate_id.trim().is_empty() {
         return Err(SimError::required("rate_id"));
     }
-    let label =
-        sim.world
-            .lock()
-            .expect("world lock")
-            .buy_label(&c.account, c.env, &req.rate_id, c.now)?;
+    let label = sim
+        .world()
+        .buy_label(&c.account, c.env, &req.rate_id, c.now)?;
     sim.deliveries_changed.notify_one();
     ok(StatusCode::CREATED, label)
 }
 
 pub async fn get_label(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
     let id = c.id.unwrap_or_default();
-    let details = sim
-        .world
-        .lock()
-        .expect("world lock")
-        .label_details(&c.account, c.env, &id, c.now)?;
+    let details = sim.world().label_details(&c.account, c.env, &id, c.now)?;
     ok(StatusCode::OK, details)
 }
 
 pub async fn void_label(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
     let id = c.id.unwrap_or_default();
-    let void_status = sim
-        .world
-        .lock()
-        .expect("world lock")
-        .void_label(&c.account, c.env, &id, c.now)?;
+    let void_status = sim.world().void_label(&c.account, c.env, &id, c.now)?;
     ok(StatusCode::OK, VoidResponse { id, void_status })
 }
 
@@ -226,7 +210,7 @@ pub async fn create_tracker(
     if req.tracking_number.trim().is_empty() {
         return Err(SimError::required("tracking_number"));
     }
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     let record = world.create_tracker(
         &c.account,
         req.tracking_number.trim(),
@@ -238,11 +222,7 @@ pub async fn create_tracker(
 
 pub async fn get_tracker(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
     let id = c.id.unwrap_or_default();
-    let tracker = sim
-        .world
-        .lock()
-        .expect("world lock")
-        .tracker(&c.account, &id, c.now)?;
+    let tracker = sim.world().tracker(&c.account, &id, c.now)?;
     ok(StatusCode::OK, tracker)
 }
 
@@ -250,7 +230,7 @@ pub async fn carrier_accounts(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
 ) -> Reply {
-    let mut world = sim.world.lock().expect("world lock");
+    let mut world = sim.world();
     let carrier_accounts = world
         .account_mut(&c.account)
         .carrier_accounts
@@ -315,41 +295,25 @@ pub async fn create_batch(
         }
         items.push(item);
     }
-    let batch = sim
-        .world
-        .lock()
-        .expect("world lock")
-        .create_batch(&c.account, c.env, items)?;
+    let batch = sim.world().create_batch(&c.account, c.env, items)?;
     ok(StatusCode::CREATED, batch)
 }
 
 pub async fn buy_batch(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
     let id = c.id.unwrap_or_default();
-    let batch = sim
-        .world
-        .lock()
-        .expect("world lock")
-        .buy_batch(&c.account, c.env, &id, c.now)?;
+    let batch = sim.world().buy_batch(&c.account, c.env, &id, c.now)?;
     ok(StatusCode::ACCEPTED, batch)
 }
 
 pub async fn get_batch(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
     let id = c.id.unwrap_or_default();
-    let batch = sim
-        .world
-        .lock()
-        .expect("world lock")
-        .batch(&c.account, c.env, &id, c.now)?;
+    let batch = sim.world().batch(&c.account, c.env, &id, c.now)?;
     sim.deliveries_changed.notify_one();
     ok(StatusCode::OK, batch)
 }
 
 pub async fn wallet(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
-    let wallet = sim
-        .world
-        .lock()
-        .expect("world lock")
-        .wallet(&c.account, c.env);
+    let wallet = sim.world().wallet(&c.account, c.env, c.now);
     ok(StatusCode::OK, wallet)
 }
 
@@ -373,7 +337,7 @@ pub async fn deliveries(
             "must be a whole number from 1 to 1000",
         ));
     }
-    let world = sim.world.lock().expect("world lock");
+    let world = sim.world();
     let deliveries = world
         .deliveries
         .iter()

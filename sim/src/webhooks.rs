@@ -1,6 +1,7 @@
 //! Delivers `label.created` events: signed as in part 6, retried on the
 //! schedule of part 6 by simulated time. A background task looks for due
-//! attempts every 250 ms, and at once when something changed.
+//! attempts every 250 ms, and at once when something changed; each attempt
+//! runs as its own task.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use tokio::net::TcpStream;
 use crate::Sim;
 
 /// How long one delivery attempt may take before it counts as failed.
-pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(5);
+pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(api::webhooks::DELIVERY_TIMEOUT_SECONDS);
 
 pub async fn run_dispatcher(sim: Arc<Sim>) {
     loop {
@@ -23,24 +24,28 @@ pub async fn run_dispatcher(sim: Arc<Sim>) {
         .await;
         let now = sim.clock.now();
         let due = {
-            let mut world = sim.world.lock().expect("world lock");
+            let mut world = sim.world();
             world.advance_all_batches(now);
+            world.settle_voids(now);
             world.due_deliveries(now)
         };
-        for (index, url, body, secret) in due {
-            let outcome = match tokio::time::timeout(
-                DELIVERY_TIMEOUT,
-                post(&url, &body, &sign(secret.as_bytes(), &body)),
-            )
-            .await
-            {
-                Ok(result) => result,
-                Err(_) => Err(format!("no answer within {} s", DELIVERY_TIMEOUT.as_secs())),
-            };
-            sim.world
-                .lock()
-                .expect("world lock")
-                .finish_delivery(index, outcome, sim.clock.now());
+        // Each attempt runs on its own, so a slow receiver delays no other.
+        for d in due {
+            let sim = sim.clone();
+            tokio::spawn(async move {
+                let attempted_at = sim.clock.now();
+                let signature = sign(d.secret.as_bytes(), &d.body);
+                let outcome =
+                    match tokio::time::timeout(DELIVERY_TIMEOUT, post(&d.url, &d.body, &signature))
+                        .await
+                    {
+                        Ok(result) => result,
+                        Err(_) => Err(format!("no answer within {} s", DELIVERY_TIMEOUT.as_secs())),
+                    };
+                sim.world()
+                    .finish_delivery(d.generation, d.index, outcome, attempted_at);
+                sim.deliveries_changed.notify_one();
+            });
         }
     }
 }

@@ -13,7 +13,7 @@ use api::{
     TrackerEvent, TrackerStatus, VoidStatus, Wallet,
 };
 
-use crate::clock::{date, random_hex};
+use crate::clock::{date, id_hex};
 use crate::errors::SimError;
 use crate::pricing::{self, Problem, SERVICES};
 
@@ -112,6 +112,20 @@ pub struct DeliveryRecord {
     pub secret: String,
     /// Due time of a pending attempt.
     pub due_at: u64,
+    /// Handed to the dispatcher and not finished yet.
+    pub in_flight: bool,
+}
+
+/// A delivery attempt handed to the dispatcher.
+#[derive(Debug, Clone)]
+pub struct DueDelivery {
+    /// The world's generation when it was handed out; a reset in between
+    /// makes the outcome irrelevant.
+    pub generation: u64,
+    pub index: usize,
+    pub url: String,
+    pub body: Vec<u8>,
+    pub secret: String,
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -141,6 +155,12 @@ pub struct World {
     /// (key, endpoint) → (window start, count).
     pub windows: HashMap<(String, EndpointId), (u64, u32)>,
     pub faults: Faults,
+    /// Indices into `deliveries` of the attempts still pending.
+    pending_deliveries: Vec<usize>,
+    /// Labels with a void requested and not yet confirmed.
+    pending_voids: Vec<String>,
+    /// Bumped by every reset.
+    pub generation: u64,
     seq: u64,
 }
 
@@ -168,6 +188,9 @@ impl World {
             deliveries: Vec::new(),
             windows: HashMap::new(),
             faults: Faults::default(),
+            pending_deliveries: Vec::new(),
+            pending_voids: Vec::new(),
+            generation: 0,
             seq: 0,
         };
         world.reset();
@@ -184,6 +207,9 @@ impl World {
         self.trackers.clear();
         self.batches.clear();
         self.deliveries.clear();
+        self.pending_deliveries.clear();
+        self.pending_voids.clear();
+        self.generation += 1;
         self.windows.clear();
         self.faults = Faults::default();
         let mut account = new_account(c.balance_cents);
@@ -208,7 +234,7 @@ impl World {
 
     pub fn next_id(&mut self, prefix: &str) -> String {
         self.seq += 1;
-        format!("{prefix}_{:06x}{}", self.seq, &random_hex(5))
+        format!("{prefix}_{:06x}{}", self.seq, &id_hex(5))
     }
 
     pub fn account_mut(&mut self, id: &str) -> &mut Account {
@@ -219,7 +245,8 @@ impl World {
 
     // ---- wallet ------------------------------------------------------------
 
-    pub fn wallet(&mut self, account: &str, env: KeyEnv) -> Wallet {
+    pub fn wallet(&mut self, account: &str, env: KeyEnv, now: u64) -> Wallet {
+        self.settle_voids(now);
         let a = self.account_mut(account);
         let sandbox = env == KeyEnv::Sandbox;
         Wallet {
@@ -515,7 +542,7 @@ impl World {
         let id = self.next_id("lbl");
         let sandbox = env == KeyEnv::Sandbox;
         let digits: String = {
-            let hex = random_hex(9);
+            let hex = id_hex(9);
             hex.bytes().map(|b| char::from(b'0' + (b % 10))).collect()
         };
         let tracking_number = if sandbox {
@@ -564,6 +591,7 @@ impl World {
                 "Check the label id; labels bought with the other key type are separate.",
             )
         };
+        self.settle_voids(now);
         let record = self
             .labels
             .get(id)
@@ -575,27 +603,31 @@ impl World {
         if record.env == KeyEnv::Sandbox && env == KeyEnv::Live {
             return Err(not_found());
         }
-        let refund = match record.void_requested_at {
-            Some(at)
-                if !record.refunded
-                    && now >= at + VOID_CONFIRM_SECONDS
-                    && record.env == KeyEnv::Live =>
-            {
-                Some(record.label.rate_cents)
-            }
-            _ => None,
-        };
-        if let Some(cents) = refund {
-            self.account_mut(account).balance_cents += cents;
-        }
-        let record = self.labels.get_mut(id).expect("checked above");
-        if record
-            .void_requested_at
-            .is_some_and(|at| now >= at + VOID_CONFIRM_SECONDS)
-        {
-            record.refunded = true;
-        }
         Ok(record)
+    }
+
+    /// Confirms the voids whose carrier confirmation is due by `now`, and
+    /// refunds live ones to their wallet.
+    pub fn settle_voids(&mut self, now: u64) {
+        if self.pending_voids.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending_voids);
+        for id in pending {
+            let Some(r) = self.labels.get_mut(&id) else {
+                continue;
+            };
+            match r.void_requested_at {
+                Some(at) if now >= at + VOID_CONFIRM_SECONDS && !r.refunded => {
+                    r.refunded = true;
+                    if r.env == KeyEnv::Live {
+                        let (account, cents) = (r.account.clone(), r.label.rate_cents);
+                        self.account_mut(&account).balance_cents += cents;
+                    }
+                }
+                _ => self.pending_voids.push(id),
+            }
+        }
     }
 
     pub fn label_details(
@@ -646,7 +678,9 @@ impl World {
         }
         let r = self.labels.get_mut(id).expect("checked above");
         r.void_requested_at = Some(now);
-        Ok(void_status(r, now))
+        let status = void_status(r, now);
+        self.pending_voids.push(id.to_string());
+        Ok(status)
     }
 
     // ---- trackers ----------------------------------------------------------
@@ -893,24 +927,48 @@ impl World {
             body,
             secret,
             due_at: now,
+            in_flight: false,
         });
+        self.pending_deliveries.push(self.deliveries.len() - 1);
     }
 
-    /// Pending attempts due by `now`, oldest first: (index, url, body, secret).
-    pub fn due_deliveries(&self, now: u64) -> Vec<(usize, String, Vec<u8>, String)> {
-        self.deliveries
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.delivery.status == DeliveryStatus::Pending && d.due_at <= now)
-            .map(|(i, d)| (i, d.delivery.url.clone(), d.body.clone(), d.secret.clone()))
-            .collect()
+    /// Hands out the pending attempts due by `now`, oldest first, marking
+    /// them in flight so no attempt is made twice.
+    pub fn due_deliveries(&mut self, now: u64) -> Vec<DueDelivery> {
+        let mut due = Vec::new();
+        for &index in &self.pending_deliveries {
+            let d = &mut self.deliveries[index];
+            if !d.in_flight && d.due_at <= now {
+                d.in_flight = true;
+                due.push(DueDelivery {
+                    generation: self.generation,
+                    index,
+                    url: d.delivery.url.clone(),
+                    body: d.body.clone(),
+                    secret: d.secret.clone(),
+                });
+            }
+        }
+        due
     }
 
-    /// Records an attempt's outcome and schedules the next one after a failure.
-    pub fn finish_delivery(&mut self, index: usize, outcome: Result<u16, String>, now: u64) {
+    /// Records the outcome of an attempt made at `attempted_at` and, after a
+    /// failure with attempts left, schedules the next one from that time.
+    pub fn finish_delivery(
+        &mut self,
+        generation: u64,
+        index: usize,
+        outcome: Result<u16, String>,
+        attempted_at: u64,
+    ) {
+        if generation != self.generation || index >= self.deliveries.len() {
+            return; // the world was reset while the attempt was in flight
+        }
+        self.pending_deliveries.retain(|&i| i != index);
         let d = &mut self.deliveries[index];
-        d.delivery.attempted_at = Some(now);
-        let ok = matches!(outcome, Ok(status) if (200..300).contains(&status));
+        d.in_flight = false;
+        d.delivery.attempted_at = Some(attempted_at);
+        let ok = matches!(outcome, Ok(status) if api::webhooks::is_success_status(status));
         match outcome {
             Ok(status) => d.delivery.response_status = Some(status),
             Err(e) => d.delivery.error = Some(e),
@@ -926,9 +984,10 @@ impl World {
             d.delivery.next_attempt_at = None;
             return;
         }
-        let due = now + RETRY_SCHEDULE_SECONDS[attempt];
+        let due = attempted_at + RETRY_SCHEDULE_SECONDS[attempt];
         d.delivery.next_attempt_at = Some(due);
         let mut next = d.clone();
+        next.delivery.id = self.next_id("dlv");
         next.delivery.attempt += 1;
         next.delivery.status = DeliveryStatus::Pending;
         next.delivery.response_status = None;
@@ -937,8 +996,7 @@ impl World {
         next.delivery.next_attempt_at = Some(due);
         next.due_at = due;
         self.deliveries.push(next);
-        let id = self.next_id("dlv");
-        self.deliveries.last_mut().expect("pushed").delivery.id = id;
+        self.pending_deliveries.push(self.deliveries.len() - 1);
     }
 }
 

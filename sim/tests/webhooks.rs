@@ -249,3 +249,102 @@ async fn batch_labels_emit_label_created_too() {
     s.advance(1).await;
     wait_for(&received, 2).await;
 }
+
+/// A receiver that counts connections, then waits `delay` before answering
+/// 200 (`None`: never answers).
+async fn slow_receiver(delay: Option<Duration>) -> (String, Arc<Mutex<usize>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hooks", listener.local_addr().unwrap());
+    let hits = Arc::new(Mutex::new(0));
+    let count = hits.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            *count.lock().unwrap() += 1;
+            tokio::spawn(async move {
+                let mut chunk = [0u8; 4096];
+                let _ = stream.read(&mut chunk).await;
+                match delay {
+                    Some(d) => tokio::time::sleep(d).await,
+                    None => std::future::pending::<()>().await,
+                }
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    .await;
+            });
+        }
+    });
+    (url, hits)
+}
+
+#[tokio::test]
+async fn a_receiver_that_never_answers_delays_no_other_delivery() {
+    let (hanging, hanging_hits) = slow_receiver(None).await;
+    let (url, received) = receiver(0).await;
+    let s = start_with(Some((url, SECRET.into()))).await;
+    let other = s
+        .new_key(
+            "live",
+            &["rates:read", "labels:write"],
+            json!({"account": "acct_other"}),
+        )
+        .await;
+    s.control(
+        "PUT",
+        "/__sim/accounts/acct_other/wallet",
+        json!({"balance_cents": 100_000, "card": "ok", "auto_reload": null}),
+    )
+    .await;
+    s.control(
+        "PUT",
+        "/__sim/accounts/acct_other/webhook",
+        json!({"url": hanging, "secret": "s2"}),
+    )
+    .await;
+    assert_eq!(s.buy(&other).await.status, 201);
+    for _ in 0..40 {
+        if *hanging_hits.lock().unwrap() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        *hanging_hits.lock().unwrap(),
+        1,
+        "the hanging receiver was called"
+    );
+    let started = std::time::Instant::now();
+    assert_eq!(s.buy(LIVE).await.status, 201);
+    wait_for(&received, 1).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "delivered in {:?} while another receiver hangs",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_reset_during_an_attempt_leaves_the_simulator_working() {
+    let (url, hits) = slow_receiver(Some(Duration::from_millis(600))).await;
+    let s = start_with(Some((url, SECRET.into()))).await;
+    assert_eq!(s.buy(LIVE).await.status, 201);
+    for _ in 0..40 {
+        if *hits.lock().unwrap() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(*hits.lock().unwrap(), 1, "the attempt is in flight");
+    s.control("POST", "/__sim/reset", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(900)).await; // the attempt has finished
+    assert!(
+        deliveries(&s).await.is_empty(),
+        "an attempt from before the reset is not recorded after it"
+    );
+    assert_eq!(s.balance().await, 10_000);
+    assert_eq!(s.buy(LIVE).await.status, 201);
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let list = deliveries(&s).await;
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert_eq!(list[0]["status"], "succeeded");
+}

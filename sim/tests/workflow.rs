@@ -154,10 +154,14 @@ async fn void_is_requested_then_confirmed_and_refunded() {
     );
     s.advance(300).await;
     assert_eq!(
+        s.balance().await,
+        before,
+        "refunded once confirmed, whether or not anyone reads the label"
+    );
+    assert_eq!(
         s.get(&format!("/v1/labels/{id}"), LIVE).await.json["void_status"],
         "voided"
     );
-    assert_eq!(s.balance().await, before, "refunded once confirmed");
     s.get(&format!("/v1/labels/{id}"), LIVE).await;
     assert_eq!(s.balance().await, before, "refunded once only");
 }
@@ -275,4 +279,30 @@ async fn batches_charge_up_front_and_progress_with_time() {
         930_000,
         "labels of a paid batch are not charged again"
     );
+}
+
+#[tokio::test]
+async fn the_bearer_scheme_is_case_insensitive_but_the_key_is_exact() {
+    let s = start().await;
+    for auth in [
+        format!("Bearer {LIVE}"),
+        format!("bearer {LIVE}"),
+        format!("BEARER  {LIVE}"),
+    ] {
+        let r = s
+            .with_authorization("GET", "/v1/wallet", Some(&auth), None)
+            .await;
+        assert_eq!(r.status, 200, "{auth}: {}", r.json);
+    }
+    for auth in [
+        format!("Basic {LIVE}"),
+        LIVE.to_string(),
+        format!("Bearer {}", LIVE.to_uppercase()),
+        format!("Bearer {LIVE}0"),
+        "Bearer ".to_string(),
+    ] {
+        s.with_authorization("GET", "/v1/wallet", Some(&auth), None)
+            .await
+            .assert_envelope(401, "AUTH.KEY.INVALID");
+    }
 }

@@ -83,13 +83,26 @@ impl Server {
         key: Option<&str>,
         body: Option<&[u8]>,
     ) -> Resp {
+        let auth = key.map(|k| format!("Bearer {k}"));
+        self.with_authorization(method, path, auth.as_deref(), body)
+            .await
+    }
+
+    /// A request with this exact Authorization header value (or none).
+    pub async fn with_authorization(
+        &self,
+        method: &str,
+        path: &str,
+        authorization: Option<&str>,
+        body: Option<&[u8]>,
+    ) -> Resp {
         let mut stream = TcpStream::connect(self.addr).await.unwrap();
         let mut head = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
             self.addr
         );
-        if let Some(k) = key {
-            head.push_str(&format!("Authorization: Bearer {k}\r\n"));
+        if let Some(a) = authorization {
+            head.push_str(&format!("Authorization: {a}\r\n"));
         }
         if let Some(b) = body {
             head.push_str(&format!(
