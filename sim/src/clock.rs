@@ -15,10 +15,14 @@ impl Clock {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
-        real + self.offset.load(Ordering::Relaxed)
+        real.saturating_add(self.offset.load(Ordering::Relaxed))
     }
 
+    /// Largest single advance: ten years, so `now` can never overflow.
+    pub const MAX_ADVANCE_SECONDS: u64 = 10 * 365 * 86_400;
+
     pub fn advance(&self, seconds: u64) -> u64 {
+        let seconds = seconds.min(Self::MAX_ADVANCE_SECONDS);
         self.offset.fetch_add(seconds, Ordering::Relaxed);
         self.now()
     }

@@ -84,6 +84,12 @@ struct Advance {
 
 pub async fn advance_clock(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     let req: Advance = parse_json(&read_body(body).await?)?;
+    if req.seconds > crate::clock::Clock::MAX_ADVANCE_SECONDS {
+        return Err(SimError::invalid(
+            "seconds",
+            "must be at most 315360000 (ten years) per call",
+        ));
+    }
     let now = sim.clock.advance(req.seconds);
     {
         let mut world = sim.world();
@@ -107,6 +113,27 @@ pub async fn set_wallet(
     body: Body,
 ) -> Reply {
     let req: WalletSettings = parse_json(&read_body(body).await?)?;
+    const MAX_CENTS: i64 = 1_000_000_000_000; // $10 billion: far beyond any demo
+    if !(0..=MAX_CENTS).contains(&req.balance_cents) {
+        return Err(SimError::invalid(
+            "balance_cents",
+            "must be from 0 to 1000000000000",
+        ));
+    }
+    if let Some(r) = req.auto_reload {
+        if !(1..=MAX_CENTS).contains(&r.amount_cents) {
+            return Err(SimError::invalid(
+                "auto_reload.amount_cents",
+                "must be from 1 to 1000000000000",
+            ));
+        }
+        if !(0..=MAX_CENTS).contains(&r.threshold_cents) {
+            return Err(SimError::invalid(
+                "auto_reload.threshold_cents",
+                "must be from 0 to 1000000000000",
+            ));
+        }
+    }
     let mut world = sim.world();
     let a = world.account_mut(&account);
     a.balance_cents = req.balance_cents;

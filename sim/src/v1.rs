@@ -287,10 +287,10 @@ pub async fn create_batch(
         check_address(&format!("{prefix}.from_address"), &item.from_address)?;
         check_address(&format!("{prefix}.to_address"), &item.to_address)?;
         check_parcel(&format!("{prefix}.parcel"), &item.parcel)?;
-        if item.rate_cents <= 0 {
+        if !(1..=crate::world::MAX_ITEM_CENTS).contains(&item.rate_cents) {
             return Err(SimError::invalid(
                 &format!("{prefix}.rate_cents"),
-                "must be greater than 0",
+                "must be from 1 to 10000000",
             ));
         }
         items.push(item);

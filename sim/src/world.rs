@@ -24,6 +24,8 @@ pub const SANDBOX_BALANCE_CENTS: i64 = 100_000_000;
 pub const VOID_CONFIRM_SECONDS: u64 = 300;
 /// Batch labels are made at this pace once `buy` is called.
 pub const BATCH_LABELS_PER_SECOND: u64 = 20;
+/// Largest `rate_cents` a batch item may carry ($100,000).
+pub const MAX_ITEM_CENTS: i64 = 10_000_000;
 
 /// Startup settings, kept so `/__sim/reset` can return to them.
 #[derive(Debug, Clone)]
@@ -298,12 +300,18 @@ impl World {
                 }
                 CardState::Ok => {}
             }
+            // The card is charged `amount_cents` as many times as needed to
+            // keep the balance at or above the threshold after the purchase.
             let step = reload.amount_cents.max(1);
-            while a.balance_cents - cost < reload.threshold_cents.max(0) {
-                a.balance_cents += step;
-            }
+            let needed = reload
+                .threshold_cents
+                .max(0)
+                .saturating_add(cost)
+                .saturating_sub(a.balance_cents);
+            let times = needed.saturating_add(step - 1) / step;
+            a.balance_cents = a.balance_cents.saturating_add(times.saturating_mul(step));
         }
-        a.balance_cents -= cost;
+        a.balance_cents = a.balance_cents.saturating_sub(cost);
         Ok(a.balance_cents)
     }
 
@@ -752,6 +760,7 @@ impl World {
         env: KeyEnv,
         items: Vec<BatchItem>,
     ) -> Result<Batch, SimError> {
+        // Each item is at most MAX_ITEM_CENTS (checked by the handler), so no overflow.
         let total: i64 = items.iter().map(|i| i.rate_cents).sum();
         let balance_after = self.charge(account, env, total)?;
         let id = self.next_id("batch");

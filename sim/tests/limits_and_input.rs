@@ -199,6 +199,59 @@ async fn bad_input_gets_the_envelope_never_a_500() {
             "VALIDATION.FIELD.INVALID",
         ),
     ];
+    // The control surface refuses values that could overflow or never finish.
+    let control_cases: Vec<(&str, &str, serde_json::Value, &str)> = vec![
+        (
+            "POST",
+            "/__sim/clock/advance",
+            json!({"seconds": u64::MAX}),
+            "seconds",
+        ),
+        (
+            "POST",
+            "/__sim/clock/advance",
+            json!({"seconds": -1}),
+            "seconds",
+        ),
+        (
+            "PUT",
+            "/__sim/accounts/acct_demo/wallet",
+            json!({"balance_cents": 0, "card": "ok", "auto_reload": {"threshold_cents": 100, "amount_cents": 0}}),
+            "auto_reload.amount_cents",
+        ),
+        (
+            "PUT",
+            "/__sim/accounts/acct_demo/wallet",
+            json!({"balance_cents": i64::MAX, "card": "ok", "auto_reload": null}),
+            "balance_cents",
+        ),
+        (
+            "PUT",
+            "/__sim/accounts/acct_demo/wallet",
+            json!({"balance_cents": 0, "card": "maybe", "auto_reload": null}),
+            "card",
+        ),
+    ];
+    for (method, path, body, field) in control_cases {
+        let r = s.call(method, path, None, Some(body.clone())).await;
+        r.assert_envelope(422, "VALIDATION.FIELD.INVALID");
+        assert_eq!(r.json["error"]["field"], field, "{body}");
+    }
+    let mut huge = batch_item(500);
+    huge["rate_cents"] = json!(i64::MAX);
+    let r = s
+        .post("/v1/batches", LIVE, json!({"items": [huge.clone(), huge]}))
+        .await;
+    r.assert_envelope(422, "VALIDATION.FIELD.INVALID");
+    assert_eq!(r.json["error"]["field"], "items[0].rate_cents");
+    let mut fractional = batch_item(500);
+    fractional["rate_cents"] = json!(1.5);
+    let r = s
+        .post("/v1/batches", LIVE, json!({"items": [fractional]}))
+        .await;
+    r.assert_envelope(422, "VALIDATION.FIELD.INVALID");
+    assert_eq!(r.json["error"]["field"], "items[0].rate_cents");
+
     for (method, path, body, status, code) in cases {
         let r = s.raw(method, path, Some(LIVE), body.as_deref()).await;
         assert!(r.status < 500, "{method} {path} gave {}", r.status);

@@ -306,3 +306,24 @@ async fn the_bearer_scheme_is_case_insensitive_but_the_key_is_exact() {
             .assert_envelope(401, "AUTH.KEY.INVALID");
     }
 }
+
+#[tokio::test]
+async fn a_large_auto_reload_threshold_is_paid_at_once() {
+    let s = start().await;
+    let (rate, cents) = s.rate_id(LIVE, None).await;
+    // A one-cent reload step up to $1bn: the card is charged as many times
+    // as needed, computed, not counted out one by one.
+    s.set_wallet(
+        0,
+        "ok",
+        json!({"threshold_cents": 100_000_000_000i64, "amount_cents": 1}),
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let r = s.post("/v1/labels", LIVE, json!({"rate_id": rate})).await;
+    assert_eq!(r.status, 201, "{}", r.json);
+    assert_eq!(r.json["wallet_balance_after_cents"], 100_000_000_000i64);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert_eq!(s.balance().await, 100_000_000_000i64);
+    let _ = cents;
+}
