@@ -4,6 +4,7 @@
 
 use api::{Address, Parcel};
 
+#[derive(Debug)]
 pub struct Service {
     pub carrier: &'static str,
     pub service: &'static str,

@@ -63,16 +63,44 @@ pub struct CarrierAccountRecord {
     pub connected: bool,
 }
 
+/// One `POST /v1/rates` answer, kept compactly: only what a purchase of one
+/// of its rates needs. A rate id is `rate_<quote seq>_<offer index>_<nonce>`,
+/// so a quote costs one record, not one per rate.
 #[derive(Debug, Clone)]
-pub struct RateRecord {
-    pub rate: Rate,
+pub struct QuoteRecord {
     pub account: String,
     pub env: KeyEnv,
     pub quoted_at: u64,
     pub to: Address,
     pub parcel: Parcel,
+    pub nonce: u32,
+    pub offers: Vec<Offer>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Offer {
+    /// Index into `pricing::SERVICES`.
+    pub service: usize,
+    pub rate_cents: i64,
     pub byoa_account: Option<String>,
 }
+
+/// A quoted rate as a purchase sees it.
+#[derive(Debug, Clone)]
+pub struct RateRecord {
+    pub account: String,
+    pub env: KeyEnv,
+    pub quoted_at: u64,
+    pub to: Address,
+    pub parcel: Parcel,
+    pub service: &'static pricing::Service,
+    pub rate_cents: i64,
+    pub byoa_account: Option<String>,
+}
+
+/// Quotes are forgotten this long after their rates expired (then their
+/// ids answer `RATE.NOT_FOUND` instead of `RATE.EXPIRED`).
+pub const QUOTE_RETENTION_SECONDS: u64 = 24 * 3600;
 
 #[derive(Debug, Clone)]
 pub struct LabelRecord {
@@ -149,7 +177,8 @@ pub struct World {
     pub base_url: String,
     pub keys: HashMap<String, KeyRecord>,
     pub accounts: HashMap<String, Account>,
-    pub rates: HashMap<String, RateRecord>,
+    pub quotes: HashMap<u64, QuoteRecord>,
+    last_quote_prune: u64,
     pub labels: HashMap<String, LabelRecord>,
     pub trackers: HashMap<String, TrackerRecord>,
     pub batches: HashMap<String, BatchRecord>,
@@ -183,7 +212,8 @@ impl World {
             base_url,
             keys: HashMap::new(),
             accounts: HashMap::new(),
-            rates: HashMap::new(),
+            quotes: HashMap::new(),
+            last_quote_prune: 0,
             labels: HashMap::new(),
             trackers: HashMap::new(),
             batches: HashMap::new(),
@@ -204,7 +234,7 @@ impl World {
         let c = self.config.clone();
         self.keys.clear();
         self.accounts.clear();
-        self.rates.clear();
+        self.quotes.clear();
         self.labels.clear();
         self.trackers.clear();
         self.batches.clear();
@@ -345,10 +375,15 @@ impl World {
             .filter(|c| c.connected && c.account.status == CarrierAccountStatus::Active)
             .map(|c| (c.account.carrier.clone(), c.account.id.clone()))
             .collect();
+        self.seq += 1;
+        let seq = self.seq;
+        let nonce = u32::from_str_radix(&id_hex(4), 16).unwrap_or(0);
         let mut rates = Vec::new();
-        for s in SERVICES
+        let mut kept = Vec::new();
+        for (index, s) in SERVICES
             .iter()
-            .filter(|s| !down.iter().any(|d| d == s.carrier))
+            .enumerate()
+            .filter(|(_, s)| !down.iter().any(|d| d == s.carrier))
         {
             let cost = pricing::carrier_cost_cents(s, from, to, parcel);
             let eta = date(now + pricing::transit_days(s, from, to) * 86_400);
@@ -358,9 +393,8 @@ impl World {
                 offers.push((AccountType::Byoa, cost, Some(id.clone())));
             }
             for (account_type, price, byoa_account) in offers {
-                let id = self.next_id("rate");
-                let rate = Rate {
-                    id: id.clone(),
+                rates.push(Rate {
+                    id: format!("rate_{seq:x}_{:x}_{nonce:08x}", kept.len()),
                     carrier: s.carrier.into(),
                     service: s.service.into(),
                     rate_cents: price,
@@ -368,28 +402,66 @@ impl World {
                     carbon_grams: carbon,
                     account_type,
                     expires_at: Some(now + RATE_VALIDITY_SECONDS),
-                };
-                self.rates.insert(
-                    id,
-                    RateRecord {
-                        rate: rate.clone(),
-                        account: account.into(),
-                        env,
-                        quoted_at: now,
-                        to: to.clone(),
-                        parcel: *parcel,
-                        byoa_account,
-                    },
-                );
-                rates.push(rate);
+                });
+                kept.push(Offer {
+                    service: index,
+                    rate_cents: price,
+                    byoa_account,
+                });
             }
         }
+        self.quotes.insert(
+            seq,
+            QuoteRecord {
+                account: account.into(),
+                env,
+                quoted_at: now,
+                to: to.clone(),
+                parcel: *parcel,
+                nonce,
+                offers: kept,
+            },
+        );
+        self.prune_quotes(now);
         rates.sort_by(|a, b| {
             a.rate_cents
                 .cmp(&b.rate_cents)
                 .then_with(|| a.carrier_eta.cmp(&b.carrier_eta))
         });
         (rates, down)
+    }
+
+    /// Drops quotes long past expiry, at most once per simulated minute.
+    fn prune_quotes(&mut self, now: u64) {
+        if now < self.last_quote_prune + 60 {
+            return;
+        }
+        self.last_quote_prune = now;
+        self.quotes
+            .retain(|_, q| q.quoted_at + RATE_VALIDITY_SECONDS + QUOTE_RETENTION_SECONDS > now);
+    }
+
+    /// The rate behind `rate_id`, if that quote is still kept.
+    pub fn rate(&self, rate_id: &str) -> Option<RateRecord> {
+        let mut parts = rate_id.strip_prefix("rate_")?.split('_');
+        let seq = u64::from_str_radix(parts.next()?, 16).ok()?;
+        let index = usize::from_str_radix(parts.next()?, 16).ok()?;
+        let nonce = u32::from_str_radix(parts.next()?, 16).ok()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        let q = self.quotes.get(&seq).filter(|q| q.nonce == nonce)?;
+        let offer = q.offers.get(index)?;
+        Some(RateRecord {
+            account: q.account.clone(),
+            env: q.env,
+            quoted_at: q.quoted_at,
+            to: q.to.clone(),
+            parcel: q.parcel,
+            service: &SERVICES[offer.service],
+            rate_cents: offer.rate_cents,
+            byoa_account: offer.byoa_account.clone(),
+        })
     }
 
     // ---- labels ------------------------------------------------------------
@@ -410,11 +482,9 @@ impl World {
             .field("rate_id")
         };
         let r = self
-            .rates
-            .get(rate_id)
+            .rate(rate_id)
             .filter(|r| r.account == account)
-            .ok_or_else(not_found)?
-            .clone();
+            .ok_or_else(not_found)?;
         if r.env == KeyEnv::Live && env == KeyEnv::Sandbox {
             return Err(sandbox_in_production("rate", rate_id));
         }
@@ -432,14 +502,11 @@ impl World {
             )
             .field("rate_id"));
         }
-        let service = SERVICES
-            .iter()
-            .find(|s| s.carrier == r.rate.carrier && s.service == r.rate.service)
-            .expect("rates are quoted from SERVICES");
+        let service = r.service;
         if r.to.street1.to_ascii_uppercase().contains("UNDELIVERABLE") {
             return Err(SimError::new(
                 ErrorCode::LabelAddressUndeliverable,
-                format!("{} cannot deliver to {}.", r.rate.carrier, r.to.street1),
+                format!("{} cannot deliver to {}.", service.carrier, r.to.street1),
                 "Validate the destination with POST /v1/addresses/validate and correct it.",
             )
             .field("to_address"));
@@ -507,11 +574,11 @@ impl World {
             .faults
             .carrier_errors
             .iter()
-            .any(|c| c.eq_ignore_ascii_case(&r.rate.carrier))
+            .any(|c| c.eq_ignore_ascii_case(service.carrier))
         {
             let mut e = SimError::new(
                 ErrorCode::CarrierErrorUnknown,
-                format!("{} returned an unexpected error.", r.rate.carrier),
+                format!("{} returned an unexpected error.", service.carrier),
                 "Try again in a few minutes or choose another carrier; nothing was charged.",
             );
             e.error.raw_carrier_error = Some("E9001: upstream timeout in label generation".into());
@@ -524,13 +591,13 @@ impl World {
                 "Try again; if it keeps failing, contact support with the request id.",
             ));
         }
-        let balance_after = self.charge(account, env, r.rate.rate_cents)?;
+        let balance_after = self.charge(account, env, r.rate_cents)?;
         Ok(self.create_label(
             account,
             env,
-            &r.rate.carrier,
-            &r.rate.service,
-            r.rate.rate_cents,
+            service.carrier,
+            service.service,
+            r.rate_cents,
             balance_after,
             now,
         ))

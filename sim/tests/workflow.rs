@@ -95,6 +95,34 @@ async fn rates_are_deterministic_sorted_and_expire_after_15_minutes() {
     s.post("/v1/labels", LIVE, json!({"rate_id": fresh}))
         .await
         .assert_envelope(422, "RATE.EXPIRED");
+
+    // A rate id is only good for the account that quoted it, and only as given.
+    let (rate, _) = s.rate_id(LIVE, None).await;
+    let other = s
+        .new_key("live", &["labels:write"], json!({"account": "acct_other"}))
+        .await;
+    s.post("/v1/labels", &other, json!({"rate_id": rate}))
+        .await
+        .assert_envelope(404, "RATE.NOT_FOUND");
+    let forged = format!("{}0", &rate[..rate.len() - 1]);
+    let forged = if forged == rate {
+        format!("{}1", &rate[..rate.len() - 1])
+    } else {
+        forged
+    };
+    s.post("/v1/labels", LIVE, json!({"rate_id": forged}))
+        .await
+        .assert_envelope(404, "RATE.NOT_FOUND");
+    // Expired quotes are kept a day (RATE.EXPIRED), then forgotten (RATE.NOT_FOUND).
+    s.advance(24 * 3600).await;
+    s.post("/v1/labels", LIVE, json!({"rate_id": rate}))
+        .await
+        .assert_envelope(422, "RATE.EXPIRED");
+    s.advance(15 * 60 + 60).await;
+    s.rate_id(LIVE, None).await; // any quote lets the simulator forget old ones
+    s.post("/v1/labels", LIVE, json!({"rate_id": rate}))
+        .await
+        .assert_envelope(404, "RATE.NOT_FOUND");
 }
 
 #[tokio::test]
