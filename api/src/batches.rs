@@ -31,6 +31,9 @@ pub enum BatchState {
     Completed,
 }
 
+/// The same enum under the name used in the brief (`batch.state` on the wire).
+pub type BatchStatus = BatchState;
+
 /// A batch as returned by create and read. Items are not echoed back (a
 /// 5,000-item batch would be megabytes); `item_count` and the label ids are.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -18,7 +18,7 @@ pub mod wallet;
 pub mod webhooks;
 
 pub use address::{Address, AddressValidation};
-pub use batches::{Batch, BatchItem, BatchState, CreateBatchRequest};
+pub use batches::{Batch, BatchItem, BatchState, BatchStatus, CreateBatchRequest};
 pub use carrier_accounts::{CarrierAccount, CarrierAccountList, CarrierAccountStatus};
 pub use endpoints::{ENDPOINTS, Endpoint, EndpointId, Method, RouteMatch, match_route};
 pub use error::{ApiError, DOCS_BASE_URL, ErrorCode, ErrorEnvelope};
