@@ -178,6 +178,8 @@ pub struct World {
     pub keys: HashMap<String, KeyRecord>,
     pub accounts: HashMap<String, Account>,
     pub quotes: HashMap<u64, QuoteRecord>,
+    /// Tracking number → label id.
+    by_tracking_number: HashMap<String, String>,
     last_quote_prune: u64,
     pub labels: HashMap<String, LabelRecord>,
     pub trackers: HashMap<String, TrackerRecord>,
@@ -213,6 +215,7 @@ impl World {
             keys: HashMap::new(),
             accounts: HashMap::new(),
             quotes: HashMap::new(),
+            by_tracking_number: HashMap::new(),
             last_quote_prune: 0,
             labels: HashMap::new(),
             trackers: HashMap::new(),
@@ -235,6 +238,7 @@ impl World {
         self.keys.clear();
         self.accounts.clear();
         self.quotes.clear();
+        self.by_tracking_number.clear();
         self.labels.clear();
         self.trackers.clear();
         self.batches.clear();
@@ -635,6 +639,8 @@ impl World {
             sandbox,
             wallet_balance_after_cents: balance_after,
         };
+        self.by_tracking_number
+            .insert(label.tracking_number.clone(), id.clone());
         self.labels.insert(
             id,
             LabelRecord {
@@ -767,9 +773,10 @@ impl World {
         carrier: Option<&str>,
     ) -> TrackerRecord {
         let label = self
-            .labels
-            .values()
-            .find(|l| l.account == account && l.label.tracking_number == tracking_number);
+            .by_tracking_number
+            .get(tracking_number)
+            .and_then(|id| self.labels.get(id))
+            .filter(|l| l.account == account);
         let label_id = label.map(|l| l.label.id.clone());
         let carrier = label
             .map(|l| l.label.carrier.clone())
