@@ -213,16 +213,17 @@ pub async fn create_tracker(
     let mut world = sim.world();
     let record = world.create_tracker(
         &c.account,
+        c.env,
         req.tracking_number.trim(),
         req.carrier.as_deref(),
-    );
-    let tracker = world.tracker(&c.account, &record.id, c.now)?;
+    )?;
+    let tracker = world.tracker(&c.account, c.env, &record.id, c.now)?;
     ok(StatusCode::CREATED, tracker)
 }
 
 pub async fn get_tracker(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
     let id = c.id.unwrap_or_default();
-    let tracker = sim.world().tracker(&c.account, &id, c.now)?;
+    let tracker = sim.world().tracker(&c.account, c.env, &id, c.now)?;
     ok(StatusCode::OK, tracker)
 }
 

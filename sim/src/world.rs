@@ -117,6 +117,7 @@ pub struct LabelRecord {
 pub struct TrackerRecord {
     pub id: String,
     pub account: String,
+    pub env: KeyEnv,
     pub tracking_number: String,
     pub carrier: String,
     pub label_id: Option<String>,
@@ -766,17 +767,25 @@ impl World {
 
     // ---- trackers ----------------------------------------------------------
 
+    /// Registers tracking. A number of this account's labels links the
+    /// tracker to the label (live and sandbox are kept apart as for labels);
+    /// any other number is tracked with status `unknown`.
     pub fn create_tracker(
         &mut self,
         account: &str,
+        env: KeyEnv,
         tracking_number: &str,
         carrier: Option<&str>,
-    ) -> TrackerRecord {
+    ) -> Result<TrackerRecord, SimError> {
         let label = self
             .by_tracking_number
             .get(tracking_number)
             .and_then(|id| self.labels.get(id))
             .filter(|l| l.account == account);
+        if let Some(l) = label.filter(|l| l.env == KeyEnv::Live && env == KeyEnv::Sandbox) {
+            return Err(sandbox_in_production("label", &l.label.id));
+        }
+        let label = label.filter(|l| l.env == env);
         let label_id = label.map(|l| l.label.id.clone());
         let carrier = label
             .map(|l| l.label.carrier.clone())
@@ -789,23 +798,36 @@ impl World {
             tracking_number: tracking_number.into(),
             carrier,
             label_id,
+            env,
         };
         self.trackers.insert(id, record.clone());
-        record
+        Ok(record)
     }
 
-    pub fn tracker(&self, account: &str, id: &str, now: u64) -> Result<Tracker, SimError> {
+    pub fn tracker(
+        &self,
+        account: &str,
+        env: KeyEnv,
+        id: &str,
+        now: u64,
+    ) -> Result<Tracker, SimError> {
+        let not_found = || {
+            SimError::new(
+                ErrorCode::TrackerNotFound,
+                format!("No tracker {id} exists for this account."),
+                "Register tracking with POST /v1/trackers first.",
+            )
+        };
         let t = self
             .trackers
             .get(id)
             .filter(|t| t.account == account)
-            .ok_or_else(|| {
-                SimError::new(
-                    ErrorCode::TrackerNotFound,
-                    format!("No tracker {id} exists for this account."),
-                    "Register tracking with POST /v1/trackers first.",
-                )
-            })?;
+            .ok_or_else(not_found)?;
+        match (t.env, env) {
+            (KeyEnv::Live, KeyEnv::Sandbox) => return Err(sandbox_in_production("tracker", id)),
+            (KeyEnv::Sandbox, KeyEnv::Live) => return Err(not_found()),
+            _ => {}
+        }
         let label = t.label_id.as_ref().and_then(|l| self.labels.get(l));
         let events = label.map(|l| tracker_events(l, now)).unwrap_or_default();
         let status = match (label, events.last()) {

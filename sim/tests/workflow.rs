@@ -260,6 +260,51 @@ async fn trackers_advance_with_the_clock_after_the_scan() {
         .collect();
     assert_eq!(times.len(), 6);
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "oldest first");
+
+    // Live and sandbox stay apart, as for labels (part 5, rule 8).
+    let live_number = s.buy(LIVE).await.json["tracking_number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.post(
+        "/v1/trackers",
+        SANDBOX,
+        json!({"tracking_number": live_number}),
+    )
+    .await
+    .assert_envelope(403, "AUTH.KEY.SANDBOX_IN_PRODUCTION");
+    s.get(&format!("/v1/trackers/{id}"), SANDBOX)
+        .await
+        .assert_envelope(403, "AUTH.KEY.SANDBOX_IN_PRODUCTION");
+    let sandbox_label = s.buy(SANDBOX).await.json;
+    let r = s
+        .post(
+            "/v1/trackers",
+            SANDBOX,
+            json!({"tracking_number": sandbox_label["tracking_number"]}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.json["status"].as_str()),
+        (201, Some("pre_transit"))
+    );
+    s.get(
+        &format!("/v1/trackers/{}", r.json["id"].as_str().unwrap()),
+        LIVE,
+    )
+    .await
+    .assert_envelope(404, "TRACKER.NOT_FOUND");
+    let r = s
+        .post(
+            "/v1/trackers",
+            LIVE,
+            json!({"tracking_number": sandbox_label["tracking_number"]}),
+        )
+        .await;
+    assert_eq!(
+        r.json["status"], "unknown",
+        "a live key does not see sandbox labels"
+    );
 }
 
 #[tokio::test]
