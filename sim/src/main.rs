@@ -48,6 +48,16 @@ fn run() -> Result<(), String> {
             other => return Err(format!("unknown flag {other}")),
         }
     }
+    match (&config.webhook_url, &config.webhook_secret) {
+        (Some(url), Some(_)) if !url.starts_with("http://") => {
+            return Err(format!(
+                "--webhook-url {url}: the simulator delivers to http:// URLs only"
+            ));
+        }
+        (Some(_), None) => return Err("--webhook-url needs --webhook-secret".into()),
+        (None, Some(_)) => return Err("--webhook-secret needs --webhook-url".into()),
+        _ => {}
+    }
     for (name, key, env) in [
         ("live key", &config.live_key, api::KeyEnv::Live),
         ("sandbox key", &config.sandbox_key, api::KeyEnv::Sandbox),

@@ -91,12 +91,51 @@ async fn without_keys_it_makes_and_prints_working_ones() {
     assert_eq!(s.get("/v1/wallet", &sandbox).await.status, 200);
 }
 
+#[tokio::test]
+async fn the_webhook_flags_configure_the_demo_account() {
+    let (_sim, printed, addr) = launch(
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--webhook-url",
+            "http://127.0.0.1:9/hooks",
+        ],
+        &[("SIM_WEBHOOK_SECRET", "whsec_demo"), ("SIM_LIVE_KEY", LIVE)],
+    );
+    assert!(
+        printed.contains(&"webhook: http://127.0.0.1:9/hooks".to_string()),
+        "{printed:?}"
+    );
+    let s = Server { addr };
+    assert_eq!(s.buy(LIVE).await.status, 201);
+    // Port 9 (discard) refuses on loopback: the attempt is recorded as failed.
+    for _ in 0..40 {
+        let list = s.get("/v1/webhooks/deliveries", LIVE).await.json;
+        if list["deliveries"]
+            .as_array()
+            .is_some_and(|d| d.iter().any(|d| d["status"] == "failed"))
+        {
+            assert_eq!(list["deliveries"][0]["url"], "http://127.0.0.1:9/hooks");
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("no failed attempt to the configured URL was recorded");
+}
+
 #[test]
 fn bad_flags_are_refused_with_the_usage() {
     for args in [
         &["--addr", "nowhere"][..],
         &["--live-key", "svc_test_00000000000000000000000000000001"][..],
         &["--frobnicate", "1"][..],
+        &["--webhook-url", "http://127.0.0.1:9/hooks"][..],
+        &[
+            "--webhook-url",
+            "https://example.com/h",
+            "--webhook-secret",
+            "s",
+        ][..],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_sim"))
             .args(args)
