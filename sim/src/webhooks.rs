@@ -15,7 +15,12 @@ use crate::Sim;
 /// How long one delivery attempt may take before it counts as failed.
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(api::webhooks::DELIVERY_TIMEOUT_SECONDS);
 
+/// At most this many attempts are in flight at once (a 5,000-label batch
+/// must not open 5,000 connections together).
+pub const MAX_CONCURRENT_ATTEMPTS: usize = 64;
+
 pub async fn run_dispatcher(sim: Arc<Sim>) {
+    let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_ATTEMPTS));
     loop {
         let _ = tokio::time::timeout(
             Duration::from_millis(250),
@@ -32,7 +37,11 @@ pub async fn run_dispatcher(sim: Arc<Sim>) {
         // Each attempt runs on its own, so a slow receiver delays no other.
         for d in due {
             let sim = sim.clone();
+            let permits = permits.clone();
             tokio::spawn(async move {
+                let Ok(_permit) = permits.acquire_owned().await else {
+                    return;
+                };
                 let attempted_at = sim.clock.now();
                 let signature = sign(d.secret.as_bytes(), &d.body);
                 let outcome =

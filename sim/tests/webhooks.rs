@@ -348,3 +348,38 @@ async fn a_reset_during_an_attempt_leaves_the_simulator_working() {
     assert_eq!(list.len(), 1, "{list:?}");
     assert_eq!(list[0]["status"], "succeeded");
 }
+
+#[tokio::test]
+async fn a_large_batch_delivers_one_signed_event_per_label() {
+    let (url, received) = receiver(0).await;
+    let s = start_with(Some((url, SECRET.into()))).await;
+    s.set_wallet(10_000_000, "ok", Value::Null).await;
+    let items: Vec<_> = (0..300).map(|_| batch_item(100)).collect();
+    let id = s
+        .post("/v1/batches", LIVE, json!({"items": items}))
+        .await
+        .json["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.post(&format!("/v1/batches/{id}/buy"), LIVE, json!({}))
+        .await;
+    s.advance(15).await; // 20 labels per second: all 300 are due
+    wait_for(&received, 300).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let bodies = received.lock().unwrap().bodies.clone();
+    assert_eq!(bodies.len(), 300, "exactly one attempt per label");
+    let mut labels = std::collections::BTreeSet::new();
+    for (sig, body) in &bodies {
+        assert_eq!(verify(SECRET.as_bytes(), body, Some(sig)), Ok(()));
+        let event: Value = serde_json::from_slice(body).unwrap();
+        labels.insert(event["data"]["id"].as_str().unwrap().to_string());
+    }
+    assert_eq!(labels.len(), 300, "every label once");
+    let list = s.get("/v1/webhooks/deliveries?limit=1000", LIVE).await.json["deliveries"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(list.len(), 300);
+    assert!(list.iter().all(|d| d["status"] == "succeeded"));
+}
