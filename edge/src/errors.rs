@@ -7,7 +7,9 @@ use api::{ApiError, ErrorCode, ErrorEnvelope};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EdgeError {
     /// The path is not one of the v1 endpoints we forward.
-    RouteNotFound { path: String },
+    RouteNotFound {
+        path: String,
+    },
     /// The path is a v1 endpoint but not with this method.
     MethodNotAllowed {
         method: String,
@@ -21,7 +23,18 @@ pub enum EdgeError {
     },
     /// Upstream could not be reached. `outcome_unknown` is true when the
     /// request may have had an effect (a purchase that may have gone through).
-    UpstreamUnreachable { outcome_unknown: bool },
+    UpstreamUnreachable {
+        outcome_unknown: bool,
+    },
+    /// A purchase came without its `Idempotency-Key`.
+    IdempotencyKeyMissing,
+    IdempotencyKeyInvalid,
+    /// The same purchase (same key) is still running.
+    IdempotencyInProgress,
+    /// The key was used for a different request.
+    IdempotencyKeyReused,
+    /// The idempotency ledger could not be reached, so a purchase is not risked.
+    LedgerUnavailable,
 }
 
 impl EdgeError {
@@ -29,9 +42,18 @@ impl EdgeError {
         match self {
             EdgeError::RouteNotFound { .. } => 404,
             EdgeError::MethodNotAllowed { .. } => 405,
-            EdgeError::Config { .. } => 503,
+            EdgeError::Config { .. } | EdgeError::LedgerUnavailable => 503,
             EdgeError::UpstreamUnreachable { .. } => 502,
+            EdgeError::IdempotencyKeyMissing
+            | EdgeError::IdempotencyKeyInvalid
+            | EdgeError::IdempotencyKeyReused => 422,
+            EdgeError::IdempotencyInProgress => 409,
         }
+    }
+
+    /// Seconds after which a retry makes sense, sent as `Retry-After`.
+    pub fn retry_after(&self) -> Option<u64> {
+        matches!(self, EdgeError::IdempotencyInProgress).then_some(1)
     }
 
     pub fn code(&self) -> &'static str {
@@ -40,6 +62,11 @@ impl EdgeError {
             EdgeError::MethodNotAllowed { .. } => "EDGE.ROUTE.METHOD_NOT_ALLOWED",
             EdgeError::Config { .. } => "EDGE.CONFIG.INVALID",
             EdgeError::UpstreamUnreachable { .. } => "EDGE.UPSTREAM.UNREACHABLE",
+            EdgeError::IdempotencyKeyMissing => "VALIDATION.FIELD.REQUIRED",
+            EdgeError::IdempotencyKeyInvalid => "VALIDATION.FIELD.INVALID",
+            EdgeError::IdempotencyInProgress => "EDGE.IDEMPOTENCY.IN_PROGRESS",
+            EdgeError::IdempotencyKeyReused => "EDGE.IDEMPOTENCY.KEY_REUSED",
+            EdgeError::LedgerUnavailable => "EDGE.IDEMPOTENCY.UNAVAILABLE",
         }
     }
 
@@ -67,13 +94,39 @@ impl EdgeError {
                 "The shipping service could not be reached; nothing was changed.".to_string(),
                 "Try again in a moment.".to_string(),
             ),
+            EdgeError::IdempotencyKeyMissing => (
+                "A purchase needs an Idempotency-Key header.".to_string(),
+                "Send a new random Idempotency-Key (a UUID) for each purchase, and the same one when retrying it.".to_string(),
+            ),
+            EdgeError::IdempotencyKeyInvalid => (
+                "The Idempotency-Key must be 1 to 255 visible ASCII characters.".to_string(),
+                "Use a UUID as the Idempotency-Key.".to_string(),
+            ),
+            EdgeError::IdempotencyInProgress => (
+                "This purchase is still being processed; it was not sent twice.".to_string(),
+                "Retry with the same Idempotency-Key in a second to get its result.".to_string(),
+            ),
+            EdgeError::IdempotencyKeyReused => (
+                "This Idempotency-Key was already used for a different request.".to_string(),
+                "Use a new Idempotency-Key for a new purchase.".to_string(),
+            ),
+            EdgeError::LedgerUnavailable => (
+                "The purchase was not sent: the Worker could not record it safely.".to_string(),
+                "Try again in a moment with the same Idempotency-Key.".to_string(),
+            ),
         };
-        ApiError::new(
-            ErrorCode::Unknown(self.code().to_string()),
+        let error = ApiError::new(
+            ErrorCode::parse(self.code()),
             message,
             suggestion,
             request_id.to_string(),
-        )
+        );
+        match self {
+            EdgeError::IdempotencyKeyMissing | EdgeError::IdempotencyKeyInvalid => {
+                error.with_field(crate::idempotency::HEADER)
+            }
+            _ => error,
+        }
     }
 
     pub fn to_body(&self, request_id: &str) -> String {

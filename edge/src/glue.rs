@@ -1,12 +1,17 @@
 //! The thin layer between workerd and the plain modules: read the request,
-//! ask `proxy`/`config` what to do, do the fetch, and turn every failure into
-//! the v1 envelope (an `Err` out of the fetch handler would be a plain-text 500).
+//! ask `config`/`proxy`/`idempotency` what to do, do the fetches, and turn
+//! every failure into the v1 envelope (an `Err` out of the fetch handler
+//! would be a plain-text 500).
 
 use crate::config::Config;
 use crate::errors::EdgeError;
-use crate::proxy;
+use crate::idempotency::{self, Begin, StoredResponse};
+use crate::ledger::{BeginCall, FinishCall};
+use crate::proxy::{self, Forward};
+use api::KeyEnv;
 use worker::{
-    Context, Env, Fetch, Headers, Request, RequestInit, Response, event, wasm_bindgen::JsValue,
+    Context, Env, Fetch, Headers, Method, Request, RequestInit, Response, Stub, event,
+    wasm_bindgen::JsValue,
 };
 
 #[event(start)]
@@ -17,40 +22,101 @@ fn start() {
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let request_id = new_request_id();
-    match handle(req, &env).await {
+    match handle(req, &env, &request_id).await {
         Ok(resp) => Ok(resp),
         Err(err) => error_response(&err, &request_id),
     }
 }
 
-async fn handle(mut req: Request, env: &Env) -> Result<Response, EdgeError> {
+async fn handle(mut req: Request, env: &Env, request_id: &str) -> Result<Response, EdgeError> {
     let config = Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()))?;
     let url = req
         .url()
         .map_err(|_| EdgeError::RouteNotFound { path: req.path() })?;
     let method = req.method().to_string();
     let forward = proxy::plan(&method, url.path(), url.query(), &config.upstream)?;
-
-    let headers = Headers::new();
-    let _ = headers.set(
-        "Authorization",
-        &format!("Bearer {}", config.active_key().expose()),
-    );
-    let _ = headers.set("Accept", "application/json");
-    let mut init = RequestInit::new();
-    init.with_method(req.method()).with_headers(headers);
     let body = if method == "GET" {
         vec![]
     } else {
         req.bytes().await.unwrap_or_default()
     };
+    let key = config.active_key();
+
+    if !forward.endpoint.spends_money() {
+        return to_response(
+            send_upstream(&forward, &method, key.expose(), &body).await?,
+            false,
+        );
+    }
+    // Purchases go through the idempotency ledger: never twice upstream.
+    let idem_key = idempotency::check_key(
+        req.headers()
+            .get(idempotency::HEADER)
+            .ok()
+            .flatten()
+            .as_deref(),
+    )?
+    .to_string();
+    let ledger = ledger_stub(env, key.env(), &idem_key)?;
+    let fingerprint = idempotency::fingerprint(&method, url.path(), &body);
+    let decision: Begin = ledger_call(
+        &ledger,
+        "begin",
+        &BeginCall {
+            fingerprint: fingerprint.clone(),
+        },
+    )
+    .await?;
+    match decision {
+        Begin::Replay { response } => to_response(response, true),
+        Begin::InProgress => Err(EdgeError::IdempotencyInProgress),
+        Begin::KeyReused => Err(EdgeError::IdempotencyKeyReused),
+        Begin::OutcomeUnknown => Err(EdgeError::UpstreamUnreachable {
+            outcome_unknown: true,
+        }),
+        Begin::Proceed => {
+            let result = send_upstream(&forward, &method, key.expose(), &body).await;
+            // An unanswered purchase is remembered as such, so a repeat cannot buy again.
+            let stored = match &result {
+                Ok(response) => response.clone(),
+                Err(err) => StoredResponse {
+                    status: err.status(),
+                    headers: vec![],
+                    body: err.to_body(request_id),
+                },
+            };
+            // If the ledger misses the outcome, the entry times out into "outcome unknown": still never twice.
+            let _: Result<(), EdgeError> = ledger_call(
+                &ledger,
+                "finish",
+                &FinishCall {
+                    fingerprint,
+                    response: stored,
+                },
+            )
+            .await;
+            to_response(result?, false)
+        }
+    }
+}
+
+/// Forwards to upstream with the key; a read is retried once on a connection failure, a write never.
+async fn send_upstream(
+    forward: &Forward,
+    method: &str,
+    key: &str,
+    body: &[u8],
+) -> Result<StoredResponse, EdgeError> {
+    let headers = Headers::new();
+    let _ = headers.set("Authorization", &format!("Bearer {key}"));
+    let _ = headers.set("Accept", "application/json");
+    let mut init = RequestInit::new();
+    init.with_method(Method::from(method.to_string()))
+        .with_headers(headers);
     if !body.is_empty() {
         let _ = init.headers.set("Content-Type", "application/json");
-        init.with_body(Some(JsValue::from(worker::js_sys::Uint8Array::from(
-            body.as_slice(),
-        ))));
+        init.with_body(Some(JsValue::from(worker::js_sys::Uint8Array::from(body))));
     }
-
     let send = || async {
         Fetch::Request(Request::new_with_init(&forward.url, &init)?)
             .send()
@@ -58,31 +124,78 @@ async fn handle(mut req: Request, env: &Env) -> Result<Response, EdgeError> {
     };
     let mut sent = send().await;
     if sent.is_err() && method == "GET" {
-        sent = send().await; // reads may be retried once; writes never are
+        sent = send().await;
     }
     // A write that got no answer may still have happened upstream.
     let unreachable = || EdgeError::UpstreamUnreachable {
         outcome_unknown: !forward.endpoint.scope.is_read(),
     };
     let mut upstream = sent.map_err(|_| unreachable())?;
-
-    let out_headers = Headers::new();
-    for (name, value) in upstream.headers().entries() {
-        if proxy::is_passed_response_header(&name) {
-            let _ = out_headers.set(&name, &value);
-        }
-    }
+    let headers = upstream
+        .headers()
+        .entries()
+        .filter(|(name, _)| proxy::is_passed_response_header(name))
+        .collect();
     let status = upstream.status_code();
-    let body = upstream.bytes().await.map_err(|_| unreachable())?;
-    Response::from_bytes(body)
-        .map(|r| r.with_status(status).with_headers(out_headers))
-        .map_err(|_| unreachable())
+    let body = upstream.text().await.map_err(|_| unreachable())?;
+    Ok(StoredResponse {
+        status,
+        headers,
+        body,
+    })
+}
+
+fn to_response(stored: StoredResponse, replayed: bool) -> Result<Response, EdgeError> {
+    let headers = Headers::new();
+    for (name, value) in &stored.headers {
+        let _ = headers.set(name, value);
+    }
+    if replayed {
+        let _ = headers.set("Idempotent-Replayed", "true");
+    }
+    let response = Response::from_bytes(stored.body.into_bytes()).map_err(|_| {
+        EdgeError::UpstreamUnreachable {
+            outcome_unknown: false,
+        }
+    })?;
+    Ok(response.with_status(stored.status).with_headers(headers))
+}
+
+fn ledger_stub(env: &Env, mode: KeyEnv, key: &str) -> Result<Stub, EdgeError> {
+    let namespace = env
+        .durable_object("IDEMPOTENCY")
+        .map_err(|_| EdgeError::LedgerUnavailable)?;
+    let id = namespace
+        .id_from_name(&format!("{}:{key}", mode.as_str()))
+        .map_err(|_| EdgeError::LedgerUnavailable)?;
+    id.get_stub().map_err(|_| EdgeError::LedgerUnavailable)
+}
+
+async fn ledger_call<B: serde::Serialize, T: serde::de::DeserializeOwned>(
+    stub: &Stub,
+    op: &str,
+    body: &B,
+) -> Result<T, EdgeError> {
+    let json = serde_json::to_string(body).map_err(|_| EdgeError::LedgerUnavailable)?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_body(Some(JsValue::from_str(&json)));
+    let req = Request::new_with_init(&format!("https://ledger/{op}"), &init)
+        .map_err(|_| EdgeError::LedgerUnavailable)?;
+    let mut resp = stub
+        .fetch_with_request(req)
+        .await
+        .map_err(|_| EdgeError::LedgerUnavailable)?;
+    resp.json().await.map_err(|_| EdgeError::LedgerUnavailable)
 }
 
 fn error_response(err: &EdgeError, request_id: &str) -> worker::Result<Response> {
     let headers = Headers::new();
     headers.set("Content-Type", "application/json")?;
     headers.set("X-Request-Id", request_id)?;
+    if let Some(seconds) = err.retry_after() {
+        headers.set("Retry-After", &seconds.to_string())?;
+    }
     Ok(Response::from_bytes(err.to_body(request_id).into_bytes())?
         .with_status(err.status())
         .with_headers(headers))

@@ -4,9 +4,12 @@
 pub mod budget;
 pub mod config;
 pub mod errors;
+pub mod idempotency;
 pub mod proxy;
 pub mod roles;
 pub mod session;
 
 #[cfg(target_arch = "wasm32")]
 mod glue;
+#[cfg(target_arch = "wasm32")]
+mod ledger;

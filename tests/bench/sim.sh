@@ -14,7 +14,7 @@ for _ in $(seq 50); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; d
 url=$(sed -n 's/^listening on //p' "$tmp/out")
 key_for() { curl -fsS "$url/__sim/keys" -H 'content-type: application/json' \
   -d "{\"env\":\"$1\",\"scopes\":[\"rates:read\",\"wallet:read\",\"labels:write\"],\"unlimited\":true}" | sed 's/.*"key":"\([^"]*\)".*/\1/'; }
-live=$(key_for live); sandbox=$(key_for sandbox)
+live=$(key_for live)
 body='{"from_address":{"name":"Ada Shop Inc","street1":"500 Market St Suite 3","city":"San Francisco","state":"CA","zip":"94105","country":"US"},"to_address":{"name":"Grace Hopper","street1":"12 Elm St","city":"Brooklyn","state":"NY","zip":"11201","country":"US"},"parcel":{"weight_oz":20,"length":10,"width":8,"height":4}}'
 cat > "$tmp/rates.lua" <<LUA
 wrk.method = "POST"
@@ -40,26 +40,11 @@ row "GET /v1/wallet" /v1/wallet wallet.lua 16
 row "POST /v1/rates" /v1/rates rates.lua 1
 row "POST /v1/rates" /v1/rates rates.lua 16
 
-# Memory: 100,000 sandbox labels bought from one quoted rate (a fresh simulator).
+# Memory: 100,000 sandbox labels bought from one quoted rate, on a fresh simulator.
 kill $sim_pid; wait $sim_pid 2>/dev/null || true
 "$CARGO_TARGET_DIR/native/sim" --addr 127.0.0.1:0 > "$tmp/out" &
 sim_pid=$!
 for _ in $(seq 50); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; done
 url=$(sed -n 's/^listening on //p' "$tmp/out")
-sandbox=$(key_for sandbox)
-rss() { awk '/VmRSS/{print $2}' "/proc/$sim_pid/status"; }
-before=$(rss)
-rate=$(curl -fsS "$url/v1/rates" -H "Authorization: Bearer $sandbox" -H 'content-type: application/json' -d "$body" | sed 's/.*"id":"\(rate_[^"]*\)".*/\1/' | head -1)
-cat > "$tmp/buy.lua" <<LUA
-wrk.method = "POST"
-wrk.body = '{"rate_id":"$rate"}'
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $sandbox"
-local n = 0
-request = function() n = n + 1; if n > 50000 then wrk.thread:stop() end; return wrk.format() end
-LUA
-wrk -t2 -c8 -d60s -s "$tmp/buy.lua" "$url/v1/labels" > "$tmp/buy.out"
-made=$(curl -fsS "$url/__sim/accounts/acct_demo" >/dev/null && awk '/requests in/{print $1}' "$tmp/buy.out")
-after=$(rss)
 echo
-echo "Memory: RSS ${before} KiB at start, ${after} KiB after ${made} label purchases ($(( (after - before) * 1024 / (made > 0 ? made : 1) )) bytes per label)."
+node tests/bench/sim-memory.mjs "$url" "$sim_pid" "$(key_for sandbox)" 100000

@@ -1,0 +1,96 @@
+// The real Worker in workerd in front of the real simulator: routing,
+// the envelope, money safety and upstream failures.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startStack } from './support/stack.mjs';
+
+let stack;
+before(async () => { stack = await startStack(); });
+after(async () => { await stack?.stop(); });
+
+const api = (path, init = {}) => fetch(stack.edge.url + path, init);
+const json = (body, headers = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const address = (name, street1, zip, state) => ({ name, street1, city: 'X', state, zip, country: 'US' });
+const shipment = {
+  from_address: address('Ada Shop Inc', '500 Market St Suite 3', '94105', 'CA'),
+  to_address: address('Grace Hopper', '12 Elm St', '11201', 'NY'),
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+};
+const liveBalance = async () => (await stack.sim.control('GET', '/__sim/accounts/acct_demo')).balance_cents;
+
+async function assertEnvelope(res, status, code) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  assert.equal(body.error.code, code);
+  for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(body.error[f], `${f} in ${JSON.stringify(body)}`);
+  assert.equal(res.headers.get('x-request-id'), body.error.request_id);
+  return body.error;
+}
+
+test('only the v1 endpoints are forwarded; path tricks get the envelope', async () => {
+  for (const p of ['/api/v1/nope', '/api/v1//wallet', '/api/v1/wallet/', '/api/v1/labels/..%2Fwallet', '/api/v1/labels/%2e%2e', '/api/v2/wallet', '/api/v1/labels/a/b', '/api//v1/wallet']) {
+    await assertEnvelope(await api(p), 404, 'EDGE.ROUTE.NOT_FOUND');
+  }
+  const e = await assertEnvelope(await api('/api/v1/wallet', { method: 'PUT' }), 405, 'EDGE.ROUTE.METHOD_NOT_ALLOWED');
+  assert.match(e.suggestion, /GET/);
+});
+
+test('upstream answers pass through with their status, request id and limit headers, without cookies', async () => {
+  const res = await api('/api/v1/labels/lbl_missing');
+  const e = await assertEnvelope(res, 404, 'LABEL.NOT_FOUND');
+  assert.match(e.request_id, /^req_/);
+  assert.equal(res.headers.get('x-ratelimit-limit'), '300');
+  assert.ok(Number(res.headers.get('x-ratelimit-remaining')) < 300);
+  assert.equal(res.headers.get('set-cookie'), null);
+});
+
+test('a purchase without an Idempotency-Key is refused before it costs anything', async () => {
+  const before = await liveBalance();
+  const e = await assertEnvelope(await api('/api/v1/labels', json({ rate_id: 'rate_x' })), 422, 'VALIDATION.FIELD.REQUIRED');
+  assert.equal(e.field, 'Idempotency-Key');
+  assert.equal(await liveBalance(), before);
+});
+
+test('a double-clicked purchase charges the wallet once', async () => {
+  const quote = await (await api('/api/v1/rates', json(shipment))).json();
+  const rate = quote.rates[0];
+  const before = await liveBalance();
+  const key = randomUUID();
+  const buy = () => api('/api/v1/labels', json({ rate_id: rate.id }, { 'idempotency-key': key }));
+  const [a, b] = await Promise.all([buy(), buy()]);
+  const statuses = [a.status, b.status].sort();
+  assert.ok(statuses[0] === 201 && [201, 409].includes(statuses[1]), `statuses ${statuses}`);
+  const first = await (a.status === 201 ? a : b).json();
+  // Retried with the same key: the same label comes back, marked as a replay.
+  const again = await buy();
+  assert.equal(again.status, 201);
+  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal((await again.json()).id, first.id);
+  assert.equal(await liveBalance(), before - rate.rate_cents, 'charged exactly once');
+  // The same key for another request is refused.
+  await assertEnvelope(await api('/api/v1/labels', json({ rate_id: quote.rates[1].id }, { 'idempotency-key': key })), 422, 'EDGE.IDEMPOTENCY.KEY_REUSED');
+  // A refusal releases the key: nothing was bought, so a corrected retry may proceed.
+  const k2 = randomUUID();
+  await assertEnvelope(await api('/api/v1/labels', json({ rate_id: 'rate_nope' }, { 'idempotency-key': k2 })), 404, 'RATE.NOT_FOUND');
+  assert.equal(await liveBalance(), before - rate.rate_cents);
+});
+
+test('upstream 429 is passed on with Retry-After', async () => {
+  let last;
+  for (let i = 0; i < 11; i++) {
+    last = await api('/api/v1/batches/b_none/buy', json({}, { 'idempotency-key': randomUUID() }));
+  }
+  const e = await assertEnvelope(last, 429, 'AUTH.RATE_LIMIT.EXCEEDED');
+  assert.match(e.message, /POST \/v1\/batches\/\{id\}\/buy allows 10/);
+  assert.ok(Number(last.headers.get('retry-after')) >= 1);
+});
+
+test('with the upstream down, reads say nothing changed and purchases say the outcome is unknown', async () => {
+  await stack.sim.stop();
+  const read = await assertEnvelope(await api('/api/v1/wallet'), 502, 'EDGE.UPSTREAM.UNREACHABLE');
+  assert.match(read.message, /nothing was changed/);
+  const buy = await assertEnvelope(await api('/api/v1/labels', json({ rate_id: 'rate_x' }, { 'idempotency-key': randomUUID() })), 502, 'EDGE.UPSTREAM.UNREACHABLE');
+  assert.match(buy.message, /outcome of this request is unknown/);
+  assert.match(buy.suggestion, /before trying again/);
+});
