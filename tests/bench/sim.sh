@@ -26,7 +26,8 @@ cat > "$tmp/wallet.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $live"
 LUA
 row() { # name path script connections
-  local out; out=$(wrk -t2 -c"$4" -d10s --latency -s "$tmp/$3" "$url$2")
+  local threads=$(( $4 < 2 ? 1 : 2 ))
+  local out; out=$(wrk -t"$threads" -c"$4" -d10s --latency -s "$tmp/$3" "$url$2")
   local rps p50 p99 non2xx
   rps=$(awk '/Requests\/sec/{print $2}' <<<"$out")
   p50=$(awk '$1=="50%"{print $2}' <<<"$out"); p99=$(awk '$1=="99%"{print $2}' <<<"$out")
