@@ -490,12 +490,7 @@ impl World {
             .rate(rate_id)
             .filter(|r| r.account == account)
             .ok_or_else(not_found)?;
-        if r.env == KeyEnv::Live && env == KeyEnv::Sandbox {
-            return Err(sandbox_in_production("rate", rate_id));
-        }
-        if r.env == KeyEnv::Sandbox && env == KeyEnv::Live {
-            return Err(not_found());
-        }
+        check_mode(r.env, env, "rate", rate_id, not_found)?;
         if now >= r.quoted_at + RATE_VALIDITY_SECONDS {
             return Err(SimError::new(
                 ErrorCode::RateExpired,
@@ -679,12 +674,7 @@ impl World {
             .get(id)
             .filter(|l| l.account == account)
             .ok_or_else(not_found)?;
-        if record.env == KeyEnv::Live && env == KeyEnv::Sandbox {
-            return Err(sandbox_in_production("label", id));
-        }
-        if record.env == KeyEnv::Sandbox && env == KeyEnv::Live {
-            return Err(not_found());
-        }
+        check_mode(record.env, env, "label", id, not_found)?;
         Ok(record)
     }
 
@@ -823,11 +813,7 @@ impl World {
             .get(id)
             .filter(|t| t.account == account)
             .ok_or_else(not_found)?;
-        match (t.env, env) {
-            (KeyEnv::Live, KeyEnv::Sandbox) => return Err(sandbox_in_production("tracker", id)),
-            (KeyEnv::Sandbox, KeyEnv::Live) => return Err(not_found()),
-            _ => {}
-        }
+        check_mode(t.env, env, "tracker", id, not_found)?;
         let label = t.label_id.as_ref().and_then(|l| self.labels.get(l));
         let events = label.map(|l| tracker_events(l, now)).unwrap_or_default();
         let status = match (label, events.last()) {
@@ -892,11 +878,8 @@ impl World {
             .get_mut(id)
             .filter(|b| b.account == account)
             .ok_or_else(not_found)?;
-        match (b.env, env) {
-            (KeyEnv::Live, KeyEnv::Sandbox) => Err(sandbox_in_production("batch", id)),
-            (KeyEnv::Sandbox, KeyEnv::Live) => Err(not_found()),
-            _ => Ok(b),
-        }
+        check_mode(b.env, env, "batch", id, not_found)?;
+        Ok(b)
     }
 
     pub fn buy_batch(
@@ -1176,4 +1159,20 @@ fn sandbox_in_production(kind: &str, id: &str) -> SimError {
         format!("The {kind} {id} belongs to live mode and cannot be used with a sandbox key."),
         "Use a live key (svc_live_) for live resources.",
     )
+}
+
+/// Live and sandbox are separate: a sandbox key touching a live resource is
+/// `AUTH.KEY.SANDBOX_IN_PRODUCTION`; a live key does not see sandbox resources.
+fn check_mode(
+    resource: KeyEnv,
+    caller: KeyEnv,
+    kind: &str,
+    id: &str,
+    not_found: impl FnOnce() -> SimError,
+) -> Result<(), SimError> {
+    match (resource, caller) {
+        (KeyEnv::Live, KeyEnv::Sandbox) => Err(sandbox_in_production(kind, id)),
+        (KeyEnv::Sandbox, KeyEnv::Live) => Err(not_found()),
+        _ => Ok(()),
+    }
 }
