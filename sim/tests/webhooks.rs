@@ -229,27 +229,6 @@ async fn an_unreachable_receiver_is_recorded_and_retried() {
     assert_eq!(list.last().unwrap()["attempt"], 2);
 }
 
-#[tokio::test]
-async fn batch_labels_emit_label_created_too() {
-    let (url, received) = receiver(0).await;
-    let s = start_with(Some((url, SECRET.into()))).await;
-    let id = s
-        .post(
-            "/v1/batches",
-            LIVE,
-            json!({"items": [batch_item(300), batch_item(300)]}),
-        )
-        .await
-        .json["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    s.post(&format!("/v1/batches/{id}/buy"), LIVE, json!({}))
-        .await;
-    s.advance(1).await;
-    wait_for(&received, 2).await;
-}
-
 /// A receiver that counts connections, then waits `delay` before answering
 /// 200 (`None`: never answers).
 async fn slow_receiver(delay: Option<Duration>) -> (String, Arc<Mutex<usize>>) {
