@@ -43,6 +43,8 @@ test('upstream answers pass through with their status, request id and limit head
   assert.equal(res.headers.get('x-ratelimit-limit'), '300');
   assert.ok(Number(res.headers.get('x-ratelimit-remaining')) < 300);
   assert.equal(res.headers.get('set-cookie'), null);
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
 });
 
 test('a purchase without an Idempotency-Key is refused before it costs anything', async () => {

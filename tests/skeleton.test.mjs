@@ -22,10 +22,17 @@ test('the dashboard shows the wallet balance the simulator holds, as money', asy
   });
   const page = await browser.newPage();
   const problems = watchProblems(page);
-  await page.goto(stack.edge.url + '/');
+  const res = await page.goto(stack.edge.url + '/');
+  // A strict CSP: the wasm may run, only the one hashed inline script, nothing else inline.
+  const csp = res.headers()['content-security-policy'] || '';
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/=]+'(;|$)/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.doesNotMatch(csp, /unsafe-inline/);
+  assert.equal(res.headers()['x-content-type-options'], 'nosniff');
   const balance = page.getByTestId('balance');
   await balance.waitFor({ timeout: 15000 });
   assert.equal(await balance.innerText(), '$1,234.56');
+  // Any CSP violation would be a console error, which `problems` collects.
   await screenshot(page, 'skeleton-wallet');
   assert.deepEqual(problems, []);
   await page.close();

@@ -145,8 +145,16 @@ async fn send_upstream(
     })
 }
 
-fn to_response(stored: StoredResponse, replayed: bool) -> Result<Response, EdgeError> {
+fn api_headers() -> Headers {
     let headers = Headers::new();
+    for (name, value) in proxy::API_SECURITY_HEADERS {
+        let _ = headers.set(name, value);
+    }
+    headers
+}
+
+fn to_response(stored: StoredResponse, replayed: bool) -> Result<Response, EdgeError> {
+    let headers = api_headers();
     for (name, value) in &stored.headers {
         let _ = headers.set(name, value);
     }
@@ -190,7 +198,7 @@ async fn ledger_call<B: serde::Serialize, T: serde::de::DeserializeOwned>(
 }
 
 fn error_response(err: &EdgeError, request_id: &str) -> worker::Result<Response> {
-    let headers = Headers::new();
+    let headers = api_headers();
     headers.set("Content-Type", "application/json")?;
     headers.set("X-Request-Id", request_id)?;
     if let Some(seconds) = err.retry_after() {

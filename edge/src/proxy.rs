@@ -19,6 +19,18 @@ pub const PASSED_RESPONSE_HEADERS: &[&str] = &[
     "retry-after",
 ];
 
+/// Headers on every `/api` answer: never cached, never sniffed, no referrer.
+/// (The app's static assets get theirs from `dist/_headers`.)
+pub const API_SECURITY_HEADERS: &[(&str, &str)] = &[
+    ("Cache-Control", "no-store"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    (
+        "Strict-Transport-Security",
+        "max-age=63072000; includeSubDomains",
+    ),
+];
+
 #[derive(Debug)]
 pub struct Forward {
     pub endpoint: &'static Endpoint,
