@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { startStack } from './support/stack.mjs';
 
 let stack;
-before(async () => { stack = await startStack(); });
+// A short upstream timeout so the slow-upstream test runs in seconds.
+before(async () => { stack = await startStack({ edgeVars: { UPSTREAM_TIMEOUT_MS: '2000' } }); });
 after(async () => { await stack?.stop(); });
 
 const api = (path, init = {}) => fetch(stack.edge.url + path, init);
@@ -86,6 +87,30 @@ test('upstream 429 is passed on with Retry-After', async () => {
   const e = await assertEnvelope(last, 429, 'AUTH.RATE_LIMIT.EXCEEDED');
   assert.match(e.message, /POST \/v1\/batches\/\{id\}\/buy allows 10/);
   assert.ok(Number(last.headers.get('retry-after')) >= 1);
+});
+
+test('a slow upstream: a late purchase says its outcome is unknown, and its retry never buys again', async () => {
+  const quote = await (await api('/api/v1/rates', json(shipment))).json();
+  const rate = quote.rates[0];
+  const before = await liveBalance();
+  await stack.sim.control('PUT', '/__sim/faults', { latency_ms: 3000 });
+  try {
+    const read = await assertEnvelope(await api('/api/v1/wallet'), 504, 'EDGE.UPSTREAM.TIMEOUT');
+    assert.match(read.message, /within 2 s; nothing was changed/);
+    const key = randomUUID();
+    const buy = () => api('/api/v1/labels', json({ rate_id: rate.id }, { 'idempotency-key': key }));
+    const started = Date.now();
+    const e = await assertEnvelope(await buy(), 504, 'EDGE.UPSTREAM.TIMEOUT');
+    assert.ok(Date.now() - started < 2900, 'answered at the timeout, not when upstream finished');
+    assert.match(e.message, /outcome of this request is unknown/);
+    const retry = await buy();
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    await assertEnvelope(retry, 504, 'EDGE.UPSTREAM.TIMEOUT');
+  } finally {
+    await stack.sim.control('PUT', '/__sim/faults', {});
+  }
+  await new Promise((r) => setTimeout(r, 1500)); // the slow purchase completes upstream
+  assert.equal(await liveBalance(), before - rate.rate_cents, 'the purchase happened once, and only once');
 });
 
 test('with the upstream down, reads say nothing changed and purchases say the outcome is unknown', async () => {

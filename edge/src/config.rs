@@ -10,13 +10,19 @@ pub mod names {
     pub const UPSTREAM_URL: &str = "UPSTREAM_URL";
     pub const LIVE_KEY: &str = "SVC_LIVE_KEY";
     pub const SANDBOX_KEY: &str = "SVC_SANDBOX_KEY";
+    pub const UPSTREAM_TIMEOUT_MS: &str = "UPSTREAM_TIMEOUT_MS";
 }
+
+/// Carriers can take seconds to make a label; past this the Worker answers
+/// 504 and, for a purchase, says the outcome is unknown.
+pub const DEFAULT_UPSTREAM_TIMEOUT_MS: u64 = 15_000;
 
 pub struct Config {
     /// Base URL of the v1 service, without a trailing slash.
     pub upstream: String,
     pub live_key: Option<ApiKey>,
     pub sandbox_key: Option<ApiKey>,
+    pub upstream_timeout_ms: u64,
 }
 
 impl Config {
@@ -41,10 +47,25 @@ impl Config {
                 ),
             });
         }
+        let upstream_timeout_ms = match get(names::UPSTREAM_TIMEOUT_MS)
+            .filter(|v| !v.trim().is_empty())
+        {
+            None => DEFAULT_UPSTREAM_TIMEOUT_MS,
+            Some(v) => v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|ms| (100..=60_000).contains(ms))
+                .ok_or(EdgeError::Config {
+                    setting: names::UPSTREAM_TIMEOUT_MS,
+                    problem: "it must be a whole number of milliseconds from 100 to 60000".into(),
+                })?,
+        };
         Ok(Config {
             upstream,
             live_key,
             sandbox_key,
+            upstream_timeout_ms,
         })
     }
 
@@ -190,6 +211,24 @@ mod tests {
             ),
             "SVC_LIVE_KEY"
         );
+    }
+
+    #[test]
+    fn timeout_defaults_and_is_bounded() {
+        let ok = |t: &str| {
+            config(&[
+                ("UPSTREAM_URL", "https://x"),
+                ("SVC_LIVE_KEY", LIVE),
+                ("UPSTREAM_TIMEOUT_MS", t),
+            ])
+        };
+        assert_eq!(
+            ok("").unwrap().upstream_timeout_ms,
+            DEFAULT_UPSTREAM_TIMEOUT_MS
+        );
+        assert_eq!(ok("2500").unwrap().upstream_timeout_ms, 2500);
+        assert_eq!(setting_of(ok("5").err().unwrap()), "UPSTREAM_TIMEOUT_MS");
+        assert_eq!(setting_of(ok("soon").err().unwrap()), "UPSTREAM_TIMEOUT_MS");
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub enum EdgeError {
     UpstreamUnreachable {
         outcome_unknown: bool,
     },
+    /// Upstream did not answer in time; same meaning of `outcome_unknown`.
+    UpstreamTimeout {
+        outcome_unknown: bool,
+        seconds: u64,
+    },
     /// A purchase came without its `Idempotency-Key`.
     IdempotencyKeyMissing,
     IdempotencyKeyInvalid,
@@ -44,6 +49,7 @@ impl EdgeError {
             EdgeError::MethodNotAllowed { .. } => 405,
             EdgeError::Config { .. } | EdgeError::LedgerUnavailable => 503,
             EdgeError::UpstreamUnreachable { .. } => 502,
+            EdgeError::UpstreamTimeout { .. } => 504,
             EdgeError::IdempotencyKeyMissing
             | EdgeError::IdempotencyKeyInvalid
             | EdgeError::IdempotencyKeyReused => 422,
@@ -62,6 +68,7 @@ impl EdgeError {
             EdgeError::MethodNotAllowed { .. } => "EDGE.ROUTE.METHOD_NOT_ALLOWED",
             EdgeError::Config { .. } => "EDGE.CONFIG.INVALID",
             EdgeError::UpstreamUnreachable { .. } => "EDGE.UPSTREAM.UNREACHABLE",
+            EdgeError::UpstreamTimeout { .. } => "EDGE.UPSTREAM.TIMEOUT",
             EdgeError::IdempotencyKeyMissing => "VALIDATION.FIELD.REQUIRED",
             EdgeError::IdempotencyKeyInvalid => "VALIDATION.FIELD.INVALID",
             EdgeError::IdempotencyInProgress => "EDGE.IDEMPOTENCY.IN_PROGRESS",
@@ -92,6 +99,14 @@ impl EdgeError {
             ),
             EdgeError::UpstreamUnreachable { outcome_unknown: false } => (
                 "The shipping service could not be reached; nothing was changed.".to_string(),
+                "Try again in a moment.".to_string(),
+            ),
+            EdgeError::UpstreamTimeout { outcome_unknown: true, seconds } => (
+                format!("The shipping service did not answer within {seconds} s; the outcome of this request is unknown."),
+                "Check your labels and wallet before trying again, so nothing is bought twice.".to_string(),
+            ),
+            EdgeError::UpstreamTimeout { outcome_unknown: false, seconds } => (
+                format!("The shipping service did not answer within {seconds} s; nothing was changed."),
                 "Try again in a moment.".to_string(),
             ),
             EdgeError::IdempotencyKeyMissing => (

@@ -9,9 +9,11 @@ use crate::idempotency::{self, Begin, StoredResponse};
 use crate::ledger::{BeginCall, FinishCall};
 use crate::proxy::{self, Forward};
 use api::KeyEnv;
+use futures_util::future::Either;
+use std::time::Duration;
 use worker::{
-    Context, Env, Fetch, Headers, Method, Request, RequestInit, Response, Stub, event,
-    wasm_bindgen::JsValue,
+    AbortController, Context, Delay, Env, Fetch, Headers, Method, Request, RequestInit, Response,
+    Stub, event, wasm_bindgen::JsValue,
 };
 
 #[event(start)]
@@ -44,7 +46,14 @@ async fn handle(mut req: Request, env: &Env, request_id: &str) -> Result<Respons
 
     if !forward.endpoint.spends_money() {
         return to_response(
-            send_upstream(&forward, &method, key.expose(), &body).await?,
+            send_upstream(
+                &forward,
+                &method,
+                key.expose(),
+                &body,
+                config.upstream_timeout_ms,
+            )
+            .await?,
             false,
         );
     }
@@ -75,13 +84,24 @@ async fn handle(mut req: Request, env: &Env, request_id: &str) -> Result<Respons
             outcome_unknown: true,
         }),
         Begin::Proceed => {
-            let result = send_upstream(&forward, &method, key.expose(), &body).await;
+            let result = send_upstream(
+                &forward,
+                &method,
+                key.expose(),
+                &body,
+                config.upstream_timeout_ms,
+            )
+            .await;
             // An unanswered purchase is remembered as such, so a repeat cannot buy again.
             let stored = match &result {
                 Ok(response) => response.clone(),
+                // Replays carry the first answer's request id, in body and header alike.
                 Err(err) => StoredResponse {
                     status: err.status(),
-                    headers: vec![],
+                    headers: vec![
+                        ("content-type".into(), "application/json".into()),
+                        ("x-request-id".into(), request_id.into()),
+                    ],
                     body: err.to_body(request_id),
                 },
             };
@@ -106,6 +126,7 @@ async fn send_upstream(
     method: &str,
     key: &str,
     body: &[u8],
+    timeout_ms: u64,
 ) -> Result<StoredResponse, EdgeError> {
     let headers = Headers::new();
     let _ = headers.set("Authorization", &format!("Bearer {key}"));
@@ -117,20 +138,33 @@ async fn send_upstream(
         let _ = init.headers.set("Content-Type", "application/json");
         init.with_body(Some(JsValue::from(worker::js_sys::Uint8Array::from(body))));
     }
+    // A write that got no answer may still have happened upstream.
+    let outcome_unknown = !forward.endpoint.scope.is_read();
+    let unreachable = || EdgeError::UpstreamUnreachable { outcome_unknown };
     let send = || async {
-        Fetch::Request(Request::new_with_init(&forward.url, &init)?)
-            .send()
-            .await
+        let request = Request::new_with_init(&forward.url, &init).map_err(|_| unreachable())?;
+        let controller = AbortController::default();
+        let (fetcher, signal) = (Fetch::Request(request), controller.signal());
+        let fetch = fetcher.send_with_signal(&signal);
+        let delay = Delay::from(Duration::from_millis(timeout_ms));
+        futures_util::pin_mut!(fetch, delay);
+        match futures_util::future::select(fetch, delay).await {
+            Either::Left((response, _)) => response.map_err(|_| unreachable()),
+            Either::Right(_) => {
+                controller.abort();
+                Err(EdgeError::UpstreamTimeout {
+                    outcome_unknown,
+                    seconds: timeout_ms.div_ceil(1000),
+                })
+            }
+        }
     };
     let mut sent = send().await;
-    if sent.is_err() && method == "GET" {
+    // Reads may be retried once after a connection failure (not after a timeout); writes never are.
+    if matches!(sent, Err(EdgeError::UpstreamUnreachable { .. })) && method == "GET" {
         sent = send().await;
     }
-    // A write that got no answer may still have happened upstream.
-    let unreachable = || EdgeError::UpstreamUnreachable {
-        outcome_unknown: !forward.endpoint.scope.is_read(),
-    };
-    let mut upstream = sent.map_err(|_| unreachable())?;
+    let mut upstream = sent?;
     let headers = upstream
         .headers()
         .entries()

@@ -277,6 +277,9 @@ pub async fn scan_label(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> 
 
 pub async fn set_faults(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     let faults: Faults = parse_json(&read_body(body).await?)?;
+    if faults.latency_ms > 60_000 {
+        return Err(SimError::invalid("latency_ms", "must be at most 60000"));
+    }
     sim.world().faults = faults.clone();
     Ok(Json(faults).into_response())
 }

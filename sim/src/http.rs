@@ -61,6 +61,11 @@ pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) 
             });
             let mut response = next.run(req).await;
             insert_headers(&mut response, headers);
+            let latency = sim.world().faults.latency_ms;
+            if latency > 0 {
+                // The effect already happened; only the answer is late.
+                tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
+            }
             response
         }
     };

@@ -170,6 +170,10 @@ pub struct Faults {
     /// Carriers whose label purchase answers `CARRIER.ERROR.UNKNOWN`.
     #[serde(default)]
     pub carrier_errors: Vec<String>,
+    /// Every /v1 answer is held this long *after* the request took effect:
+    /// a slow service whose purchases still happen (at most 60,000).
+    #[serde(default)]
+    pub latency_ms: u64,
 }
 
 #[derive(Debug)]

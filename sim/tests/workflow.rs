@@ -400,3 +400,27 @@ async fn a_large_auto_reload_threshold_is_paid_at_once() {
     assert_eq!(s.balance().await, 100_000_000_000i64);
     let _ = cents;
 }
+
+#[tokio::test]
+async fn latency_fault_delays_the_answer_not_the_effect() {
+    let s = start().await;
+    let before = s.balance().await;
+    let (rate, cents) = s.rate_id(LIVE, None).await;
+    s.control("PUT", "/__sim/faults", json!({"latency_ms": 400}))
+        .await;
+    let started = std::time::Instant::now();
+    let r = s.post("/v1/labels", LIVE, json!({"rate_id": rate})).await;
+    assert_eq!(r.status, 201);
+    assert!(started.elapsed() >= std::time::Duration::from_millis(400));
+    s.control("PUT", "/__sim/faults", json!({})).await;
+    assert_eq!(s.balance().await, before - cents);
+    let r = s
+        .call(
+            "PUT",
+            "/__sim/faults",
+            None,
+            Some(json!({"latency_ms": 60_001})),
+        )
+        .await;
+    r.assert_envelope(422, "VALIDATION.FIELD.INVALID");
+}

@@ -50,8 +50,9 @@ export async function startSim({ keys, env = {} } = {}) {
 }
 
 /** Starts our Worker (edge/build, already built) in workerd, in front of `upstream`. */
-export async function startEdge({ upstream, keys }) {
+export async function startEdge({ upstream, keys, vars = {} }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
+  for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
   if (keys.live) bindings.SVC_LIVE_KEY = { type: 'secret_text', value: keys.live };
   if (keys.sandbox) bindings.SVC_SANDBOX_KEY = { type: 'secret_text', value: keys.sandbox };
   const worker = await unstable_startWorker({
@@ -71,10 +72,10 @@ export async function startEdge({ upstream, keys }) {
   return { url, stop: () => worker.dispose() };
 }
 
-/** The whole stack with fresh keys. */
-export async function startStack() {
+/** The whole stack with fresh keys; `edgeVars` override the Worker's [vars]. */
+export async function startStack({ edgeVars } = {}) {
   const keys = newKeys();
   const sim = await startSim({ keys });
-  const edge = await startEdge({ upstream: sim.url, keys });
+  const edge = await startEdge({ upstream: sim.url, keys, vars: edgeVars });
   return { keys, sim, edge, async stop() { await edge.stop(); await sim.stop(); } };
 }
