@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::errors::EdgeError;
 use crate::idempotency::{self, Begin, StoredResponse};
 use crate::ledger::{BeginCall, FinishCall};
+use crate::log::RequestLog;
 use crate::proxy::{self, Forward};
 use api::KeyEnv;
 use futures_util::future::Either;
@@ -21,22 +22,62 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-#[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
-    let request_id = new_request_id();
-    match handle(req, &env, &request_id).await {
-        Ok(resp) => Ok(resp),
-        Err(err) => error_response(&err, &request_id),
-    }
+/// What one request did, for its log line.
+#[derive(Default)]
+struct Trace {
+    route: Option<&'static str>,
+    upstream_status: Option<u16>,
+    upstream_request_id: Option<String>,
+    upstream_ms: Option<u64>,
+    replayed: bool,
 }
 
-async fn handle(mut req: Request, env: &Env, request_id: &str) -> Result<Response, EdgeError> {
+fn now_ms() -> u64 {
+    worker::Date::now().as_millis()
+}
+
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+    let started = now_ms();
+    let request_id = new_request_id();
+    let method = req.method().to_string();
+    let mut trace = Trace::default();
+    let result = handle(req, &env, &request_id, &mut trace).await;
+    let error = result.as_ref().err().map(|e| e.code());
+    let response = match result {
+        Ok(resp) => Ok(resp),
+        Err(err) => error_response(&err, &request_id),
+    };
+    let line = RequestLog {
+        request_id: &request_id,
+        method: &method,
+        route: trace.route.unwrap_or("(none)"),
+        principal: "anonymous",
+        status: response.as_ref().map(|r| r.status_code()).unwrap_or(500),
+        upstream_status: trace.upstream_status,
+        upstream_request_id: trace.upstream_request_id.as_deref(),
+        upstream_ms: trace.upstream_ms,
+        total_ms: now_ms().saturating_sub(started),
+        idempotency: trace.replayed.then_some("replayed"),
+        error,
+    };
+    worker::console_log!("{}", line.to_line());
+    response
+}
+
+async fn handle(
+    mut req: Request,
+    env: &Env,
+    request_id: &str,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
     let config = Config::from_lookup(|name| env.var(name).ok().map(|v| v.to_string()))?;
     let url = req
         .url()
         .map_err(|_| EdgeError::RouteNotFound { path: req.path() })?;
     let method = req.method().to_string();
     let forward = proxy::plan(&method, url.path(), url.query(), &config.upstream)?;
+    trace.route = Some(forward.endpoint.pattern);
     let body = if method == "GET" {
         vec![]
     } else {
@@ -52,6 +93,7 @@ async fn handle(mut req: Request, env: &Env, request_id: &str) -> Result<Respons
                 key.expose(),
                 &body,
                 config.upstream_timeout_ms,
+                trace,
             )
             .await?,
             false,
@@ -77,7 +119,10 @@ async fn handle(mut req: Request, env: &Env, request_id: &str) -> Result<Respons
     )
     .await?;
     match decision {
-        Begin::Replay { response } => to_response(response, true),
+        Begin::Replay { response } => {
+            trace.replayed = true;
+            to_response(response, true)
+        }
         Begin::InProgress => Err(EdgeError::IdempotencyInProgress),
         Begin::KeyReused => Err(EdgeError::IdempotencyKeyReused),
         Begin::OutcomeUnknown => Err(EdgeError::UpstreamUnreachable {
@@ -90,6 +135,7 @@ async fn handle(mut req: Request, env: &Env, request_id: &str) -> Result<Respons
                 key.expose(),
                 &body,
                 config.upstream_timeout_ms,
+                trace,
             )
             .await;
             // An unanswered purchase is remembered as such, so a repeat cannot buy again.
@@ -127,7 +173,9 @@ async fn send_upstream(
     key: &str,
     body: &[u8],
     timeout_ms: u64,
+    trace: &mut Trace,
 ) -> Result<StoredResponse, EdgeError> {
+    let started = now_ms();
     let headers = Headers::new();
     let _ = headers.set("Authorization", &format!("Bearer {key}"));
     let _ = headers.set("Accept", "application/json");
@@ -164,13 +212,19 @@ async fn send_upstream(
     if matches!(sent, Err(EdgeError::UpstreamUnreachable { .. })) && method == "GET" {
         sent = send().await;
     }
+    trace.upstream_ms = Some(now_ms().saturating_sub(started));
     let mut upstream = sent?;
-    let headers = upstream
+    let headers: Vec<(String, String)> = upstream
         .headers()
         .entries()
         .filter(|(name, _)| proxy::is_passed_response_header(name))
         .collect();
     let status = upstream.status_code();
+    trace.upstream_status = Some(status);
+    trace.upstream_request_id = headers
+        .iter()
+        .find(|(n, _)| n == "x-request-id")
+        .map(|(_, v)| v.clone());
     let body = upstream.text().await.map_err(|_| unreachable())?;
     Ok(StoredResponse {
         status,

@@ -5,6 +5,7 @@ pub mod budget;
 pub mod config;
 pub mod errors;
 pub mod idempotency;
+pub mod log;
 pub mod proxy;
 pub mod roles;
 pub mod session;
