@@ -79,6 +79,20 @@ test('a double-clicked purchase charges the wallet once', async () => {
   assert.equal(await liveBalance(), before - rate.rate_cents);
 });
 
+test('a malformed body is refused at the edge, naming the field, without an upstream call', async () => {
+  const remaining = async () => Number((await api('/api/v1/rates', json(shipment))).headers.get('x-ratelimit-remaining'));
+  const first = await remaining();
+  const bad = { ...shipment, parcel: { ...shipment.parcel, weight_oz: 'heavy' } };
+  const e = await assertEnvelope(await api('/api/v1/rates', json(bad)), 422, 'VALIDATION.FIELD.INVALID');
+  assert.equal(e.field, 'parcel.weight_oz');
+  const missing = await assertEnvelope(await api('/api/v1/rates', json({ from_address: shipment.from_address })), 422, 'VALIDATION.FIELD.REQUIRED');
+  assert.equal(missing.field, 'to_address');
+  await assertEnvelope(await api('/api/v1/rates', { method: 'POST', body: '{oops' }), 422, 'VALIDATION.FIELD.INVALID');
+  assert.equal(await remaining(), first - 1, 'the three refusals cost the upstream budget nothing');
+  const huge = 'x'.repeat(9 * 1024 * 1024);
+  await assertEnvelope(await api('/api/v1/rates', { method: 'POST', body: huge }), 413, 'VALIDATION.BODY.TOO_LARGE');
+});
+
 test('upstream 429 is passed on with Retry-After', async () => {
   let last;
   for (let i = 0; i < 11; i++) {

@@ -14,6 +14,7 @@ pub mod parcel;
 pub mod rates;
 pub mod scopes;
 pub mod trackers;
+pub mod validation;
 pub mod wallet;
 pub mod webhooks;
 

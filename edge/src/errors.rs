@@ -2,6 +2,7 @@
 //! `RESOURCE.CATEGORY.SPECIFIC` code form so the app handles them like any
 //! upstream error; internals (and the key) never reach the body.
 
+use api::validation::{BodyError, MAX_BODY_BYTES};
 use api::{ApiError, ErrorCode, ErrorEnvelope};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +41,9 @@ pub enum EdgeError {
     IdempotencyKeyReused,
     /// The idempotency ledger could not be reached, so a purchase is not risked.
     LedgerUnavailable,
+    /// The JSON body does not fit the contract type (caught before any upstream call).
+    InvalidBody(BodyError),
+    BodyTooLarge,
 }
 
 impl EdgeError {
@@ -54,6 +58,8 @@ impl EdgeError {
             | EdgeError::IdempotencyKeyInvalid
             | EdgeError::IdempotencyKeyReused => 422,
             EdgeError::IdempotencyInProgress => 409,
+            EdgeError::InvalidBody(_) => 422,
+            EdgeError::BodyTooLarge => 413,
         }
     }
 
@@ -74,6 +80,9 @@ impl EdgeError {
             EdgeError::IdempotencyInProgress => "EDGE.IDEMPOTENCY.IN_PROGRESS",
             EdgeError::IdempotencyKeyReused => "EDGE.IDEMPOTENCY.KEY_REUSED",
             EdgeError::LedgerUnavailable => "EDGE.IDEMPOTENCY.UNAVAILABLE",
+            EdgeError::InvalidBody(BodyError::Required { .. }) => "VALIDATION.FIELD.REQUIRED",
+            EdgeError::InvalidBody(_) => "VALIDATION.FIELD.INVALID",
+            EdgeError::BodyTooLarge => "VALIDATION.BODY.TOO_LARGE",
         }
     }
 
@@ -125,6 +134,11 @@ impl EdgeError {
                 "This Idempotency-Key was already used for a different request.".to_string(),
                 "Use a new Idempotency-Key for a new purchase.".to_string(),
             ),
+            EdgeError::InvalidBody(e) => (e.message(), e.suggestion()),
+            EdgeError::BodyTooLarge => (
+                format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
+                "Send at most 5,000 batch items per request.".to_string(),
+            ),
             EdgeError::LedgerUnavailable => (
                 "The purchase was not sent: the Worker could not record it safely.".to_string(),
                 "Try again in a moment with the same Idempotency-Key.".to_string(),
@@ -140,6 +154,10 @@ impl EdgeError {
             EdgeError::IdempotencyKeyMissing | EdgeError::IdempotencyKeyInvalid => {
                 error.with_field(crate::idempotency::HEADER)
             }
+            EdgeError::InvalidBody(e) => match e.field() {
+                Some(field) => error.with_field(field),
+                None => error,
+            },
             _ => error,
         }
     }

@@ -10,6 +10,7 @@ use crate::ledger::{BeginCall, FinishCall};
 use crate::log::RequestLog;
 use crate::proxy::{self, Forward};
 use api::KeyEnv;
+use api::validation::MAX_BODY_BYTES;
 use futures_util::future::Either;
 use std::time::Duration;
 use worker::{
@@ -81,8 +82,9 @@ async fn handle(
     let body = if method == "GET" {
         vec![]
     } else {
-        req.bytes().await.unwrap_or_default()
+        read_body(&mut req).await?
     };
+    proxy::check_body(forward.endpoint.id, &body)?;
     let key = config.active_key();
 
     if !forward.endpoint.spends_money() {
@@ -164,6 +166,24 @@ async fn handle(
             to_response(result?, false)
         }
     }
+}
+
+/// The body, refused past the cap: by its declared length before reading, by its size after.
+async fn read_body(req: &mut Request) -> Result<Vec<u8>, EdgeError> {
+    let declared = req
+        .headers()
+        .get("Content-Length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(EdgeError::BodyTooLarge);
+    }
+    let body = req.bytes().await.unwrap_or_default();
+    if body.len() > MAX_BODY_BYTES {
+        return Err(EdgeError::BodyTooLarge);
+    }
+    Ok(body)
 }
 
 /// Forwards to upstream with the key; a read is retried once on a connection failure, a write never.

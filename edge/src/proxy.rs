@@ -3,7 +3,7 @@
 //! `api` is the allow-list, so this is never an open proxy.
 
 use crate::errors::EdgeError;
-use api::endpoints::{self, Endpoint};
+use api::endpoints::{self, Endpoint, EndpointId};
 
 /// Prefix under which the app reaches the v1 endpoints on the Worker.
 pub const API_PREFIX: &str = "/api";
@@ -84,6 +84,22 @@ fn allowed_methods(path: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// Parses the body with the contract type of its endpoint, so a malformed
+/// request is refused with the field named before it costs an upstream call.
+pub fn check_body(endpoint: EndpointId, body: &[u8]) -> Result<(), EdgeError> {
+    use api::validation::parse_json;
+    let parsed = match endpoint {
+        EndpointId::ValidateAddress => parse_json::<api::Address>(body).map(drop),
+        EndpointId::GetRates => parse_json::<api::RatesRequest>(body).map(drop),
+        EndpointId::BuyLabel => parse_json::<api::BuyLabelRequest>(body).map(drop),
+        EndpointId::CreateTracker => parse_json::<api::CreateTrackerRequest>(body).map(drop),
+        EndpointId::CreateBatch => parse_json::<api::CreateBatchRequest>(body).map(drop),
+        // No body (GET, DELETE) or none needed (buying a batch).
+        _ => Ok(()),
+    };
+    parsed.map_err(EdgeError::InvalidBody)
+}
+
 pub fn is_passed_response_header(name: &str) -> bool {
     PASSED_RESPONSE_HEADERS
         .iter()
@@ -146,6 +162,25 @@ mod tests {
             EdgeError::MethodNotAllowed { allowed, .. } => assert_eq!(allowed, vec!["GET"]),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn bodies_are_checked_against_the_contract_types() {
+        assert_eq!(
+            check_body(EndpointId::BuyLabel, br#"{"rate_id":"rate_1"}"#),
+            Ok(())
+        );
+        let err = check_body(EndpointId::GetRates, br#"{"from_address":{}}"#).unwrap_err();
+        let body = err.to_body("r");
+        assert!(
+            body.contains("VALIDATION.FIELD.REQUIRED")
+                && body.contains(r#""field":"from_address.name""#),
+            "{body}"
+        );
+        assert_eq!(err.status(), 422);
+        let err = check_body(EndpointId::CreateTracker, br#"{"tracking_number":5}"#).unwrap_err();
+        assert!(err.to_body("r").contains(r#""field":"tracking_number""#));
+        assert_eq!(check_body(EndpointId::BuyBatch, b""), Ok(()));
     }
 
     #[test]

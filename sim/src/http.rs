@@ -17,8 +17,7 @@ use crate::Sim;
 use crate::clock::id_hex;
 use crate::errors::{SimError, extra};
 
-/// Largest accepted body: a 5,000-item batch of full addresses fits with room.
-pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+use api::validation::MAX_BODY_BYTES;
 
 pub fn is_v1(path: &str) -> bool {
     path == "/v1" || path.starts_with("/v1/")
@@ -243,47 +242,13 @@ pub fn finish(response: &mut Response, request_id: &str) {
 
 /// Parses a JSON body into `T`, naming the offending field on failure.
 pub fn parse_json<T: DeserializeOwned>(body: &Bytes) -> Result<T, SimError> {
-    if body.is_empty() {
-        return Err(SimError::new(
-            ErrorCode::ValidationFieldInvalid,
-            "The request body is empty.",
-            "Send a JSON object as the request body.",
-        ));
-    }
-    let mut de = serde_json::Deserializer::from_slice(body);
-    match serde_path_to_error::deserialize::<_, T>(&mut de) {
-        Ok(v) => Ok(v),
-        Err(err) => {
-            let path = err.path().to_string();
-            let inner = err.into_inner();
-            let msg = inner.to_string();
-            if let Some(missing) = msg
-                .strip_prefix("missing field `")
-                .and_then(|m| m.split('`').next())
-            {
-                let field = if path == "." || path.is_empty() {
-                    missing.to_string()
-                } else {
-                    format!("{path}.{missing}")
-                };
-                return Err(SimError::required(&field));
-            }
-            if inner.is_syntax() || inner.is_eof() {
-                return Err(SimError::new(
-                    ErrorCode::ValidationFieldInvalid,
-                    format!("The request body is not valid JSON ({msg})."),
-                    "Send a well-formed JSON object with Content-Type: application/json.",
-                ));
-            }
-            let field = if path == "." {
-                "body".to_string()
-            } else {
-                path
-            };
-            let why = msg.split(" at line").next().unwrap_or(&msg).to_string();
-            Err(SimError::invalid(&field, &why))
+    api::validation::parse_json(body).map_err(|e| {
+        let error = SimError::new(e.code(), e.message(), e.suggestion());
+        match e.field() {
+            Some(field) => error.field(field),
+            None => error,
         }
-    }
+    })
 }
 
 /// Reads the body with the size cap, as an envelope error when over it.
