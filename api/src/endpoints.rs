@@ -177,13 +177,6 @@ pub static ENDPOINTS: [Endpoint; 13] = [
     ),
 ];
 
-pub fn endpoint(id: EndpointId) -> &'static Endpoint {
-    ENDPOINTS
-        .iter()
-        .find(|e| e.id == id)
-        .expect("every EndpointId is in ENDPOINTS")
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouteMatch {
     pub endpoint: &'static Endpoint,

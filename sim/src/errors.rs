@@ -2,6 +2,7 @@
 //! request id; the request pipeline (`http.rs`) stamps the id into the body
 //! and the `X-Request-Id` header, so the two always agree.
 
+use api::validation::BodyError;
 use api::{ApiError, ErrorCode, ErrorEnvelope};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -58,21 +59,18 @@ impl SimError {
     }
 
     pub fn required(field: &str) -> SimError {
-        SimError::new(
-            ErrorCode::ValidationFieldRequired,
-            format!("The field {field} is required."),
-            format!("Add {field} to the request body."),
-        )
-        .field(field)
+        BodyError::Required {
+            field: field.into(),
+        }
+        .into()
     }
 
     pub fn invalid(field: &str, why: &str) -> SimError {
-        SimError::new(
-            ErrorCode::ValidationFieldInvalid,
-            format!("The field {field} is invalid: {why}."),
-            format!("Correct {field} and send the request again."),
-        )
-        .field(field)
+        BodyError::Invalid {
+            field: field.into(),
+            reason: why.into(),
+        }
+        .into()
     }
 
     pub fn body(&self, request_id: &str) -> Vec<u8> {
@@ -83,6 +81,17 @@ impl SimError {
             obj.insert((*key).to_string(), extra.clone());
         }
         serde_json::to_vec(&value).unwrap_or_default()
+    }
+}
+
+/// Body and field errors read the same whether the edge or the simulator catches them.
+impl From<BodyError> for SimError {
+    fn from(e: BodyError) -> SimError {
+        let error = SimError::new(e.code(), e.message(), e.suggestion());
+        match e.field() {
+            Some(field) => error.field(field),
+            None => error,
+        }
     }
 }
 

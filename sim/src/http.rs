@@ -242,13 +242,7 @@ pub fn finish(response: &mut Response, request_id: &str) {
 
 /// Parses a JSON body into `T`, naming the offending field on failure.
 pub fn parse_json<T: DeserializeOwned>(body: &Bytes) -> Result<T, SimError> {
-    api::validation::parse_json(body).map_err(|e| {
-        let error = SimError::new(e.code(), e.message(), e.suggestion());
-        match e.field() {
-            Some(field) => error.field(field),
-            None => error,
-        }
-    })
+    api::validation::parse_json(body).map_err(SimError::from)
 }
 
 /// Reads the body with the size cap, as an envelope error when over it.

@@ -861,7 +861,7 @@ impl World {
             label_ids: vec![],
         };
         self.batches.insert(id.clone(), record);
-        Ok(self.batch_view(&id, 0))
+        Ok(self.batch_view(&id))
     }
 
     fn batch_mut(
@@ -902,7 +902,7 @@ impl World {
             ));
         }
         b.started_at = Some(now);
-        Ok(self.batch_view(id, now))
+        Ok(self.batch_view(id))
     }
 
     pub fn batch(
@@ -914,7 +914,7 @@ impl World {
     ) -> Result<Batch, SimError> {
         self.batch_mut(account, env, id)?;
         self.advance_batch(id, now);
-        Ok(self.batch_view(id, now))
+        Ok(self.batch_view(id))
     }
 
     /// Makes the labels that are due by `now` (and emits their events).
@@ -962,7 +962,7 @@ impl World {
         }
     }
 
-    fn batch_view(&self, id: &str, now: u64) -> Batch {
+    fn batch_view(&self, id: &str) -> Batch {
         let b = &self.batches[id];
         let n = b.items.len() as u64;
         let made = b.label_ids.len() as u64;
@@ -975,7 +975,6 @@ impl World {
             None => n.div_ceil(BATCH_LABELS_PER_SECOND),
             Some(_) => (n - made).div_ceil(BATCH_LABELS_PER_SECOND),
         };
-        let _ = now;
         Batch {
             id: b.id.clone(),
             state,
