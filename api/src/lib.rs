@@ -13,6 +13,7 @@ pub mod labels;
 pub mod parcel;
 pub mod rates;
 pub mod scopes;
+pub mod session;
 pub mod trackers;
 pub mod validation;
 pub mod wallet;

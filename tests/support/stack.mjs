@@ -2,7 +2,7 @@
 // 127.0.0.1, port 0) and our Worker in workerd via wrangler, pointed at it.
 // Keys are random per run, so a leak scan knows exactly what to look for.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -15,6 +15,25 @@ export function newKeys() {
     live: `svc_live_${randomBytes(16).toString('hex')}`,
     sandbox: `svc_test_${randomBytes(16).toString('hex')}`,
   };
+}
+
+/**
+ * One user per role with a fresh access token. The Worker's USERS secret
+ * holds only `name:role:sha256(token)` (see edge/README.md, Users).
+ */
+export function newUsers() {
+  const users = {};
+  for (const role of ['admin', 'operator', 'viewer']) {
+    const token = `pt_${randomBytes(24).toString('hex')}`;
+    users[role] = { name: `${role}1`, role, token };
+  }
+  return users;
+}
+
+export function usersSecret(users) {
+  return Object.values(users)
+    .map((u) => `${u.name}:${u.role}:${createHash('sha256').update(u.token).digest('hex')}`)
+    .join(',');
 }
 
 /** Starts the simulator binary built by `cargo build --profile native -p sim`. */
@@ -50,11 +69,15 @@ export async function startSim({ keys, env = {} } = {}) {
 }
 
 /** Starts our Worker (edge/build, already built) in workerd, in front of `upstream`. */
-export async function startEdge({ upstream, keys, vars = {} }) {
+export async function startEdge({ upstream, keys, users, vars = {}, secrets = {} }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
   for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
-  if (keys.live) bindings.SVC_LIVE_KEY = { type: 'secret_text', value: keys.live };
-  if (keys.sandbox) bindings.SVC_SANDBOX_KEY = { type: 'secret_text', value: keys.sandbox };
+  const secret = (name, value) => { if (value) bindings[name] = { type: 'secret_text', value }; };
+  secret('SVC_LIVE_KEY', keys.live);
+  secret('SVC_SANDBOX_KEY', keys.sandbox);
+  secret('USERS', users && usersSecret(users));
+  secret('SESSION_SECRET', randomBytes(32).toString('hex'));
+  for (const [name, value] of Object.entries(secrets)) secret(name, value);
   const worker = await unstable_startWorker({
     config: path.join(ROOT, 'wrangler.toml'),
     envFiles: [],
@@ -69,13 +92,42 @@ export async function startEdge({ upstream, keys, vars = {} }) {
   });
   await worker.ready;
   const url = (await worker.url).toString().replace(/\/$/, '');
-  return { url, stop: () => worker.dispose() };
+  return {
+    url,
+    /**
+     * Signs `user` in over HTTP; returns headers for later calls: the session
+     * cookie and the Worker's own Origin (state-changing calls need it).
+     */
+    async session(user) {
+      const res = await fetch(`${url}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: url },
+        body: JSON.stringify({ token: user.token }),
+      });
+      if (res.status !== 200) throw new Error(`sign-in of ${user.name} → ${res.status}: ${await res.text()}`);
+      const cookie = res.headers.get('set-cookie').split(';')[0];
+      return { cookie, origin: url };
+    },
+    stop: () => worker.dispose(),
+  };
 }
 
-/** The whole stack with fresh keys; `edgeVars` override the Worker's [vars]. */
-export async function startStack({ edgeVars } = {}) {
-  const keys = newKeys();
-  const sim = await startSim({ keys });
-  const edge = await startEdge({ upstream: sim.url, keys, vars: edgeVars });
-  return { keys, sim, edge, async stop() { await edge.stop(); await sim.stop(); } };
+/**
+ * The whole stack with fresh keys and one user per role (`stack.users.admin`
+ * ...); `edgeVars`/`edgeSecrets` override the Worker's settings, `keys` may
+ * drop one of the two keys.
+ */
+export async function startStack({ edgeVars, edgeSecrets, keys = newKeys() } = {}) {
+  const users = newUsers();
+  const sim = await startSim({ keys: { ...newKeys(), ...keys } });
+  const edge = await startEdge({ upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets });
+  return { keys, users, sim, edge, async stop() { await edge.stop(); await sim.stop(); } };
+}
+
+/** Signs `user` in through the app's login page in a Playwright page. */
+export async function signInPage(page, stack, user) {
+  await page.goto(stack.edge.url + '/');
+  await page.getByLabel('Access token').fill(user.token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 15000 });
 }

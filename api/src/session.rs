@@ -1,0 +1,184 @@
+//! The Worker's own endpoints for the dashboard (not part of v1): sign-in,
+//! the session, the live/sandbox switch, key rotation and the limits last
+//! seen. Stated here once so the app and the edge cannot disagree.
+//!
+//! | Method and path                   | Who        | Body → answer                      |
+//! |-----------------------------------|------------|------------------------------------|
+//! | `POST /api/session`               | anyone     | `SignInRequest` → `SessionInfo` + cookie |
+//! | `GET /api/session`                | signed in  | → `SessionInfo`                    |
+//! | `DELETE /api/session`             | signed in  | → 204, cookie cleared and revoked  |
+//! | `PUT /api/session/mode`           | admin      | `ModeRequest` → `SessionInfo` + cookie |
+//! | `GET /api/keys`                   | admin      | → `KeysStatus`                     |
+//! | `POST /api/keys/{mode}/verify`    | admin      | → `KeyVerification`                |
+//! | `POST /api/keys/{mode}/activate`  | admin      | → `KeysStatus`                     |
+//! | `GET /api/limits`                 | signed in  | → `LimitsSnapshot`                 |
+//!
+//! Errors use the v1 envelope. Codes the edge adds: `EDGE.SESSION.REQUIRED`
+//! (401, sign in), `EDGE.SESSION.INVALID_TOKEN` (401), `EDGE.ROLE.FORBIDDEN`
+//! (403, an admin action), `EDGE.ORIGIN.REFUSED` (403, cross-site write or an
+//! origin not configured for the widget).
+
+use crate::{KeyEnv, Scope};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+pub const SESSION_PATH: &str = "/api/session";
+pub const MODE_PATH: &str = "/api/session/mode";
+pub const KEYS_PATH: &str = "/api/keys";
+pub const LIMITS_PATH: &str = "/api/limits";
+
+/// A dashboard user's role. What each may do is the Worker's configuration
+/// (defaults in the edge README); the app only hides what `scopes` excludes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Every scope the key has, plus the live/sandbox switch and key rotation.
+    Admin,
+    /// Every v1 scope the key has: ship, void, batch, track.
+    Operator,
+    /// Read scopes only: no purchase, void or batch.
+    Viewer,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Admin, Role::Operator, Role::Viewer];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::Operator => "operator",
+            Role::Viewer => "viewer",
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Role {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| format!("unknown role {s:?} (admin, operator or viewer)"))
+    }
+}
+
+/// `POST /api/session`: the access token a deployment gave this user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInRequest {
+    pub token: String,
+}
+
+/// The signed-in user, what they may do, and which key their calls use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub user: String,
+    pub role: Role,
+    /// The v1 scopes this user may use now: the role's scopes that the
+    /// active key also has. The app hides every action outside them.
+    pub scopes: Vec<Scope>,
+    /// The key forwarded calls use for this session.
+    pub mode: KeyEnv,
+    /// Modes this deployment has a key for (both: the switch is offered).
+    pub modes: Vec<KeyEnv>,
+    /// Admins only: may switch `mode` and rotate keys.
+    pub can_switch_mode: bool,
+    pub can_rotate_keys: bool,
+    /// Problem with the active key the Worker has seen, for a "rotate the
+    /// key" banner: `AUTH.KEY.REVOKED` or `AUTH.KEY.EXPIRED`.
+    pub key_problem: Option<String>,
+    /// Unix seconds when the session ends.
+    pub expires_at: u64,
+}
+
+/// `PUT /api/session/mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModeRequest {
+    pub mode: KeyEnv,
+}
+
+/// Which of a mode's two key slots forwarded calls use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeySlot {
+    /// `SVC_LIVE_KEY` / `SVC_SANDBOX_KEY`.
+    Current,
+    /// `SVC_LIVE_KEY_NEXT` / `SVC_SANDBOX_KEY_NEXT`: the rotation candidate.
+    Next,
+}
+
+/// One configured key, never its value: only `svc_live_…1234`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyInfo {
+    pub slot: KeySlot,
+    pub redacted: String,
+    pub active: bool,
+}
+
+/// One mode's keys and what the Worker knows about them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModeKeys {
+    pub mode: KeyEnv,
+    pub keys: Vec<KeyInfo>,
+    /// The active key's scopes as last known (configuration, then upstream 403s).
+    pub scopes: Vec<Scope>,
+    /// `AUTH.KEY.REVOKED` / `AUTH.KEY.EXPIRED` seen on the active key.
+    pub problem: Option<String>,
+}
+
+/// `GET /api/keys`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeysStatus {
+    pub modes: Vec<ModeKeys>,
+}
+
+/// `POST /api/keys/{mode}/verify`: one read call upstream with the `next` key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyVerification {
+    pub mode: KeyEnv,
+    pub ok: bool,
+    /// The upstream's error code when `ok` is false.
+    pub code: Option<String>,
+    pub message: String,
+}
+
+/// One endpoint's per-minute budget as the upstream last reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitSeen {
+    /// The route pattern, e.g. `POST /v1/rates`.
+    pub endpoint: String,
+    pub limit: u32,
+    pub remaining: u32,
+    /// Unix seconds when the window resets.
+    pub reset_at: u64,
+}
+
+/// `GET /api/limits`: for the session's mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitsSnapshot {
+    pub mode: KeyEnv,
+    pub limits: Vec<LimitSeen>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_round_trip_by_name() {
+        for role in Role::ALL {
+            assert_eq!(role.as_str().parse::<Role>(), Ok(role));
+            assert_eq!(
+                serde_json::to_string(&role).unwrap(),
+                format!("\"{role}\"")
+            );
+        }
+        assert!("root".parse::<Role>().is_err());
+    }
+}
