@@ -5,12 +5,19 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startStack } from './support/stack.mjs';
 
-let stack;
+let stack, operator;
 // A short upstream timeout so the slow-upstream test runs in seconds.
-before(async () => { stack = await startStack({ edgeVars: { UPSTREAM_TIMEOUT_MS: '2000' } }); });
+before(async () => {
+  stack = await startStack({ edgeVars: { UPSTREAM_TIMEOUT_MS: '2000' } });
+  operator = await stack.edge.session(stack.users.operator);
+});
 after(async () => { await stack?.stop(); });
 
-const api = (path, init = {}) => fetch(stack.edge.url + path, init);
+/** A call as the signed-in operator, from the dashboard's own origin. */
+const api = (path, init = {}) => fetch(stack.edge.url + path, {
+  ...init,
+  headers: { cookie: operator.cookie, origin: operator.origin, ...init.headers },
+});
 const json = (body, headers = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 const address = (name, street1, zip, state) => ({ name, street1, city: 'X', state, zip, country: 'US' });
 const shipment = {
@@ -93,14 +100,26 @@ test('a malformed body is refused at the edge, naming the field, without an upst
   await assertEnvelope(await api('/api/v1/rates', { method: 'POST', body: huge }), 413, 'VALIDATION.BODY.TOO_LARGE');
 });
 
-test('upstream 429 is passed on with Retry-After', async () => {
-  let last;
-  for (let i = 0; i < 11; i++) {
-    last = await api('/api/v1/batches/b_none/buy', json({}, { 'idempotency-key': randomUUID() }));
+test('upstream 429 is passed on with Retry-After, then the spent budget is answered locally', async () => {
+  const buy = () => api('/api/v1/batches/b_none/buy', json({}, { 'idempotency-key': randomUUID() }));
+  // The Worker learns the budget from its first answer (10 a minute)...
+  assert.equal((await buy()).headers.get('x-ratelimit-remaining'), '9');
+  // ...then another client of the same key spends the rest upstream, behind the Worker's back.
+  for (let i = 0; i < 9; i++) {
+    await fetch(`${stack.sim.url}/v1/batches/b_none/buy`, { method: 'POST', headers: { authorization: `Bearer ${stack.keys.live}` } });
   }
-  const e = await assertEnvelope(last, 429, 'AUTH.RATE_LIMIT.EXCEEDED');
-  assert.match(e.message, /POST \/v1\/batches\/\{id\}\/buy allows 10/);
-  assert.ok(Number(last.headers.get('retry-after')) >= 1);
+  const upstream429 = await buy();
+  const e = await assertEnvelope(upstream429, 429, 'AUTH.RATE_LIMIT.EXCEEDED');
+  assert.match(e.message, /POST \/v1\/batches\/\{id\}\/buy allows 10/, 'the upstream\'s own 429');
+  assert.ok(Number(upstream429.headers.get('retry-after')) >= 1);
+  // Now the Worker knows the budget is spent: it answers itself, without an upstream call.
+  const local = await buy();
+  const l = await assertEnvelope(local, 429, 'AUTH.RATE_LIMIT.EXCEEDED');
+  assert.match(l.message, /used up .*it was not called/);
+  assert.match(l.request_id, /^req_edge_/);
+  const wait = Number(local.headers.get('retry-after'));
+  assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
+  assert.equal(l.retry_after_seconds, wait);
 });
 
 test('a slow upstream: a late purchase says its outcome is unknown, and its retry never buys again', async () => {

@@ -1,8 +1,13 @@
 //! Worker configuration, validated on the first request so a bad deployment
 //! fails with an error naming the setting instead of a confusing upstream call.
+//! Every setting is documented in edge/README.md, Configuration.
 
 use crate::errors::EdgeError;
-use api::{ApiKey, KeyEnv};
+use crate::roles::RoleTable;
+use crate::users::Users;
+use api::session::KeySlot;
+use api::{ApiKey, KeyEnv, Scope};
+use sha2::{Digest, Sha256};
 
 /// The names of the settings, as set in wrangler.toml (`[vars]`) and as
 /// secrets (`wrangler secret put`).
@@ -10,72 +15,270 @@ pub mod names {
     pub const UPSTREAM_URL: &str = "UPSTREAM_URL";
     pub const LIVE_KEY: &str = "SVC_LIVE_KEY";
     pub const SANDBOX_KEY: &str = "SVC_SANDBOX_KEY";
+    pub const LIVE_KEY_NEXT: &str = "SVC_LIVE_KEY_NEXT";
+    pub const SANDBOX_KEY_NEXT: &str = "SVC_SANDBOX_KEY_NEXT";
+    pub const LIVE_KEY_SCOPES: &str = "SVC_LIVE_KEY_SCOPES";
+    pub const SANDBOX_KEY_SCOPES: &str = "SVC_SANDBOX_KEY_SCOPES";
     pub const UPSTREAM_TIMEOUT_MS: &str = "UPSTREAM_TIMEOUT_MS";
+    pub const USERS: &str = "USERS";
+    pub const SESSION_SECRET: &str = "SESSION_SECRET";
+    pub const ROLES: &str = "ROLES";
+    pub const WIDGET_ORIGINS: &str = "WIDGET_ORIGINS";
+    pub const WIDGET_SHARE: &str = "WIDGET_SHARE";
+    pub const WIDGET_IP_PER_MINUTE: &str = "WIDGET_IP_PER_MINUTE";
+    pub const WIDGET_QUOTE_CACHE_SECONDS: &str = "WIDGET_QUOTE_CACHE_SECONDS";
 }
 
 /// Carriers can take seconds to make a label; past this the Worker answers
 /// 504 and, for a purchase, says the outcome is unknown.
 pub const DEFAULT_UPSTREAM_TIMEOUT_MS: u64 = 15_000;
+/// The widget may use a quarter of the rates and address budgets by default.
+pub const DEFAULT_WIDGET_SHARE: f64 = 0.25;
+pub const DEFAULT_WIDGET_IP_PER_MINUTE: u32 = 30;
+pub const DEFAULT_WIDGET_QUOTE_CACHE_SECONDS: u64 = 120;
+/// A cached quote must stay well inside the 15-minute rate validity.
+pub const MAX_WIDGET_QUOTE_CACHE_SECONDS: u64 = 600;
+
+/// One mode's keys: the current one and, during a rotation, the next one.
+pub struct ModeKeys {
+    pub mode: KeyEnv,
+    pub current: ApiKey,
+    pub next: Option<ApiKey>,
+    /// The scopes the key was created with, as configured (all by default).
+    pub scopes: Vec<Scope>,
+}
+
+impl ModeKeys {
+    /// The key forwarded calls use: `next` once an admin activated it
+    /// (the activation stores the key's fingerprint), else `current`.
+    /// Matching by fingerprint keeps working after the operator moves the
+    /// new key into the `current` secret and deletes `next`.
+    pub fn active(&self, activated: Option<&str>) -> (&ApiKey, KeySlot) {
+        match &self.next {
+            Some(next) if activated == Some(fingerprint(next).as_str()) => (next, KeySlot::Next),
+            _ => (&self.current, KeySlot::Current),
+        }
+    }
+
+    pub fn slot(&self, slot: KeySlot) -> Option<&ApiKey> {
+        match slot {
+            KeySlot::Current => Some(&self.current),
+            KeySlot::Next => self.next.as_ref(),
+        }
+    }
+}
+
+/// A short, one-way name for a key: what the Worker stores to remember
+/// which key is active, never the key.
+pub fn fingerprint(key: &ApiKey) -> String {
+    hex::encode(&Sha256::digest(key.expose().as_bytes())[..16])
+}
+
+pub struct WidgetConfig {
+    /// Exact origins (`https://shop.example`) whose pages may call the
+    /// widget endpoints; empty = no widget.
+    pub origins: Vec<String>,
+    /// Share of each rates/address per-minute budget the widget may use.
+    pub share: f64,
+    /// Widget calls per client IP per minute.
+    pub ip_per_minute: u32,
+    /// How long an identical widget quote is answered from cache (0 = never).
+    pub quote_cache_seconds: u64,
+}
 
 pub struct Config {
     /// Base URL of the v1 service, without a trailing slash.
     pub upstream: String,
-    pub live_key: Option<ApiKey>,
-    pub sandbox_key: Option<ApiKey>,
+    pub live: Option<ModeKeys>,
+    pub sandbox: Option<ModeKeys>,
     pub upstream_timeout_ms: u64,
+    pub users: Users,
+    pub session_secret: Vec<u8>,
+    pub roles: RoleTable,
+    pub widget: WidgetConfig,
+}
+
+fn invalid(setting: &'static str, problem: impl Into<String>) -> EdgeError {
+    EdgeError::Config {
+        setting,
+        problem: problem.into(),
+    }
 }
 
 impl Config {
     /// Reads settings through `get`, so tests need no Worker environment.
     pub fn from_lookup(get: impl Fn(&'static str) -> Option<String>) -> Result<Config, EdgeError> {
-        let upstream = get(names::UPSTREAM_URL)
-            .filter(|v| !v.trim().is_empty())
-            .ok_or(EdgeError::Config {
-                setting: names::UPSTREAM_URL,
-                problem: "it is not set".into(),
-            })?;
+        let get = |name| get(name).filter(|v: &String| !v.trim().is_empty());
+        let upstream =
+            get(names::UPSTREAM_URL).ok_or(invalid(names::UPSTREAM_URL, "it is not set"))?;
         let upstream = validate_upstream(&upstream)?;
-        let live_key = read_key(&get, names::LIVE_KEY, KeyEnv::Live)?;
-        let sandbox_key = read_key(&get, names::SANDBOX_KEY, KeyEnv::Sandbox)?;
-        if live_key.is_none() && sandbox_key.is_none() {
-            return Err(EdgeError::Config {
-                setting: names::LIVE_KEY,
-                problem: format!(
+        let live = read_mode(&get, KeyEnv::Live)?;
+        let sandbox = read_mode(&get, KeyEnv::Sandbox)?;
+        if live.is_none() && sandbox.is_none() {
+            return Err(invalid(
+                names::LIVE_KEY,
+                format!(
                     "neither {} nor {} is set",
                     names::LIVE_KEY,
                     names::SANDBOX_KEY
                 ),
-            });
+            ));
         }
-        let upstream_timeout_ms = match get(names::UPSTREAM_TIMEOUT_MS)
-            .filter(|v| !v.trim().is_empty())
-        {
-            None => DEFAULT_UPSTREAM_TIMEOUT_MS,
-            Some(v) => v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|ms| (100..=60_000).contains(ms))
-                .ok_or(EdgeError::Config {
-                    setting: names::UPSTREAM_TIMEOUT_MS,
-                    problem: "it must be a whole number of milliseconds from 100 to 60000".into(),
-                })?,
+        let upstream_timeout_ms = bounded(
+            get(names::UPSTREAM_TIMEOUT_MS),
+            names::UPSTREAM_TIMEOUT_MS,
+            DEFAULT_UPSTREAM_TIMEOUT_MS,
+            100..=60_000,
+            "a whole number of milliseconds from 100 to 60000",
+        )?;
+        let users = Users::parse(&get(names::USERS).unwrap_or_default())
+            .map_err(|problem| invalid(names::USERS, problem))?;
+        let session_secret = get(names::SESSION_SECRET)
+            .map(|s| s.trim().as_bytes().to_vec())
+            .filter(|s| s.len() >= 32)
+            .ok_or(invalid(
+                names::SESSION_SECRET,
+                "it must be set to at least 32 random characters",
+            ))?;
+        let roles = RoleTable::parse(get(names::ROLES).as_deref())
+            .map_err(|problem| invalid(names::ROLES, problem))?;
+        let widget = WidgetConfig {
+            origins: parse_origins(get(names::WIDGET_ORIGINS).as_deref().unwrap_or(""))?,
+            share: match get(names::WIDGET_SHARE) {
+                None => DEFAULT_WIDGET_SHARE,
+                Some(v) => v
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| (0.0..=1.0).contains(s))
+                    .ok_or(invalid(
+                        names::WIDGET_SHARE,
+                        "it must be a number from 0 to 1",
+                    ))?,
+            },
+            ip_per_minute: bounded(
+                get(names::WIDGET_IP_PER_MINUTE),
+                names::WIDGET_IP_PER_MINUTE,
+                u64::from(DEFAULT_WIDGET_IP_PER_MINUTE),
+                1..=10_000,
+                "a whole number from 1 to 10000",
+            )? as u32,
+            quote_cache_seconds: bounded(
+                get(names::WIDGET_QUOTE_CACHE_SECONDS),
+                names::WIDGET_QUOTE_CACHE_SECONDS,
+                DEFAULT_WIDGET_QUOTE_CACHE_SECONDS,
+                0..=MAX_WIDGET_QUOTE_CACHE_SECONDS,
+                "a whole number of seconds from 0 to 600 (rates are valid 15 minutes)",
+            )?,
         };
         Ok(Config {
             upstream,
-            live_key,
-            sandbox_key,
+            live,
+            sandbox,
             upstream_timeout_ms,
+            users,
+            session_secret,
+            roles,
+            widget,
         })
     }
 
-    /// The key forwarded calls use: live when set, else sandbox.
-    pub fn active_key(&self) -> &ApiKey {
-        self.live_key
-            .as_ref()
-            .or(self.sandbox_key.as_ref())
-            .expect("validated: one key is set")
+    pub fn mode(&self, mode: KeyEnv) -> Option<&ModeKeys> {
+        match mode {
+            KeyEnv::Live => self.live.as_ref(),
+            KeyEnv::Sandbox => self.sandbox.as_ref(),
+        }
     }
+
+    /// Modes this deployment has a key for.
+    pub fn modes(&self) -> Vec<KeyEnv> {
+        [KeyEnv::Live, KeyEnv::Sandbox]
+            .into_iter()
+            .filter(|m| self.mode(*m).is_some())
+            .collect()
+    }
+
+    /// The mode a new session starts in: live when a live key is set.
+    pub fn default_mode(&self) -> KeyEnv {
+        if self.live.is_some() {
+            KeyEnv::Live
+        } else {
+            KeyEnv::Sandbox
+        }
+    }
+
+    /// The keys of `mode`, or of the default mode when `mode` has none
+    /// (a session from before a key was removed).
+    pub fn keys_for(&self, mode: KeyEnv) -> &ModeKeys {
+        self.mode(mode)
+            .or_else(|| self.mode(self.default_mode()))
+            .expect("validated: one mode has a key")
+    }
+}
+
+fn bounded(
+    value: Option<String>,
+    setting: &'static str,
+    default: u64,
+    range: std::ops::RangeInclusive<u64>,
+    expected: &str,
+) -> Result<u64, EdgeError> {
+    match value {
+        None => Ok(default),
+        Some(v) => v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| range.contains(n))
+            .ok_or(invalid(setting, format!("it must be {expected}"))),
+    }
+}
+
+fn read_mode(
+    get: &impl Fn(&'static str) -> Option<String>,
+    mode: KeyEnv,
+) -> Result<Option<ModeKeys>, EdgeError> {
+    let (current, next, scopes) = match mode {
+        KeyEnv::Live => (
+            names::LIVE_KEY,
+            names::LIVE_KEY_NEXT,
+            names::LIVE_KEY_SCOPES,
+        ),
+        KeyEnv::Sandbox => (
+            names::SANDBOX_KEY,
+            names::SANDBOX_KEY_NEXT,
+            names::SANDBOX_KEY_SCOPES,
+        ),
+    };
+    let next_key = read_key(get, next, mode)?;
+    let Some(current_key) = read_key(get, current, mode)? else {
+        return match next_key {
+            Some(_) => Err(invalid(next, format!("it is set without {current}"))),
+            None => Ok(None),
+        };
+    };
+    let scopes = match get(scopes) {
+        None => Scope::ALL.to_vec(),
+        Some(list) => parse_scopes(&list).map_err(|problem| invalid(scopes, problem))?,
+    };
+    Ok(Some(ModeKeys {
+        mode,
+        current: current_key,
+        next: next_key,
+        scopes,
+    }))
+}
+
+/// A comma-separated list of v1 scopes (`rates:read,labels:write`).
+pub fn parse_scopes(list: &str) -> Result<Vec<Scope>, String> {
+    let mut scopes = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let scope: Scope = name.parse()?;
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    Ok(scopes)
 }
 
 fn read_key(
@@ -83,25 +286,55 @@ fn read_key(
     setting: &'static str,
     env: KeyEnv,
 ) -> Result<Option<ApiKey>, EdgeError> {
-    let Some(raw) = get(setting).filter(|v| !v.trim().is_empty()) else {
+    let Some(raw) = get(setting) else {
         return Ok(None);
     };
-    let key = ApiKey::parse(raw.trim()).map_err(|_| EdgeError::Config {
-        setting,
-        problem: "it is not a v1 API key (prefix + 32 hex characters)".into(),
+    let key = ApiKey::parse(raw.trim()).map_err(|_| {
+        invalid(
+            setting,
+            "it is not a v1 API key (prefix + 32 hex characters)",
+        )
     })?;
     if key.env() != env {
-        let expected = if env == KeyEnv::Live {
-            "svc_live_"
-        } else {
-            "svc_test_"
-        };
-        return Err(EdgeError::Config {
+        return Err(invalid(
             setting,
-            problem: format!("it must be a {expected} key"),
-        });
+            format!("it must be a {} key", env.prefix()),
+        ));
     }
     Ok(Some(key))
+}
+
+/// `https://shop.example`, `https://shop.example:8443` or, for local
+/// development, `http://127.0.0.1:PORT` / `http://localhost:PORT`.
+fn parse_origins(list: &str) -> Result<Vec<String>, EdgeError> {
+    let mut origins = Vec::new();
+    for origin in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let host = origin
+            .strip_prefix("https://")
+            .or_else(|| {
+                origin
+                    .strip_prefix("http://")
+                    .filter(|h| h.starts_with("127.0.0.1") || h.starts_with("localhost"))
+            })
+            .ok_or_else(|| {
+                invalid(
+                    names::WIDGET_ORIGINS,
+                    format!("{origin} must start with https:// (http:// only for 127.0.0.1 or localhost)"),
+                )
+            })?;
+        if host.is_empty()
+            || !host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
+        {
+            return Err(invalid(
+                names::WIDGET_ORIGINS,
+                format!("{origin} must be an origin: scheme and host (and port), no path"),
+            ));
+        }
+        origins.push(origin.to_ascii_lowercase());
+    }
+    Ok(origins)
 }
 
 fn validate_upstream(raw: &str) -> Result<String, EdgeError> {
@@ -109,16 +342,16 @@ fn validate_upstream(raw: &str) -> Result<String, EdgeError> {
     let rest = trimmed
         .strip_prefix("https://")
         .or_else(|| trimmed.strip_prefix("http://"))
-        .ok_or(EdgeError::Config {
-            setting: names::UPSTREAM_URL,
-            problem: "it must start with https:// or http://".into(),
-        })?;
+        .ok_or(invalid(
+            names::UPSTREAM_URL,
+            "it must start with https:// or http://",
+        ))?;
     let host = rest.split('/').next().unwrap_or("");
     if host.is_empty() || rest.contains(['?', '#', '@', ' ']) {
-        return Err(EdgeError::Config {
-            setting: names::UPSTREAM_URL,
-            problem: "it must be a base URL such as https://api.example.com (no credentials, query or fragment)".into(),
-        });
+        return Err(invalid(
+            names::UPSTREAM_URL,
+            "it must be a base URL such as https://api.example.com (no credentials, query or fragment)",
+        ));
     }
     Ok(trimmed.to_string())
 }
@@ -129,22 +362,32 @@ mod tests {
     use std::collections::HashMap;
 
     const LIVE: &str = "svc_live_0123456789abcdef0123456789abcdef";
+    const LIVE2: &str = "svc_live_fedcba9876543210fedcba9876543210";
     const TEST: &str = "svc_test_0123456789abcdef0123456789abcdef";
+    const USERS: &str =
+        "ada:admin:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
 
+    /// `pairs` over a valid base (upstream, users, session secret).
     fn config(pairs: &[(&'static str, &str)]) -> Result<Config, EdgeError> {
-        let map: HashMap<&str, String> = pairs.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        let mut map: HashMap<&str, String> = HashMap::from([
+            ("USERS", USERS.to_string()),
+            ("SESSION_SECRET", "s".repeat(32)),
+        ]);
+        map.extend(pairs.iter().map(|(k, v)| (*k, v.to_string())));
         Config::from_lookup(|k| map.get(k).cloned())
     }
 
-    fn setting_of(err: EdgeError) -> &'static str {
-        match err {
-            EdgeError::Config { setting, .. } => setting,
+    fn setting_of(result: Result<Config, EdgeError>) -> &'static str {
+        match result.err() {
+            Some(EdgeError::Config { setting, .. }) => setting,
             other => panic!("expected a config error, got {other:?}"),
         }
     }
 
+    const UP: (&str, &str) = ("UPSTREAM_URL", "https://api.example.com");
+
     #[test]
-    fn live_key_is_preferred_and_trailing_slash_dropped() {
+    fn both_modes_default_to_live_and_trailing_slash_is_dropped() {
         let c = config(&[
             ("UPSTREAM_URL", "http://127.0.0.1:8788/"),
             ("SVC_LIVE_KEY", LIVE),
@@ -152,91 +395,154 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(c.upstream, "http://127.0.0.1:8788");
-        assert_eq!(c.active_key().env(), KeyEnv::Live);
+        assert_eq!(c.default_mode(), KeyEnv::Live);
+        assert_eq!(c.modes(), vec![KeyEnv::Live, KeyEnv::Sandbox]);
+        assert_eq!(c.keys_for(KeyEnv::Sandbox).current.env(), KeyEnv::Sandbox);
+        assert_eq!(c.keys_for(KeyEnv::Live).scopes, Scope::ALL.to_vec());
     }
 
     #[test]
-    fn sandbox_only_deployment_uses_sandbox() {
-        let c = config(&[
-            ("UPSTREAM_URL", "https://api.example.com"),
-            ("SVC_SANDBOX_KEY", TEST),
-        ])
-        .unwrap();
-        assert_eq!(c.active_key().env(), KeyEnv::Sandbox);
+    fn sandbox_only_deployment_uses_sandbox_even_for_a_live_session() {
+        let c = config(&[UP, ("SVC_SANDBOX_KEY", TEST)]).unwrap();
+        assert_eq!(c.default_mode(), KeyEnv::Sandbox);
+        assert_eq!(c.modes(), vec![KeyEnv::Sandbox]);
+        assert_eq!(c.keys_for(KeyEnv::Live).mode, KeyEnv::Sandbox);
+    }
+
+    #[test]
+    fn the_next_key_is_active_only_once_its_fingerprint_is_activated() {
+        let c = config(&[UP, ("SVC_LIVE_KEY", LIVE), ("SVC_LIVE_KEY_NEXT", LIVE2)]).unwrap();
+        let keys = c.keys_for(KeyEnv::Live);
+        assert_eq!(keys.active(None).1, KeySlot::Current);
+        let next_fp = fingerprint(keys.next.as_ref().unwrap());
+        assert_eq!(keys.active(Some(&next_fp)).0.expose(), LIVE2);
+        // After the operator moves the new key into SVC_LIVE_KEY and drops NEXT.
+        let moved = config(&[UP, ("SVC_LIVE_KEY", LIVE2)]).unwrap();
+        let (key, slot) = moved.keys_for(KeyEnv::Live).active(Some(&next_fp));
+        assert_eq!((key.expose(), slot), (LIVE2, KeySlot::Current));
+        assert!(!next_fp.contains(&LIVE2[9..]));
     }
 
     #[test]
     fn each_bad_setting_is_named() {
-        assert_eq!(
-            setting_of(config(&[("SVC_LIVE_KEY", LIVE)]).err().unwrap()),
-            "UPSTREAM_URL"
-        );
-        assert_eq!(
-            setting_of(
-                config(&[("UPSTREAM_URL", "ftp://x"), ("SVC_LIVE_KEY", LIVE)])
-                    .err()
-                    .unwrap()
+        let cases: &[(&[(&'static str, &str)], &str)] = &[
+            (&[("SVC_LIVE_KEY", LIVE)], "UPSTREAM_URL"),
+            (
+                &[("UPSTREAM_URL", "ftp://x"), ("SVC_LIVE_KEY", LIVE)],
+                "UPSTREAM_URL",
             ),
-            "UPSTREAM_URL"
-        );
-        assert_eq!(
-            setting_of(
-                config(&[("UPSTREAM_URL", "https://u:p@x"), ("SVC_LIVE_KEY", LIVE)])
-                    .err()
-                    .unwrap()
+            (
+                &[("UPSTREAM_URL", "https://u:p@x"), ("SVC_LIVE_KEY", LIVE)],
+                "UPSTREAM_URL",
             ),
-            "UPSTREAM_URL"
-        );
-        assert_eq!(
-            setting_of(config(&[("UPSTREAM_URL", "https://x")]).err().unwrap()),
-            "SVC_LIVE_KEY"
-        );
-        assert_eq!(
-            setting_of(
-                config(&[
-                    ("UPSTREAM_URL", "https://x"),
-                    ("SVC_LIVE_KEY", "svc_live_nothex")
-                ])
-                .err()
-                .unwrap()
+            (&[UP], "SVC_LIVE_KEY"),
+            (&[UP, ("SVC_LIVE_KEY", "svc_live_nothex")], "SVC_LIVE_KEY"),
+            // A sandbox key in the live slot is a mistake worth naming.
+            (&[UP, ("SVC_LIVE_KEY", TEST)], "SVC_LIVE_KEY"),
+            (
+                &[UP, ("SVC_SANDBOX_KEY", TEST), ("SVC_LIVE_KEY_NEXT", LIVE)],
+                "SVC_LIVE_KEY_NEXT",
             ),
-            "SVC_LIVE_KEY"
-        );
-        // A sandbox key in the live slot is a mistake worth naming.
-        assert_eq!(
-            setting_of(
-                config(&[("UPSTREAM_URL", "https://x"), ("SVC_LIVE_KEY", TEST)])
-                    .err()
-                    .unwrap()
+            (
+                &[
+                    UP,
+                    ("SVC_LIVE_KEY", LIVE),
+                    ("SVC_LIVE_KEY_SCOPES", "rates:read,root"),
+                ],
+                "SVC_LIVE_KEY_SCOPES",
             ),
-            "SVC_LIVE_KEY"
-        );
+            (
+                &[UP, ("SVC_LIVE_KEY", LIVE), ("USERS", "ada:king:00")],
+                "USERS",
+            ),
+            (
+                &[UP, ("SVC_LIVE_KEY", LIVE), ("SESSION_SECRET", "short")],
+                "SESSION_SECRET",
+            ),
+            (
+                &[UP, ("SVC_LIVE_KEY", LIVE), ("ROLES", "{not json")],
+                "ROLES",
+            ),
+            (
+                &[
+                    UP,
+                    ("SVC_LIVE_KEY", LIVE),
+                    ("WIDGET_ORIGINS", "http://shop.example"),
+                ],
+                "WIDGET_ORIGINS",
+            ),
+            (
+                &[
+                    UP,
+                    ("SVC_LIVE_KEY", LIVE),
+                    ("WIDGET_ORIGINS", "https://shop.example/cart"),
+                ],
+                "WIDGET_ORIGINS",
+            ),
+            (
+                &[UP, ("SVC_LIVE_KEY", LIVE), ("WIDGET_SHARE", "1.5")],
+                "WIDGET_SHARE",
+            ),
+            (
+                &[
+                    UP,
+                    ("SVC_LIVE_KEY", LIVE),
+                    ("WIDGET_QUOTE_CACHE_SECONDS", "900"),
+                ],
+                "WIDGET_QUOTE_CACHE_SECONDS",
+            ),
+            (
+                &[UP, ("SVC_LIVE_KEY", LIVE), ("UPSTREAM_TIMEOUT_MS", "5")],
+                "UPSTREAM_TIMEOUT_MS",
+            ),
+            (
+                &[UP, ("SVC_LIVE_KEY", LIVE), ("UPSTREAM_TIMEOUT_MS", "soon")],
+                "UPSTREAM_TIMEOUT_MS",
+            ),
+        ];
+        for (pairs, setting) in cases {
+            assert_eq!(setting_of(config(pairs)), *setting, "{pairs:?}");
+        }
     }
 
     #[test]
-    fn timeout_defaults_and_is_bounded() {
-        let ok = |t: &str| {
-            config(&[
-                ("UPSTREAM_URL", "https://x"),
-                ("SVC_LIVE_KEY", LIVE),
-                ("UPSTREAM_TIMEOUT_MS", t),
-            ])
-        };
+    fn defaults_and_overrides() {
+        let c = config(&[UP, ("SVC_LIVE_KEY", LIVE)]).unwrap();
+        assert_eq!(c.upstream_timeout_ms, DEFAULT_UPSTREAM_TIMEOUT_MS);
+        assert!(c.widget.origins.is_empty());
+        assert_eq!(c.widget.share, DEFAULT_WIDGET_SHARE);
+        let c = config(&[
+            UP,
+            ("SVC_LIVE_KEY", LIVE),
+            ("UPSTREAM_TIMEOUT_MS", "2500"),
+            ("SVC_LIVE_KEY_SCOPES", "rates:read, wallet:read"),
+            (
+                "WIDGET_ORIGINS",
+                "https://Shop.example, http://127.0.0.1:9000",
+            ),
+            ("WIDGET_SHARE", "0.1"),
+        ])
+        .unwrap();
+        assert_eq!(c.upstream_timeout_ms, 2500);
         assert_eq!(
-            ok("").unwrap().upstream_timeout_ms,
-            DEFAULT_UPSTREAM_TIMEOUT_MS
+            c.keys_for(KeyEnv::Live).scopes,
+            vec![Scope::RatesRead, Scope::WalletRead]
         );
-        assert_eq!(ok("2500").unwrap().upstream_timeout_ms, 2500);
-        assert_eq!(setting_of(ok("5").err().unwrap()), "UPSTREAM_TIMEOUT_MS");
-        assert_eq!(setting_of(ok("soon").err().unwrap()), "UPSTREAM_TIMEOUT_MS");
+        assert_eq!(
+            c.widget.origins,
+            vec!["https://shop.example", "http://127.0.0.1:9000"]
+        );
+        assert_eq!(c.widget.share, 0.1);
     }
 
     #[test]
-    fn errors_never_carry_the_key_value() {
+    fn errors_never_carry_secret_values() {
         let bad = "svc_live_0123456789abcdef0123456789abcdeZ";
-        let err = config(&[("UPSTREAM_URL", "https://x"), ("SVC_LIVE_KEY", bad)])
+        let err = config(&[UP, ("SVC_LIVE_KEY", bad)]).err().unwrap();
+        assert!(!err.to_body("r").contains(bad));
+        let err = config(&[UP, ("SVC_LIVE_KEY", LIVE), ("SESSION_SECRET", "hunter2")])
             .err()
             .unwrap();
-        assert!(!err.to_body("r").contains(bad));
+        assert!(!err.to_body("r").contains("hunter2"));
     }
 }

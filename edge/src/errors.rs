@@ -2,8 +2,28 @@
 //! `RESOURCE.CATEGORY.SPECIFIC` code form so the app handles them like any
 //! upstream error; internals (and the key) never reach the body.
 
+use api::session::Role;
 use api::validation::{BodyError, MAX_BODY_BYTES};
-use api::{ApiError, ErrorCode, ErrorEnvelope};
+use api::{ApiError, ErrorCode, ErrorEnvelope, Scope};
+
+/// Why a call needs the caller to sign in (again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignInReason {
+    NoSession,
+    /// Expired, signed out, forged, or the user or role changed since.
+    SessionEnded,
+}
+
+/// Which per-minute budget a local 429 protects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Budget {
+    /// The upstream's own limit for this key and endpoint, as last reported.
+    Upstream { endpoint: String },
+    /// The share of that limit the storefront widget may use.
+    WidgetShare { endpoint: String },
+    /// One shopper's (client IP's) widget calls per minute.
+    WidgetClient { per_minute: u32 },
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EdgeError {
@@ -44,6 +64,39 @@ pub enum EdgeError {
     /// The JSON body does not fit the contract type (caught before any upstream call).
     InvalidBody(BodyError),
     BodyTooLarge,
+    SignInRequired(SignInReason),
+    InvalidToken,
+    /// A cross-site write, or a widget call from an origin not configured.
+    OriginRefused {
+        origin: String,
+    },
+    /// An admin-only action (mode switch, key rotation).
+    AdminOnly {
+        action: &'static str,
+    },
+    /// The principal lacks the endpoint's scope. `key_lacks` when the role
+    /// would allow it but the API key itself does not have it.
+    InsufficientScope {
+        required: Scope,
+        scopes: Vec<Scope>,
+        role: Option<Role>,
+        key_lacks: bool,
+    },
+    /// A per-minute budget is spent; the Worker answers without calling upstream.
+    RateLimited {
+        budget: Budget,
+        retry_after: u64,
+    },
+    /// The mode has no key in this deployment.
+    ModeUnavailable {
+        mode: &'static str,
+    },
+    /// The control store (sessions, active keys) did not answer.
+    ControlUnavailable,
+    /// Activating a next key that is not configured.
+    NoNextKey {
+        setting: &'static str,
+    },
 }
 
 impl EdgeError {
@@ -51,7 +104,9 @@ impl EdgeError {
         match self {
             EdgeError::RouteNotFound { .. } => 404,
             EdgeError::MethodNotAllowed { .. } => 405,
-            EdgeError::Config { .. } | EdgeError::LedgerUnavailable => 503,
+            EdgeError::Config { .. }
+            | EdgeError::LedgerUnavailable
+            | EdgeError::ControlUnavailable => 503,
             EdgeError::UpstreamUnreachable { .. } => 502,
             EdgeError::UpstreamTimeout { .. } => 504,
             EdgeError::IdempotencyKeyMissing
@@ -60,12 +115,22 @@ impl EdgeError {
             EdgeError::IdempotencyInProgress => 409,
             EdgeError::InvalidBody(_) => 422,
             EdgeError::BodyTooLarge => 413,
+            EdgeError::SignInRequired(_) | EdgeError::InvalidToken => 401,
+            EdgeError::OriginRefused { .. }
+            | EdgeError::AdminOnly { .. }
+            | EdgeError::InsufficientScope { .. } => 403,
+            EdgeError::RateLimited { .. } => 429,
+            EdgeError::ModeUnavailable { .. } | EdgeError::NoNextKey { .. } => 409,
         }
     }
 
     /// Seconds after which a retry makes sense, sent as `Retry-After`.
     pub fn retry_after(&self) -> Option<u64> {
-        matches!(self, EdgeError::IdempotencyInProgress).then_some(1)
+        match self {
+            EdgeError::IdempotencyInProgress => Some(1),
+            EdgeError::RateLimited { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
     }
 
     pub fn code(&self) -> &'static str {
@@ -83,6 +148,15 @@ impl EdgeError {
             EdgeError::InvalidBody(BodyError::Required { .. }) => "VALIDATION.FIELD.REQUIRED",
             EdgeError::InvalidBody(_) => "VALIDATION.FIELD.INVALID",
             EdgeError::BodyTooLarge => "VALIDATION.BODY.TOO_LARGE",
+            EdgeError::SignInRequired(_) => "EDGE.SESSION.REQUIRED",
+            EdgeError::InvalidToken => "EDGE.SESSION.INVALID_TOKEN",
+            EdgeError::OriginRefused { .. } => "EDGE.ORIGIN.REFUSED",
+            EdgeError::AdminOnly { .. } => "EDGE.ROLE.FORBIDDEN",
+            EdgeError::InsufficientScope { .. } => "AUTH.KEY.INSUFFICIENT_SCOPE",
+            EdgeError::RateLimited { .. } => "AUTH.RATE_LIMIT.EXCEEDED",
+            EdgeError::ModeUnavailable { .. } => "EDGE.MODE.UNAVAILABLE",
+            EdgeError::NoNextKey { .. } => "EDGE.KEY.NO_NEXT_KEY",
+            EdgeError::ControlUnavailable => "EDGE.CONTROL.UNAVAILABLE",
         }
     }
 
@@ -143,6 +217,63 @@ impl EdgeError {
                 "The purchase was not sent: the Worker could not record it safely.".to_string(),
                 "Try again in a moment with the same Idempotency-Key.".to_string(),
             ),
+            EdgeError::SignInRequired(SignInReason::NoSession) => (
+                "You are not signed in.".to_string(),
+                "Sign in with your access token.".to_string(),
+            ),
+            EdgeError::SignInRequired(SignInReason::SessionEnded) => (
+                "Your session has ended (expired, signed out, or your access changed).".to_string(),
+                "Sign in again with your access token.".to_string(),
+            ),
+            EdgeError::InvalidToken => (
+                "That access token is not valid.".to_string(),
+                "Paste the whole token your administrator gave you; ask them for a new one if it was replaced.".to_string(),
+            ),
+            EdgeError::OriginRefused { origin } => (
+                format!("Requests from {origin} are not allowed here."),
+                "Call the dashboard API from the dashboard itself; storefront widgets must be served from an origin listed in WIDGET_ORIGINS.".to_string(),
+            ),
+            EdgeError::AdminOnly { action } => (
+                format!("Only an admin can {action}."),
+                "Ask an admin of this account.".to_string(),
+            ),
+            EdgeError::InsufficientScope { required, key_lacks: true, .. } => (
+                format!("The account's API key does not have the {required} scope."),
+                format!("An admin can create a key with {required} in the service's dashboard and rotate to it (API status page)."),
+            ),
+            EdgeError::InsufficientScope { required, role, key_lacks: false, .. } => (
+                match role {
+                    Some(role) => format!("Your role ({role}) does not allow {required}."),
+                    None => format!("The storefront widget may not use {required}."),
+                },
+                "Ask an admin for a role that allows it.".to_string(),
+            ),
+            EdgeError::RateLimited { budget, retry_after } => match budget {
+                Budget::Upstream { endpoint } => (
+                    format!("The per-minute limit for {endpoint} is used up (as the service last reported it); it was not called."),
+                    format!("Retry in {retry_after} s."),
+                ),
+                Budget::WidgetShare { endpoint } => (
+                    format!("The storefront's share of the per-minute limit for {endpoint} is used up; the rest is kept for the merchant's dashboard."),
+                    format!("Retry in {retry_after} s."),
+                ),
+                Budget::WidgetClient { per_minute } => (
+                    format!("Too many requests from this shopper: at most {per_minute} per minute."),
+                    format!("Retry in {retry_after} s."),
+                ),
+            },
+            EdgeError::ModeUnavailable { mode } => (
+                format!("This deployment has no {mode} key."),
+                "An admin can add it as a Worker secret (README, Configuration).".to_string(),
+            ),
+            EdgeError::ControlUnavailable => (
+                "The Worker could not reach its session store; nothing was sent.".to_string(),
+                "Try again in a moment.".to_string(),
+            ),
+            EdgeError::NoNextKey { setting } => (
+                format!("No new key is set in {setting}."),
+                format!("Set the new key with `wrangler secret put {setting}`, verify it, then activate it."),
+            ),
         };
         let error = ApiError::new(
             ErrorCode::parse(self.code()),
@@ -157,6 +288,17 @@ impl EdgeError {
             EdgeError::InvalidBody(e) => match e.field() {
                 Some(field) => error.with_field(field),
                 None => error,
+            },
+            EdgeError::InsufficientScope {
+                required, scopes, ..
+            } => ApiError {
+                required_scope: Some(required.to_string()),
+                key_scopes: Some(scopes.iter().map(|s| s.to_string()).collect()),
+                ..error
+            },
+            EdgeError::RateLimited { retry_after, .. } => ApiError {
+                retry_after_seconds: Some(*retry_after),
+                ..error
             },
             _ => error,
         }

@@ -3,13 +3,22 @@
 
 pub mod budget;
 pub mod config;
+pub mod console;
+pub mod control;
+pub mod cors;
 pub mod errors;
+pub mod gate;
 pub mod idempotency;
 pub mod log;
+pub mod memory;
 pub mod proxy;
 pub mod roles;
+pub mod routes;
 pub mod session;
+pub mod users;
 
+#[cfg(target_arch = "wasm32")]
+mod control_store;
 #[cfg(target_arch = "wasm32")]
 mod glue;
 #[cfg(target_arch = "wasm32")]

@@ -10,8 +10,11 @@ pub struct RequestLog<'a> {
     pub method: &'a str,
     /// The endpoint pattern (`/v1/labels/{id}`), not the raw path, so ids stay out of the aggregate.
     pub route: &'a str,
-    /// Who called: `anonymous` until sign-in lands.
+    /// Who called: `user:NAME`, `widget:ORIGIN` or `anonymous`.
     pub principal: &'a str,
+    /// `admin`, `operator`, `viewer` or `widget`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<&'a str>,
     pub status: u16,
     /// Upstream's status, when upstream was called.
     pub upstream_status: Option<u16>,
@@ -19,9 +22,9 @@ pub struct RequestLog<'a> {
     pub upstream_request_id: Option<&'a str>,
     pub upstream_ms: Option<u64>,
     pub total_ms: u64,
-    /// `replayed` when the idempotency ledger answered.
+    /// `replayed` (idempotency ledger) or `cached` (widget quote) when upstream was not asked.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub idempotency: Option<&'static str>,
+    pub answered_from: Option<&'static str>,
     /// The error code, when the answer is an error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
@@ -43,13 +46,14 @@ mod tests {
             request_id: "req_edge_1",
             method: "POST",
             route: "/v1/labels",
-            principal: "anonymous",
+            principal: "user:ada",
+            role: Some("operator"),
             status: 201,
             upstream_status: Some(201),
             upstream_request_id: Some("req_up_1"),
             upstream_ms: Some(12),
             total_ms: 15,
-            idempotency: None,
+            answered_from: None,
             error: None,
         }
         .to_line();
@@ -57,6 +61,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["route"], "/v1/labels");
         assert_eq!(v["upstream_request_id"], "req_up_1");
-        assert!(v.get("idempotency").is_none());
+        assert_eq!(v["principal"], "user:ada");
+        assert!(v.get("answered_from").is_none());
     }
 }

@@ -1,52 +1,50 @@
 //! Who may call what. A principal's scopes are its role's scopes
 //! intersected with the key's own scopes, so the Worker never forwards a call
-//! the key cannot make.
+//! the key cannot make. Role definitions are configuration (`ROLES`); the
+//! defaults are below and in edge/README.md.
 
 use api::Scope;
-use std::str::FromStr;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// Every scope the key has, plus the mode switch and key rotation.
-    Admin,
-    /// Every v1 scope the key has: ship, void, batch, track.
-    Operator,
-    /// Read scopes only: no purchase, void or batch.
-    Viewer,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::Operator => "operator",
-            Role::Viewer => "viewer",
-        }
-    }
-
-    /// The documented defaults (README, "Roles").
-    pub fn default_scopes(self) -> Vec<Scope> {
-        match self {
-            Role::Admin | Role::Operator => Scope::ALL.to_vec(),
-            Role::Viewer => Scope::ALL.iter().copied().filter(|s| s.is_read()).collect(),
-        }
-    }
-}
-
-impl FromStr for Role {
-    type Err = ();
-    fn from_str(s: &str) -> Result<Self, ()> {
-        match s {
-            "admin" => Ok(Role::Admin),
-            "operator" => Ok(Role::Operator),
-            "viewer" => Ok(Role::Viewer),
-            _ => Err(()),
-        }
-    }
-}
+use api::session::Role;
+use std::collections::HashMap;
 
 /// The anonymous storefront widget may only validate addresses and quote rates.
 pub const WIDGET_SCOPES: [Scope; 2] = [Scope::AddressesRead, Scope::RatesRead];
+
+/// The documented defaults: admin and operator every v1 scope, viewer the
+/// read scopes. (Admins also switch modes and rotate keys: not a v1 scope.)
+pub fn default_scopes(role: Role) -> Vec<Scope> {
+    match role {
+        Role::Admin | Role::Operator => Scope::ALL.to_vec(),
+        Role::Viewer => Scope::ALL.iter().copied().filter(|s| s.is_read()).collect(),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoleTable(HashMap<Role, Vec<Scope>>);
+
+impl RoleTable {
+    /// `ROLES` is optional JSON overriding some roles' scopes, e.g.
+    /// `{"operator": ["rates:read", "labels:write", "labels:read"]}`.
+    pub fn parse(json: Option<&str>) -> Result<RoleTable, String> {
+        let mut table: HashMap<Role, Vec<Scope>> = Role::ALL
+            .into_iter()
+            .map(|r| (r, default_scopes(r)))
+            .collect();
+        if let Some(json) = json {
+            let overrides: HashMap<Role, Vec<Scope>> = serde_json::from_str(json).map_err(|e| {
+                format!(
+                    "it must be JSON like {{\"viewer\": [\"wallet:read\"]}} with roles admin, operator, viewer and v1 scopes ({e})"
+                )
+            })?;
+            table.extend(overrides);
+        }
+        Ok(RoleTable(table))
+    }
+
+    pub fn scopes(&self, role: Role) -> &[Scope] {
+        self.0.get(&role).map(Vec::as_slice).unwrap_or_default()
+    }
+}
 
 /// `wanted` ∩ `key_scopes`, in the order of `wanted`.
 pub fn effective_scopes(wanted: &[Scope], key_scopes: &[Scope]) -> Vec<Scope> {
@@ -62,32 +60,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn viewer_reads_only() {
-        let scopes = Role::Viewer.default_scopes();
+    fn viewer_reads_only_by_default() {
+        let table = RoleTable::parse(None).unwrap();
+        let scopes = table.scopes(Role::Viewer);
         assert!(scopes.contains(&Scope::WalletRead));
         assert!(scopes.contains(&Scope::LabelsRead));
         assert!(!scopes.contains(&Scope::LabelsWrite));
         assert!(!scopes.contains(&Scope::BatchesWrite));
+        assert_eq!(table.scopes(Role::Operator), Scope::ALL);
+    }
+
+    #[test]
+    fn configuration_overrides_a_role() {
+        let table =
+            RoleTable::parse(Some(r#"{"operator": ["rates:read", "labels:write"]}"#)).unwrap();
+        assert_eq!(
+            table.scopes(Role::Operator),
+            [Scope::RatesRead, Scope::LabelsWrite]
+        );
+        assert_eq!(table.scopes(Role::Admin), Scope::ALL);
+        assert!(RoleTable::parse(Some(r#"{"root": []}"#)).is_err());
+        assert!(RoleTable::parse(Some(r#"{"viewer": ["wallet:write"]}"#)).is_err());
     }
 
     #[test]
     fn a_role_never_exceeds_the_key() {
         let key = [Scope::RatesRead, Scope::WalletRead];
         assert_eq!(
-            effective_scopes(&Role::Admin.default_scopes(), &key),
+            effective_scopes(&default_scopes(Role::Admin), &key),
             vec![Scope::RatesRead, Scope::WalletRead]
         );
         assert_eq!(
             effective_scopes(&WIDGET_SCOPES, &key),
             vec![Scope::RatesRead]
         );
-    }
-
-    #[test]
-    fn parses_role_names() {
-        for role in [Role::Admin, Role::Operator, Role::Viewer] {
-            assert_eq!(role.as_str().parse::<Role>(), Ok(role));
-        }
-        assert!("root".parse::<Role>().is_err());
     }
 }

@@ -5,7 +5,7 @@ use api::KeyEnv;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::roles::Role;
+use api::session::Role;
 
 pub const COOKIE_NAME: &str = "__Host-parcel_session";
 /// Sessions last a working day; signing in again is one paste.
@@ -30,13 +30,6 @@ pub enum SessionError {
     Expired,
 }
 
-fn mode_str(mode: KeyEnv) -> &'static str {
-    match mode {
-        KeyEnv::Live => "live",
-        KeyEnv::Sandbox => "sandbox",
-    }
-}
-
 /// Characters allowed in every field, so `.` can separate them unambiguously.
 fn is_token(s: &str) -> bool {
     !s.is_empty()
@@ -58,7 +51,7 @@ impl Session {
             self.sid,
             self.user,
             self.role.as_str(),
-            mode_str(self.mode),
+            self.mode.as_str(),
             self.expires_at
         )
     }
@@ -85,7 +78,7 @@ impl Session {
         if *version != "v1" || !is_token(sid) || !is_token(user) {
             return Err(SessionError::Malformed);
         }
-        let role = role.parse::<Role>().map_err(|_| SessionError::Malformed)?;
+        let role: Role = role.parse().map_err(|_| SessionError::Malformed)?;
         let mode = match *mode {
             "live" => KeyEnv::Live,
             "sandbox" => KeyEnv::Sandbox,

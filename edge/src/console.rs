@@ -1,0 +1,184 @@
+//! The answers of the Worker's own dashboard endpoints (`api::session`),
+//! built from configuration and what the isolate remembers. No key value
+//! ever enters these types: only `redacted()` forms.
+
+use crate::config::{Config, ModeKeys};
+use crate::gate::{self, Principal};
+use crate::memory::Memory;
+use api::KeyEnv;
+use api::session::{
+    KeyInfo, KeySlot, KeysStatus, LimitSeen, LimitsSnapshot, ModeKeys as ModeKeysInfo, Role,
+    SessionInfo,
+};
+
+/// Everything about one mode's keys; `activated` is the stored active
+/// fingerprint, `problem` the upstream alert on the active key.
+pub fn mode_keys(
+    keys: &ModeKeys,
+    activated: Option<&str>,
+    problem: Option<String>,
+    memory: &Memory,
+) -> ModeKeysInfo {
+    let (_, active_slot) = keys.active(activated);
+    let info = |slot: KeySlot| {
+        keys.slot(slot).map(|key| KeyInfo {
+            slot,
+            redacted: key.redacted(),
+            active: slot == active_slot,
+        })
+    };
+    ModeKeysInfo {
+        mode: keys.mode,
+        keys: [KeySlot::Current, KeySlot::Next]
+            .into_iter()
+            .filter_map(info)
+            .collect(),
+        scopes: memory.key_scopes(keys.mode, &keys.scopes).to_vec(),
+        problem,
+    }
+}
+
+pub fn session_info(
+    principal: &Principal,
+    config: &Config,
+    memory: &Memory,
+    key_problem: Option<String>,
+) -> Option<SessionInfo> {
+    let Principal::User { session, role } = principal else {
+        return None;
+    };
+    let mode = principal.mode(config);
+    let key_scopes = memory.key_scopes(mode, &config.keys_for(mode).scopes);
+    let admin = *role == Role::Admin;
+    Some(SessionInfo {
+        user: session.user.clone(),
+        role: *role,
+        scopes: gate::scopes(principal, config, key_scopes),
+        mode,
+        modes: config.modes(),
+        can_switch_mode: admin && config.modes().len() > 1,
+        can_rotate_keys: admin,
+        key_problem,
+        expires_at: session.expires_at,
+    })
+}
+
+pub fn keys_status(modes: Vec<ModeKeysInfo>) -> KeysStatus {
+    KeysStatus { modes }
+}
+
+pub fn limits(mode: KeyEnv, memory: &Memory) -> LimitsSnapshot {
+    LimitsSnapshot {
+        mode,
+        limits: memory
+            .windows(mode)
+            .into_iter()
+            .map(|(e, w)| LimitSeen {
+                endpoint: format!("{} {}", e.method.as_str(), e.pattern),
+                limit: w.limit,
+                remaining: w.remaining,
+                reset_at: w.reset_at,
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Window;
+    use crate::config::fingerprint;
+    use crate::session::Session;
+    use api::{EndpointId, Scope};
+    use std::collections::HashMap;
+
+    const LIVE: &str = "svc_live_0123456789abcdef0123456789abcdef";
+    const NEXT: &str = "svc_live_fedcba9876543210fedcba9876543210";
+    const TEST: &str = "svc_test_0123456789abcdef0123456789abcdef";
+
+    fn config() -> Config {
+        let map: HashMap<&str, &str> = HashMap::from([
+            ("UPSTREAM_URL", "https://api.example.com"),
+            ("SVC_LIVE_KEY", LIVE),
+            ("SVC_LIVE_KEY_NEXT", NEXT),
+            ("SVC_SANDBOX_KEY", TEST),
+            ("SESSION_SECRET", "0123456789abcdef0123456789abcdef"),
+        ]);
+        Config::from_lookup(|k| map.get(k).map(|v| v.to_string())).unwrap()
+    }
+
+    fn user(role: Role) -> Principal {
+        Principal::User {
+            session: Session {
+                sid: "s".into(),
+                user: "u".into(),
+                role,
+                mode: KeyEnv::Sandbox,
+                expires_at: 9,
+            },
+            role,
+        }
+    }
+
+    #[test]
+    fn session_info_tells_the_app_what_to_show() {
+        let c = config();
+        let mut m = Memory::default();
+        m.learn_key_scopes(KeyEnv::Sandbox, vec![Scope::WalletRead, Scope::LabelsWrite]);
+        let admin = session_info(&user(Role::Admin), &c, &m, None).unwrap();
+        assert_eq!(admin.mode, KeyEnv::Sandbox);
+        assert_eq!(admin.scopes, vec![Scope::LabelsWrite, Scope::WalletRead]);
+        assert!(admin.can_switch_mode && admin.can_rotate_keys);
+        let viewer =
+            session_info(&user(Role::Viewer), &c, &m, Some("AUTH.KEY.REVOKED".into())).unwrap();
+        assert_eq!(viewer.scopes, vec![Scope::WalletRead]);
+        assert!(!viewer.can_switch_mode && !viewer.can_rotate_keys);
+        assert_eq!(viewer.key_problem.as_deref(), Some("AUTH.KEY.REVOKED"));
+        let widget = Principal::Widget {
+            origin: "https://shop.example".into(),
+        };
+        assert_eq!(session_info(&widget, &c, &m, None), None);
+    }
+
+    #[test]
+    fn key_status_is_redacted_and_follows_activation() {
+        let c = config();
+        let m = Memory::default();
+        let keys = c.mode(KeyEnv::Live).unwrap();
+        let before = mode_keys(keys, None, None, &m);
+        assert_eq!(before.keys.len(), 2);
+        assert!(before.keys[0].active && !before.keys[1].active);
+        let after = mode_keys(
+            keys,
+            Some(&fingerprint(keys.next.as_ref().unwrap())),
+            None,
+            &m,
+        );
+        assert!(!after.keys[0].active && after.keys[1].active);
+        let json = serde_json::to_string(&keys_status(vec![before, after])).unwrap();
+        assert!(
+            !json.contains(&LIVE[9..]) && !json.contains(&NEXT[9..]),
+            "{json}"
+        );
+        assert!(json.contains("svc_live_…cdef"));
+    }
+
+    #[test]
+    fn limits_as_last_seen() {
+        let mut m = Memory::default();
+        m.record_window(
+            KeyEnv::Live,
+            EndpointId::GetWallet,
+            Window {
+                limit: 300,
+                remaining: 299,
+                reset_at: 60,
+            },
+            0,
+        );
+        let l = limits(KeyEnv::Live, &m);
+        assert_eq!(l.limits.len(), 1);
+        assert_eq!(l.limits[0].endpoint, "GET /v1/wallet");
+        assert!(limits(KeyEnv::Sandbox, &m).limits.is_empty());
+    }
+}

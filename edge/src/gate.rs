@@ -1,0 +1,384 @@
+//! Who is calling, and may they make this call. Runs before anything is
+//! forwarded: a refused call costs no upstream budget and reaches no key.
+
+use crate::config::Config;
+use crate::errors::{EdgeError, SignInReason};
+use crate::roles::{WIDGET_SCOPES, effective_scopes};
+use crate::session::{self, Session};
+use api::session::Role;
+use api::{Endpoint, KeyEnv, Scope};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Principal {
+    /// A signed-in dashboard user (their role is the configured one).
+    User { session: Session, role: Role },
+    /// The anonymous storefront widget on a configured origin.
+    Widget { origin: String },
+}
+
+impl Principal {
+    /// For the log line: `user:ada` / `widget:https://shop.example`.
+    pub fn label(&self) -> String {
+        match self {
+            Principal::User { session, .. } => format!("user:{}", session.user),
+            Principal::Widget { origin } => format!("widget:{origin}"),
+        }
+    }
+
+    pub fn role(&self) -> &'static str {
+        match self {
+            Principal::User { role, .. } => role.as_str(),
+            Principal::Widget { .. } => "widget",
+        }
+    }
+
+    /// Which key the principal's calls use.
+    pub fn mode(&self, config: &Config) -> KeyEnv {
+        match self {
+            Principal::User { session, .. } => config.keys_for(session.mode).mode,
+            Principal::Widget { .. } => config.default_mode(),
+        }
+    }
+
+    /// What the role (or the widget) would allow, before the key is considered.
+    pub fn wanted_scopes<'a>(&self, config: &'a Config) -> &'a [Scope] {
+        match self {
+            Principal::User { role, .. } => config.roles.scopes(*role),
+            Principal::Widget { .. } => &WIDGET_SCOPES,
+        }
+    }
+}
+
+/// The parts of a request the gate looks at.
+pub struct Facts<'a> {
+    pub method: &'a str,
+    pub cookie_header: Option<&'a str>,
+    pub origin: Option<&'a str>,
+    /// This Worker's own origin (`https://ship.example`), from the request URL.
+    pub own_origin: &'a str,
+    pub now: u64,
+}
+
+fn changes_state(method: &str) -> bool {
+    !matches!(method, "GET" | "HEAD" | "OPTIONS")
+}
+
+/// A same-site write must carry our own Origin; browsers always send one
+/// on non-GET requests, so a missing or foreign one is a forged request.
+pub fn check_same_origin(facts: &Facts) -> Result<(), EdgeError> {
+    if !changes_state(facts.method) {
+        return Ok(());
+    }
+    match facts.origin {
+        Some(origin) if origin.eq_ignore_ascii_case(facts.own_origin) => Ok(()),
+        other => Err(EdgeError::OriginRefused {
+            origin: other.unwrap_or("a page that sent no Origin").to_string(),
+        }),
+    }
+}
+
+/// Reads the session cookie; `revoked` says whether a session id was signed out.
+pub fn signed_in_user(
+    config: &Config,
+    facts: &Facts,
+    revoked: impl FnOnce(&str) -> bool,
+) -> Result<Option<Principal>, EdgeError> {
+    let Some(value) = facts.cookie_header.and_then(session::cookie_value) else {
+        return Ok(None);
+    };
+    let ended = EdgeError::SignInRequired(SignInReason::SessionEnded);
+    let session =
+        Session::decode(value, &config.session_secret, facts.now).map_err(|_| ended.clone())?;
+    // The configuration is the authority: a removed user or a changed role ends the session.
+    let role = config
+        .users
+        .find(&session.user)
+        .map(|u| u.role)
+        .filter(|role| *role == session.role)
+        .ok_or(ended.clone())?;
+    if revoked(&session.sid) {
+        return Err(ended);
+    }
+    Ok(Some(Principal::User { session, role }))
+}
+
+/// The principal of a call to a v1 endpoint: a signed-in user (same-origin
+/// writes only) or, without a session, the widget from a configured origin.
+pub fn identify(
+    config: &Config,
+    facts: &Facts,
+    revoked: impl FnOnce(&str) -> bool,
+) -> Result<Principal, EdgeError> {
+    if let Some(user) = signed_in_user(config, facts, revoked)? {
+        check_same_origin(facts)?;
+        return Ok(user);
+    }
+    match facts.origin {
+        Some(origin) if widget_origin(config, origin).is_some() => Ok(Principal::Widget {
+            origin: origin.to_ascii_lowercase(),
+        }),
+        Some(origin) if !origin.eq_ignore_ascii_case(facts.own_origin) => {
+            Err(EdgeError::OriginRefused {
+                origin: origin.to_string(),
+            })
+        }
+        _ => Err(EdgeError::SignInRequired(SignInReason::NoSession)),
+    }
+}
+
+/// The configured widget origin equal to `origin`, if any.
+pub fn widget_origin<'a>(config: &'a Config, origin: &str) -> Option<&'a str> {
+    config
+        .widget
+        .origins
+        .iter()
+        .find(|o| o.eq_ignore_ascii_case(origin))
+        .map(String::as_str)
+}
+
+/// The principal's scopes now: what it may do that the key can also do.
+pub fn scopes(principal: &Principal, config: &Config, key_scopes: &[Scope]) -> Vec<Scope> {
+    effective_scopes(principal.wanted_scopes(config), key_scopes)
+}
+
+/// Refuses, with the v1 403, a call outside the principal's scopes.
+pub fn authorize(
+    principal: &Principal,
+    endpoint: &Endpoint,
+    config: &Config,
+    key_scopes: &[Scope],
+) -> Result<(), EdgeError> {
+    let required = endpoint.scope;
+    let allowed = scopes(principal, config, key_scopes);
+    if allowed.contains(&required) {
+        return Ok(());
+    }
+    let role = match principal {
+        Principal::User { role, .. } => Some(*role),
+        Principal::Widget { .. } => None,
+    };
+    let key_lacks = principal.wanted_scopes(config).contains(&required);
+    Err(EdgeError::InsufficientScope {
+        required,
+        // The key's scopes when the key is what lacks it, else the principal's.
+        scopes: if key_lacks {
+            key_scopes.to_vec()
+        } else {
+            allowed
+        },
+        role,
+        key_lacks,
+    })
+}
+
+/// Admin-only actions (mode switch, rotation).
+pub fn require_admin(principal: &Principal, action: &'static str) -> Result<(), EdgeError> {
+    match principal {
+        Principal::User {
+            role: Role::Admin, ..
+        } => Ok(()),
+        _ => Err(EdgeError::AdminOnly { action }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use api::endpoints::{ENDPOINTS, EndpointId};
+    use sha2::{Digest, Sha256};
+    use std::collections::HashMap;
+
+    const OWN: &str = "https://ship.example";
+    const SHOP: &str = "https://shop.example";
+    const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+    fn config(extra: &[(&'static str, &str)]) -> Config {
+        let hash = |t: &str| hex::encode(Sha256::digest(t));
+        let users = format!(
+            "ada:admin:{},olga:operator:{},vic:viewer:{}",
+            hash("a"),
+            hash("o"),
+            hash("v")
+        );
+        let mut map: HashMap<&str, String> = HashMap::from([
+            ("UPSTREAM_URL", "https://api.example.com".to_string()),
+            ("SVC_LIVE_KEY", format!("svc_live_{SECRET}")),
+            ("USERS", users),
+            ("SESSION_SECRET", SECRET.to_string()),
+            ("WIDGET_ORIGINS", SHOP.to_string()),
+        ]);
+        map.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
+        Config::from_lookup(|k| map.get(k).cloned()).unwrap()
+    }
+
+    fn cookie(user: &str, role: Role, expires_at: u64) -> String {
+        let s = Session {
+            sid: "sid1".into(),
+            user: user.into(),
+            role,
+            mode: KeyEnv::Live,
+            expires_at,
+        };
+        format!("{}={}", session::COOKIE_NAME, s.encode(SECRET.as_bytes()))
+    }
+
+    fn facts<'a>(method: &'a str, cookie: Option<&'a str>, origin: Option<&'a str>) -> Facts<'a> {
+        Facts {
+            method,
+            cookie_header: cookie,
+            origin,
+            own_origin: OWN,
+            now: 1_000,
+        }
+    }
+
+    fn endpoint(id: EndpointId) -> &'static Endpoint {
+        ENDPOINTS.iter().find(|e| e.id == id).unwrap()
+    }
+
+    #[test]
+    fn every_role_against_every_endpoint() {
+        let c = config(&[]);
+        for (user, role) in [
+            ("ada", Role::Admin),
+            ("olga", Role::Operator),
+            ("vic", Role::Viewer),
+        ] {
+            let cookie = cookie(user, role, 2_000);
+            let p = identify(&c, &facts("GET", Some(&cookie), None), |_| false).unwrap();
+            for e in ENDPOINTS.iter() {
+                let result = authorize(&p, e, &c, &Scope::ALL);
+                let expected = role != Role::Viewer || e.scope.is_read();
+                assert_eq!(
+                    result.is_ok(),
+                    expected,
+                    "{role} {} {}",
+                    e.method.as_str(),
+                    e.pattern
+                );
+                if let Err(err) = result {
+                    let body = err.to_body("r");
+                    assert!(
+                        body.contains(&format!(r#""required_scope":"{}""#, e.scope)),
+                        "{body}"
+                    );
+                    assert!(body.contains("Your role (viewer)"), "{body}");
+                    assert_eq!(err.status(), 403);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_key_s_own_scopes_bound_every_role() {
+        let c = config(&[("SVC_LIVE_KEY_SCOPES", "rates:read,wallet:read")]);
+        let cookie = cookie("ada", Role::Admin, 2_000);
+        let p = identify(&c, &facts("GET", Some(&cookie), None), |_| false).unwrap();
+        let key = &c.keys_for(KeyEnv::Live).scopes;
+        assert!(authorize(&p, endpoint(EndpointId::GetWallet), &c, key).is_ok());
+        let err = authorize(&p, endpoint(EndpointId::BuyLabel), &c, key).unwrap_err();
+        let body = err.to_body("r");
+        assert!(
+            body.contains("API key does not have the labels:write scope"),
+            "{body}"
+        );
+        assert!(
+            body.contains(r#""key_scopes":["rates:read","wallet:read"]"#),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn widget_only_from_configured_origins_and_only_rates_and_addresses() {
+        let c = config(&[]);
+        let p = identify(
+            &c,
+            &facts("POST", None, Some("https://SHOP.example")),
+            |_| false,
+        )
+        .unwrap();
+        assert_eq!(p.label(), "widget:https://shop.example");
+        for e in ENDPOINTS.iter() {
+            let ok = authorize(&p, e, &c, &Scope::ALL).is_ok();
+            assert_eq!(
+                ok,
+                matches!(e.id, EndpointId::GetRates | EndpointId::ValidateAddress),
+                "{}",
+                e.pattern
+            );
+        }
+        let refused = identify(
+            &c,
+            &facts("POST", None, Some("https://evil.example")),
+            |_| false,
+        );
+        assert!(matches!(refused, Err(EdgeError::OriginRefused { .. })));
+        // No session, no origin (curl) or our own origin: sign in.
+        for origin in [None, Some(OWN)] {
+            let e = identify(&c, &facts("GET", None, origin), |_| false).unwrap_err();
+            assert_eq!(e.code(), "EDGE.SESSION.REQUIRED");
+        }
+    }
+
+    #[test]
+    fn sessions_end_on_expiry_revocation_removal_role_change_or_forgery() {
+        let c = config(&[]);
+        let ended = |cookie: &str, revoked: bool| {
+            identify(&c, &facts("GET", Some(cookie), None), |_| revoked)
+                .unwrap_err()
+                .code()
+        };
+        assert_eq!(
+            ended(&cookie("ada", Role::Admin, 1_000), false),
+            "EDGE.SESSION.REQUIRED"
+        );
+        assert_eq!(
+            ended(&cookie("ada", Role::Admin, 2_000), true),
+            "EDGE.SESSION.REQUIRED"
+        );
+        assert_eq!(
+            ended(&cookie("zed", Role::Admin, 2_000), false),
+            "EDGE.SESSION.REQUIRED"
+        );
+        // Olga's cookie saying admin: her configured role is operator.
+        assert_eq!(
+            ended(&cookie("olga", Role::Admin, 2_000), false),
+            "EDGE.SESSION.REQUIRED"
+        );
+        assert_eq!(
+            ended("__Host-parcel_session=v1.x.y", false),
+            "EDGE.SESSION.REQUIRED"
+        );
+    }
+
+    #[test]
+    fn writes_need_our_own_origin() {
+        let c = config(&[]);
+        let cookie = cookie("olga", Role::Operator, 2_000);
+        assert!(identify(&c, &facts("POST", Some(&cookie), Some(OWN)), |_| false).is_ok());
+        assert!(identify(&c, &facts("GET", Some(&cookie), None), |_| false).is_ok());
+        for origin in [None, Some(SHOP), Some("null")] {
+            let err = identify(&c, &facts("DELETE", Some(&cookie), origin), |_| false).unwrap_err();
+            assert_eq!(err.code(), "EDGE.ORIGIN.REFUSED", "{origin:?}");
+        }
+    }
+
+    #[test]
+    fn only_admins_switch_modes_and_rotate() {
+        let c = config(&[]);
+        let admin = identify(
+            &c,
+            &facts("GET", Some(&cookie("ada", Role::Admin, 2_000)), None),
+            |_| false,
+        )
+        .unwrap();
+        let op = identify(
+            &c,
+            &facts("GET", Some(&cookie("olga", Role::Operator, 2_000)), None),
+            |_| false,
+        )
+        .unwrap();
+        assert!(require_admin(&admin, "rotate keys").is_ok());
+        assert_eq!(require_admin(&op, "rotate keys").unwrap_err().status(), 403);
+    }
+}

@@ -1,0 +1,180 @@
+//! The thin layer between workerd and the plain modules: read the request,
+//! ask `routes`/`gate`/`memory`/`idempotency` what to do, do the fetches, and
+//! turn every failure into the v1 envelope (an `Err` out of the fetch
+//! handler would be a plain-text 500).
+
+mod console;
+mod stores;
+mod upstream;
+mod v1;
+
+use crate::config::Config;
+use crate::errors::{EdgeError, SignInReason};
+use crate::gate::{self, Facts, Principal};
+use crate::log::RequestLog;
+use crate::memory::Memory;
+use crate::routes::{self, Route};
+use std::cell::RefCell;
+use std::rc::Rc;
+use worker::{Context, Env, Request, Response, event};
+
+#[event(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+thread_local! {
+    /// Settings never change within an isolate: parsed once, when valid.
+    static CONFIG: RefCell<Option<Rc<Config>>> = const { RefCell::new(None) };
+    static MEMORY: RefCell<Memory> = RefCell::new(Memory::default());
+}
+
+/// Runs `f` on this isolate's memory. Never held across an `.await`.
+pub(crate) fn with_memory<T>(f: impl FnOnce(&mut Memory) -> T) -> T {
+    MEMORY.with(|m| f(&mut m.borrow_mut()))
+}
+
+fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
+    if let Some(config) = CONFIG.with(|c| c.borrow().clone()) {
+        return Ok(config);
+    }
+    // Secrets and vars are both strings to `var`.
+    let config = Rc::new(Config::from_lookup(|name| {
+        env.var(name).ok().map(|v| v.to_string())
+    })?);
+    CONFIG.with(|c| *c.borrow_mut() = Some(config.clone()));
+    Ok(config)
+}
+
+/// What one request did, for its log line.
+#[derive(Default)]
+pub(crate) struct Trace {
+    route: Option<&'static str>,
+    principal: Option<String>,
+    role: Option<&'static str>,
+    upstream_status: Option<u16>,
+    upstream_request_id: Option<String>,
+    upstream_ms: Option<u64>,
+    /// `replayed` (idempotency ledger) or `cached` (widget quote).
+    answered_from: Option<&'static str>,
+    /// The widget origin, so error answers carry CORS headers too.
+    cors_origin: Option<String>,
+}
+
+pub(crate) fn now_ms() -> u64 {
+    worker::Date::now().as_millis()
+}
+
+pub(crate) fn now_s() -> u64 {
+    now_ms() / 1000
+}
+
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+    let started = now_ms();
+    let request_id = new_request_id();
+    let method = req.method().to_string();
+    let mut trace = Trace::default();
+    let result = handle(req, &env, &request_id, &mut trace).await;
+    let error = result.as_ref().err().map(|e| e.code());
+    let response = match result {
+        Ok(resp) => Ok(resp),
+        Err(err) => upstream::error_response(&err, &request_id, trace.cors_origin.as_deref()),
+    };
+    let line = RequestLog {
+        request_id: &request_id,
+        method: &method,
+        route: trace.route.unwrap_or("(none)"),
+        principal: trace.principal.as_deref().unwrap_or("anonymous"),
+        role: trace.role,
+        status: response.as_ref().map(|r| r.status_code()).unwrap_or(500),
+        upstream_status: trace.upstream_status,
+        upstream_request_id: trace.upstream_request_id.as_deref(),
+        upstream_ms: trace.upstream_ms,
+        total_ms: now_ms().saturating_sub(started),
+        answered_from: trace.answered_from,
+        error,
+    };
+    worker::console_log!("{}", line.to_line());
+    response
+}
+
+pub(crate) fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers().get(name).ok().flatten()
+}
+
+async fn handle(
+    req: Request,
+    env: &Env,
+    request_id: &str,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    let config = config(env)?;
+    let url = req
+        .url()
+        .map_err(|_| EdgeError::RouteNotFound { path: req.path() })?;
+    let method = req.method().to_string();
+    let route = routes::route(&method, url.path(), url.query(), &config.upstream)?;
+    trace.route = Some(route.pattern());
+    let cookie = header(&req, "Cookie");
+    let origin = header(&req, "Origin");
+    let own_origin = url.origin().ascii_serialization();
+    let facts = Facts {
+        method: &method,
+        cookie_header: cookie.as_deref(),
+        origin: origin.as_deref(),
+        own_origin: &own_origin,
+        now: now_s(),
+    };
+    match route {
+        Route::Preflight(forward) => v1::preflight(&config, &facts, forward.endpoint),
+        Route::V1(forward) => {
+            v1::forward(req, env, &config, &facts, forward, request_id, trace).await
+        }
+        Route::SignIn => console::sign_in(req, env, &config, &facts, trace).await,
+        Route::SignOut => console::sign_out(env, &config, &facts, trace).await,
+        other => {
+            let principal = signed_in(env, &config, &facts).await?;
+            trace.principal = Some(principal.label());
+            trace.role = Some(principal.role());
+            console::handle(other, req, env, &config, &facts, &principal, trace).await
+        }
+    }
+}
+
+/// The caller of a v1 endpoint: a user (sign-out checked across isolates) or the widget.
+pub(crate) async fn principal(
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+) -> Result<Principal, EdgeError> {
+    not_signed_out(env, gate::identify(config, facts, |_| false)?, facts.now).await
+}
+
+/// A signed-in dashboard user (the widget cannot reach the dashboard endpoints).
+async fn signed_in(env: &Env, config: &Config, facts: &Facts<'_>) -> Result<Principal, EdgeError> {
+    let user = gate::signed_in_user(config, facts, |_| false)?
+        .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))?;
+    gate::check_same_origin(facts)?;
+    not_signed_out(env, user, facts.now).await
+}
+
+async fn not_signed_out(env: &Env, principal: Principal, now: u64) -> Result<Principal, EdgeError> {
+    if let Principal::User { session, .. } = &principal
+        && stores::is_revoked(env, &session.sid, now).await?
+    {
+        return Err(EdgeError::SignInRequired(SignInReason::SessionEnded));
+    }
+    Ok(principal)
+}
+
+pub(crate) fn random_hex(n: usize) -> String {
+    let mut bytes = vec![0u8; n];
+    // getrandom uses crypto.getRandomValues in workerd; it does not fail there.
+    let _ = getrandom::getrandom(&mut bytes);
+    hex::encode(bytes)
+}
+
+fn new_request_id() -> String {
+    format!("req_edge_{}", random_hex(12))
+}

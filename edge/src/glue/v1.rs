@@ -1,0 +1,270 @@
+//! Forwarding a v1 call: who calls, may they, is the budget there, then
+//! upstream once (purchases through the idempotency ledger), and what the
+//! answer teaches (budgets, the key's scopes, a revoked key).
+
+use super::{Trace, header, now_s, principal, stores, upstream, with_memory};
+use crate::budget::{Caller, Window};
+use crate::config::Config;
+use crate::control::is_key_problem;
+use crate::cors;
+use crate::errors::EdgeError;
+use crate::gate::{self, Facts, Principal};
+use crate::idempotency::{self, Begin, StoredResponse};
+use crate::ledger::{BeginCall, FinishCall};
+use crate::proxy::{self, Forward};
+use crate::roles::WIDGET_SCOPES;
+use api::validation::MAX_BODY_BYTES;
+use api::{ApiKey, Endpoint, EndpointId, ErrorEnvelope, KeyEnv, Scope};
+use sha2::{Digest, Sha256};
+use worker::{Env, Request, Response};
+
+/// A widget's CORS preflight: only configured origins, only widget endpoints.
+pub(crate) fn preflight(
+    config: &Config,
+    facts: &Facts,
+    endpoint: &Endpoint,
+) -> Result<Response, EdgeError> {
+    let origin = facts
+        .origin
+        .and_then(|o| gate::widget_origin(config, o))
+        .filter(|_| WIDGET_SCOPES.contains(&endpoint.scope))
+        .ok_or_else(|| EdgeError::OriginRefused {
+            origin: facts.origin.unwrap_or("a page that sent no Origin").into(),
+        })?;
+    let headers = upstream::api_headers();
+    for (name, value) in cors::preflight_headers(origin) {
+        let _ = headers.set(name, &value);
+    }
+    Ok(Response::empty()
+        .map_err(|_| EdgeError::ControlUnavailable)?
+        .with_status(204)
+        .with_headers(headers))
+}
+
+pub(crate) async fn forward(
+    mut req: Request,
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+    forward: Forward,
+    request_id: &str,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    let endpoint = forward.endpoint;
+    let principal = principal(env, config, facts).await?;
+    trace.principal = Some(principal.label());
+    trace.role = Some(principal.role());
+    let widget = match &principal {
+        Principal::Widget { origin } => Some(origin.clone()),
+        Principal::User { .. } => None,
+    };
+    trace.cors_origin = widget.clone();
+    let mode = principal.mode(config);
+    let keys = config.keys_for(mode);
+    let key_scopes: Vec<Scope> = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
+    gate::authorize(&principal, endpoint, config, &key_scopes)?;
+
+    let body = if facts.method == "GET" {
+        vec![]
+    } else {
+        read_body(&mut req).await?
+    };
+    proxy::check_body(endpoint.id, &body)?;
+    let now = now_s();
+    let cors_headers = widget
+        .as_deref()
+        .map(cors::response_headers)
+        .unwrap_or_default();
+    let caller = if widget.is_some() {
+        // Each shopper (client IP) gets a per-minute count of its own.
+        let client = header(&req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into());
+        with_memory(|m| m.count_widget_call(&client, config.widget.ip_per_minute, now))?;
+        Caller::Widget
+    } else {
+        Caller::Dashboard
+    };
+    let quote_key =
+        (widget.is_some() && endpoint.id == EndpointId::GetRates).then(|| quote_key(mode, &body));
+    if let Some(hit) = quote_key
+        .as_ref()
+        .and_then(|key| with_memory(|m| m.cached_quote(key, now).cloned()))
+    {
+        trace.answered_from = Some("cached");
+        return upstream::respond(hit, Some("cached"), &cors_headers);
+    }
+    with_memory(|m| m.check_budget(mode, endpoint, caller, config.widget.share, now))?;
+
+    let (key, _) = stores::active_key(env, keys).await;
+    let (stored, replayed) = if endpoint.spends_money() {
+        purchase(
+            &req, env, config, &forward, key, mode, &body, request_id, trace,
+        )
+        .await?
+    } else {
+        let sent = upstream::send(
+            &forward,
+            facts.method,
+            key.expose(),
+            &body,
+            config.upstream_timeout_ms,
+            trace,
+        )
+        .await?;
+        (sent, false)
+    };
+    if replayed {
+        trace.answered_from = Some("replayed");
+    } else {
+        learn(env, &stored, mode, endpoint.id, key).await;
+        if let Some(k) = quote_key {
+            with_memory(|m| {
+                m.cache_quote(
+                    k,
+                    stored.clone(),
+                    config.widget.quote_cache_seconds,
+                    now_s(),
+                )
+            });
+        }
+    }
+    upstream::respond(stored, trace.answered_from, &cors_headers)
+}
+
+/// Identical widget quotes share a cache entry: the mode and the request as
+/// parsed (so spacing and field order do not matter).
+fn quote_key(mode: KeyEnv, body: &[u8]) -> [u8; 32] {
+    let canonical = serde_json::from_slice::<api::RatesRequest>(body)
+        .ok()
+        .and_then(|r| serde_json::to_vec(&r).ok())
+        .unwrap_or_else(|| body.to_vec());
+    let mut hash = Sha256::new();
+    hash.update(mode.as_str());
+    hash.update(canonical);
+    hash.finalize().into()
+}
+
+/// What an upstream answer tells the Worker for later calls.
+async fn learn(
+    env: &Env,
+    stored: &StoredResponse,
+    mode: KeyEnv,
+    endpoint: EndpointId,
+    key: &ApiKey,
+) {
+    let get = |name: &str| {
+        stored
+            .headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if let Some(window) = Window::from_headers(
+        get("x-ratelimit-limit"),
+        get("x-ratelimit-remaining"),
+        get("x-ratelimit-reset"),
+    ) {
+        with_memory(|m| m.record_window(mode, endpoint, window, now_s()));
+    }
+    if stored.status < 400 {
+        return;
+    }
+    let Ok(envelope) = serde_json::from_str::<ErrorEnvelope>(&stored.body) else {
+        return;
+    };
+    let code = envelope.error.code.as_str().to_string();
+    if code == "AUTH.KEY.INSUFFICIENT_SCOPE" {
+        if let Some(scopes) = envelope.error.key_scopes {
+            let scopes: Vec<Scope> = scopes.iter().filter_map(|s| s.parse().ok()).collect();
+            with_memory(|m| m.learn_key_scopes(mode, scopes));
+        }
+    } else if is_key_problem(&code) {
+        stores::report_key_problem(env, key, &code).await;
+    }
+}
+
+/// A purchase through the idempotency ledger: never twice upstream.
+#[allow(clippy::too_many_arguments)]
+async fn purchase(
+    req: &Request,
+    env: &Env,
+    config: &Config,
+    forward: &Forward,
+    key: &ApiKey,
+    mode: KeyEnv,
+    body: &[u8],
+    request_id: &str,
+    trace: &mut Trace,
+) -> Result<(StoredResponse, bool), EdgeError> {
+    let idem_key = idempotency::check_key(header(req, idempotency::HEADER).as_deref())?.to_string();
+    let ledger = stores::ledger(env, mode, &idem_key)?;
+    let method = forward.endpoint.method.as_str();
+    let path = forward
+        .url
+        .strip_prefix(&config.upstream)
+        .unwrap_or(&forward.url);
+    let fingerprint = idempotency::fingerprint(method, path, body);
+    let decision: Begin = stores::ledger_call(
+        &ledger,
+        "begin",
+        &BeginCall {
+            fingerprint: fingerprint.clone(),
+        },
+    )
+    .await?;
+    match decision {
+        Begin::Replay { response } => Ok((response, true)),
+        Begin::InProgress => Err(EdgeError::IdempotencyInProgress),
+        Begin::KeyReused => Err(EdgeError::IdempotencyKeyReused),
+        Begin::OutcomeUnknown => Err(EdgeError::UpstreamUnreachable {
+            outcome_unknown: true,
+        }),
+        Begin::Proceed => {
+            let result = upstream::send(
+                forward,
+                method,
+                key.expose(),
+                body,
+                config.upstream_timeout_ms,
+                trace,
+            )
+            .await;
+            // An unanswered purchase is remembered as such, so a repeat cannot buy again.
+            let stored = match &result {
+                Ok(response) => response.clone(),
+                // Replays carry the first answer's request id, in body and header alike.
+                Err(err) => StoredResponse {
+                    status: err.status(),
+                    headers: vec![
+                        ("content-type".into(), "application/json".into()),
+                        ("x-request-id".into(), request_id.into()),
+                    ],
+                    body: err.to_body(request_id),
+                },
+            };
+            // If the ledger misses the outcome, the entry times out into "outcome unknown": still never twice.
+            let _: Result<(), EdgeError> = stores::ledger_call(
+                &ledger,
+                "finish",
+                &FinishCall {
+                    fingerprint,
+                    response: stored,
+                },
+            )
+            .await;
+            result.map(|r| (r, false))
+        }
+    }
+}
+
+/// The body, refused past the cap: by its declared length before reading, by its size after.
+async fn read_body(req: &mut Request) -> Result<Vec<u8>, EdgeError> {
+    let declared = header(req, "Content-Length").and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(EdgeError::BodyTooLarge);
+    }
+    let body = req.bytes().await.unwrap_or_default();
+    if body.len() > MAX_BODY_BYTES {
+        return Err(EdgeError::BodyTooLarge);
+    }
+    Ok(body)
+}
