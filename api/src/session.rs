@@ -174,10 +174,7 @@ mod tests {
     fn roles_round_trip_by_name() {
         for role in Role::ALL {
             assert_eq!(role.as_str().parse::<Role>(), Ok(role));
-            assert_eq!(
-                serde_json::to_string(&role).unwrap(),
-                format!("\"{role}\"")
-            );
+            assert_eq!(serde_json::to_string(&role).unwrap(), format!("\"{role}\""));
         }
         assert!("root".parse::<Role>().is_err());
     }

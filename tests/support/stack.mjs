@@ -69,7 +69,7 @@ export async function startSim({ keys, env = {} } = {}) {
 }
 
 /** Starts our Worker (edge/build, already built) in workerd, in front of `upstream`. */
-export async function startEdge({ upstream, keys, users, vars = {}, secrets = {} }) {
+export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, logLevel = 'warn' }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
   for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
   const secret = (name, value) => { if (value) bindings[name] = { type: 'secret_text', value }; };
@@ -82,16 +82,57 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     config: path.join(ROOT, 'wrangler.toml'),
     envFiles: [],
     bindings,
+    // wrangler.toml's build still runs once (scripts/build-edge, a no-op when
+    // up to date); an empty command here stops its file watcher from
+    // starting a second build as soon as the Worker is up.
+    build: { custom: { command: '' } },
     dev: {
       server: { hostname: '127.0.0.1', port: 0 },
       inspector: false,
       persist: false,
       watch: false,
-      logLevel: 'warn',
+      logLevel,
     },
   });
   await worker.ready;
   const url = (await worker.url).toString().replace(/\/$/, '');
+  return { ...edgeClient(url), stop: () => worker.dispose() };
+}
+
+/**
+ * Like `startEdge`, but workerd runs in a child process whose stdout is a
+ * pipe, so a test can read every log line the Worker writes (`logs`).
+ */
+export async function startEdgeProcess(options) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'tests/support/edge-process.mjs')], {
+    // At level "log" wrangler prints the Worker's console.log lines.
+    env: { ...process.env, PARCEL_EDGE_OPTIONS: JSON.stringify({ logLevel: 'log', ...options }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs = [];
+  const collect = (stream) => createInterface({ input: stream }).on('line', (l) => logs.push(l));
+  collect(child.stderr);
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('edge process did not start within 60 s')), 60000);
+    child.once('exit', (code) => reject(new Error(`edge process exited with ${code}: ${logs.join('\n')}`)));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      logs.push(line);
+      const m = /^EDGE_URL=(\S+)/.exec(line);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+  });
+  return {
+    ...edgeClient(url),
+    logs,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function edgeClient(url) {
   return {
     url,
     /**
@@ -106,9 +147,8 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
       });
       if (res.status !== 200) throw new Error(`sign-in of ${user.name} → ${res.status}: ${await res.text()}`);
       const cookie = res.headers.get('set-cookie').split(';')[0];
-      return { cookie, origin: url };
+      return { cookie, origin: url, info: await res.json() };
     },
-    stop: () => worker.dispose(),
   };
 }
 

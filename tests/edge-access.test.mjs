@@ -1,0 +1,293 @@
+// Who may do what through the real Worker in workerd, in front of the real
+// simulator: sign-in and sign-out, every role against every endpoint, the
+// storefront widget from allowed and refused origins, its budget share, per-
+// shopper cap and quote cache, the live/sandbox switch, key rotation, and a
+// scan of every response and log line for secrets. The Worker runs in its
+// own process so its log lines can be read.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
+
+const SHOP = 'http://127.0.0.1:9911'; // a configured widget origin
+const EVIL = 'https://evil.example';
+let sim, edge, users, keys, nextKey, sessionSecret;
+const seen = []; // every response (headers + body) for the leak scan
+
+before(async () => {
+  keys = newKeys();
+  users = newUsers();
+  sim = await startSim({ keys });
+  // The rotation candidate, and a sandbox key with fewer scopes than the Worker is told.
+  const ALL = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
+  nextKey = (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL })).key;
+  const limitedSandbox = (await sim.control('POST', '/__sim/keys', {
+    env: 'sandbox', account: 'acct_demo', scopes: ['rates:read', 'wallet:read', 'labels:read', 'addresses:read'],
+  })).key;
+  keys.sandbox = limitedSandbox;
+  sessionSecret = randomBytes(32).toString('hex');
+  edge = await startEdgeProcess({
+    upstream: sim.url,
+    keys,
+    users,
+    vars: { WIDGET_ORIGINS: SHOP, WIDGET_SHARE: '0.2', WIDGET_IP_PER_MINUTE: '40' },
+    secrets: { SVC_LIVE_KEY_NEXT: nextKey, SESSION_SECRET: sessionSecret },
+  });
+});
+after(async () => { await edge?.stop(); await sim?.stop(); });
+
+async function call(path, { method = 'GET', body, session, origin, headers = {} } = {}) {
+  const h = { ...headers };
+  if (body !== undefined) h['content-type'] = 'application/json';
+  if (session) { h.cookie = session.cookie; h.origin = session.origin; }
+  if (origin) h.origin = origin;
+  const res = await fetch(edge.url + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  seen.push(JSON.stringify([...res.headers]) + text);
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* 204 */ }
+  return { status: res.status, headers: res.headers, json };
+}
+
+function assertError(res, status, code) {
+  assert.equal(res.status, status, JSON.stringify(res.json));
+  const e = res.json.error;
+  assert.equal(e.code, code);
+  for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(e[f], f);
+  assert.equal(res.headers.get('x-request-id'), e.request_id);
+  return e;
+}
+
+const address = (name, street1, zip, state) => ({ name, street1, city: 'X', state, zip, country: 'US' });
+const from = address('Ada Shop Inc', '500 Market St Suite 3', '94105', 'CA');
+const to = address('Grace Hopper', '12 Elm St', '11201', 'NY');
+const shipment = (weight_oz = 20) => ({ from_address: from, to_address: to, parcel: { weight_oz, length: 10, width: 8, height: 4 } });
+const idem = () => ({ 'idempotency-key': randomUUID() });
+const batchItem = { ...shipment(), rate_id: 'rate_x', carrier: 'USPS', service: 'Ground', rate_cents: 500 };
+
+/** One valid call per v1 endpoint, as the app would make it. */
+const ENDPOINTS = [
+  ['addresses:read', 'POST', '/api/v1/addresses/validate', { body: to }],
+  ['rates:read', 'POST', '/api/v1/rates', { body: shipment() }],
+  ['labels:write', 'POST', '/api/v1/labels', { body: { rate_id: 'rate_x' }, headers: idem() }],
+  ['labels:read', 'GET', '/api/v1/labels/lbl_x', {}],
+  ['labels:write', 'DELETE', '/api/v1/labels/lbl_x', {}],
+  ['tracking:read', 'POST', '/api/v1/trackers', { body: { tracking_number: '9400100000000000000000' } }],
+  ['tracking:read', 'GET', '/api/v1/trackers/trk_x', {}],
+  ['carrier-accounts:read', 'GET', '/api/v1/carrier-accounts', {}],
+  ['batches:write', 'POST', '/api/v1/batches', { body: { items: [batchItem] }, headers: idem() }],
+  ['batches:write', 'POST', '/api/v1/batches/b_x/buy', { headers: idem() }],
+  ['batches:read', 'GET', '/api/v1/batches/b_x', {}],
+  ['wallet:read', 'GET', '/api/v1/wallet', {}],
+  ['labels:read', 'GET', '/api/v1/webhooks/deliveries', {}],
+];
+
+/** Waits out the last seconds of a minute, so a budget test stays in one window. */
+async function freshMinute() {
+  const left = 60 - (Math.floor(Date.now() / 1000) % 60);
+  if (left < 12) await new Promise((r) => setTimeout(r, left * 1000 + 200));
+}
+
+test('sign-in: a wrong or cross-site attempt is refused; the cookie is HttpOnly, Secure, SameSite=Strict', async () => {
+  assertError(await call('/api/v1/wallet'), 401, 'EDGE.SESSION.REQUIRED');
+  assertError(await call('/api/session'), 401, 'EDGE.SESSION.REQUIRED');
+  assertError(await call('/api/session', { method: 'POST', body: { token: 'pt_' + 'a'.repeat(48) }, origin: edge.url }), 401, 'EDGE.SESSION.INVALID_TOKEN');
+  const missing = assertError(await call('/api/session', { method: 'POST', body: {}, origin: edge.url }), 422, 'VALIDATION.FIELD.REQUIRED');
+  assert.equal(missing.field, 'token');
+  assertError(await call('/api/session', { method: 'POST', body: { token: users.admin.token }, origin: EVIL }), 403, 'EDGE.ORIGIN.REFUSED');
+
+  const res = await fetch(edge.url + '/api/session', {
+    method: 'POST', headers: { 'content-type': 'application/json', origin: edge.url }, body: JSON.stringify({ token: users.operator.token }),
+  });
+  assert.equal(res.status, 200);
+  const cookie = res.headers.get('set-cookie');
+  assert.match(cookie, /^__Host-parcel_session=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Strict; Max-Age=43200$/);
+  const info = await res.json();
+  assert.equal(info.user, 'operator1');
+  assert.equal(info.role, 'operator');
+  assert.equal(info.mode, 'live');
+  assert.deepEqual(info.modes, ['live', 'sandbox']);
+  assert.equal(info.can_switch_mode, false);
+  assert.equal(info.scopes.length, 9);
+});
+
+test('sign-out revokes the session: the same cookie no longer works', async () => {
+  const s = await edge.session(users.viewer);
+  assert.equal((await call('/api/v1/wallet', { session: s })).status, 200);
+  const out = await call('/api/session', { method: 'DELETE', session: s });
+  assert.equal(out.status, 204);
+  assert.match(out.headers.get('set-cookie'), /Max-Age=0/);
+  const e = assertError(await call('/api/v1/wallet', { session: s }), 401, 'EDGE.SESSION.REQUIRED');
+  assert.match(e.message, /session has ended/);
+  // A forged cookie (role changed by hand) is refused as well.
+  const forged = { ...s, cookie: s.cookie.replace('.viewer.', '.admin.') };
+  assertError(await call('/api/session', { session: forged }), 401, 'EDGE.SESSION.REQUIRED');
+});
+
+test('each role against every endpoint: allowed calls reach upstream, refused ones never do', async () => {
+  await freshMinute();
+  for (const role of ['admin', 'operator', 'viewer']) {
+    const s = await edge.session(users[role]);
+    assert.equal(s.info.role, role);
+    for (const [scope, method, path, opts] of ENDPOINTS) {
+      const res = await call(path, { method, session: s, ...opts });
+      const allowed = role !== 'viewer' || scope.endsWith(':read');
+      assert.equal(s.info.scopes.includes(scope), allowed, `${role} scopes list ${scope}`);
+      const where = `${role} ${method} ${path} → ${res.status} ${JSON.stringify(res.json).slice(0, 200)}`;
+      if (allowed) {
+        assert.notEqual(res.status, 403, where);
+        assert.ok(!res.headers.get('x-request-id').startsWith('req_edge_'), `answered by upstream: ${where}`);
+      } else {
+        const e = assertError(res, 403, 'AUTH.KEY.INSUFFICIENT_SCOPE');
+        assert.equal(e.required_scope, scope, where);
+        assert.deepEqual(e.key_scopes, s.info.scopes, 'the principal\'s scopes');
+        assert.match(e.request_id, /^req_edge_/, `answered by the Worker: ${where}`);
+        assert.match(e.message, /Your role \(viewer\) does not allow/);
+      }
+    }
+  }
+});
+
+test('the widget: allowed origin gets CORS (no credentials) and rates only; a refused origin gets nothing', async () => {
+  const pre = await fetch(edge.url + '/api/v1/rates', {
+    method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
+  assert.equal(pre.status, 204);
+  assert.equal(pre.headers.get('access-control-allow-origin'), SHOP);
+  assert.match(pre.headers.get('access-control-allow-methods'), /POST/);
+  assert.equal(pre.headers.get('access-control-allow-credentials'), null);
+  assert.match(pre.headers.get('vary'), /Origin/);
+
+  const wallet = await call('/api/v1/wallet', { origin: SHOP });
+  const e = assertError(wallet, 403, 'AUTH.KEY.INSUFFICIENT_SCOPE');
+  assert.equal(e.required_scope, 'wallet:read');
+  assert.deepEqual(e.key_scopes, ['addresses:read', 'rates:read']);
+  assert.equal(wallet.headers.get('access-control-allow-origin'), SHOP, 'the widget can read its refusal');
+
+  const evilPre = await fetch(edge.url + '/api/v1/rates', { method: 'OPTIONS', headers: { origin: EVIL, 'access-control-request-method': 'POST' } });
+  assert.equal(evilPre.status, 403);
+  assert.equal(evilPre.headers.get('access-control-allow-origin'), null);
+  const evil = await call('/api/v1/rates', { method: 'POST', body: shipment(), origin: EVIL });
+  assertError(evil, 403, 'EDGE.ORIGIN.REFUSED');
+  assert.equal(evil.headers.get('access-control-allow-origin'), null);
+  // A preflight for an endpoint the widget may not use fails too.
+  const buyPre = await fetch(edge.url + '/api/v1/labels', { method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'POST' } });
+  assert.equal(buyPre.status, 403);
+});
+
+test('the widget uses only its share of the rates budget, per-shopper caps apply, and repeat quotes come from cache', async () => {
+  await freshMinute();
+  const operator = await edge.session(users.operator);
+  const dashboardQuote = () => call('/api/v1/rates', { method: 'POST', body: shipment(), session: operator });
+  assert.ok(Number((await dashboardQuote()).headers.get('x-ratelimit-remaining')) > 82, 'room for the widget');
+  const widgetQuote = (w) => call('/api/v1/rates', { method: 'POST', body: shipment(w), origin: SHOP, headers: { 'cf-connecting-ip': '203.0.113.7' } });
+  const first = await widgetQuote(31);
+  assert.equal(first.status, 200, JSON.stringify(first.json));
+  assert.equal(first.headers.get('access-control-allow-origin'), SHOP);
+  // The same quote again: from the cache, same rates, no upstream call.
+  const again = await widgetQuote(31);
+  assert.equal(again.headers.get('x-parcel-cache'), 'hit');
+  assert.deepEqual(again.json.rates.map((r) => r.id), first.json.rates.map((r) => r.id));
+  // New quotes until the widget's share (20% of 100) is spent: it stops exactly at the dashboard's 80.
+  let refused, lastRemaining;
+  for (let w = 40; w < 70 && !refused; w++) {
+    const r = await widgetQuote(w);
+    if (r.status === 429) refused = r;
+    else lastRemaining = Number(r.headers.get('x-ratelimit-remaining'));
+  }
+  assert.ok(refused, 'the widget was stopped at its share');
+  assert.equal(lastRemaining, 80);
+  const e = assertError(refused, 429, 'AUTH.RATE_LIMIT.EXCEEDED');
+  assert.match(e.message, /storefront's share/);
+  assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+  assert.equal(refused.headers.get('access-control-allow-origin'), SHOP);
+  assert.equal((await dashboardQuote()).status, 200, 'the dashboard still quotes');
+  // The per-shopper cap (40 a minute) stops even cached quotes.
+  let capped;
+  for (let i = 0; i < 45 && !capped; i++) {
+    const r = await widgetQuote(31);
+    if (r.status === 429) capped = r;
+  }
+  assert.ok(capped, 'one shopper is capped per minute');
+  assert.match(capped.json.error.message, /Too many requests from this shopper: at most 40 per minute/);
+});
+
+test('an admin switches to sandbox; the key\'s missing scopes, learned from upstream, are then refused locally', async () => {
+  const operator = await edge.session(users.operator);
+  assertError(await call('/api/session/mode', { method: 'PUT', body: { mode: 'sandbox' }, session: operator }), 403, 'EDGE.ROLE.FORBIDDEN');
+  const admin = await edge.session(users.admin);
+  assert.equal(admin.info.can_switch_mode, true);
+  const switched = await fetch(edge.url + '/api/session/mode', {
+    method: 'PUT', headers: { cookie: admin.cookie, origin: admin.origin, 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'sandbox' }),
+  });
+  assert.equal(switched.status, 200);
+  const info = await switched.json();
+  assert.equal(info.mode, 'sandbox');
+  const sandbox = { ...admin, cookie: switched.headers.get('set-cookie').split(';')[0] };
+  const wallet = await call('/api/v1/wallet', { session: sandbox });
+  assert.equal(wallet.json.sandbox, true, 'calls now use the sandbox key');
+  // The sandbox key lacks labels:write, which the Worker was not told: upstream says so once...
+  const first = await call('/api/v1/labels', { method: 'POST', body: { rate_id: 'rate_x' }, headers: idem(), session: sandbox });
+  const e1 = assertError(first, 403, 'AUTH.KEY.INSUFFICIENT_SCOPE');
+  assert.ok(!e1.request_id.startsWith('req_edge_'), 'the first refusal is upstream\'s');
+  // ...and from then on the Worker refuses by itself and the session shows the narrower scopes.
+  const second = await call('/api/v1/labels', { method: 'POST', body: { rate_id: 'rate_x' }, headers: idem(), session: sandbox });
+  const e2 = assertError(second, 403, 'AUTH.KEY.INSUFFICIENT_SCOPE');
+  assert.match(e2.request_id, /^req_edge_/);
+  assert.match(e2.message, /API key does not have the labels:write scope/);
+  const after = (await call('/api/session', { session: sandbox })).json;
+  assert.ok(!after.scopes.includes('labels:write'));
+  assert.ok(after.scopes.includes('rates:read'));
+  // The live session is untouched.
+  assert.equal((await call('/api/v1/wallet', { session: admin })).json.sandbox, false);
+});
+
+test('key rotation: a revoked key shows as a problem; the next key is verified, activated and used', async () => {
+  const admin = await edge.session(users.admin);
+  const viewer = await edge.session(users.viewer);
+  assertError(await call('/api/keys', { session: viewer }), 403, 'EDGE.ROLE.FORBIDDEN');
+  const status = (await call('/api/keys', { session: admin })).json;
+  const live = status.modes.find((m) => m.mode === 'live');
+  assert.deepEqual(live.keys.map((k) => [k.slot, k.active]), [['current', true], ['next', false]]);
+  assert.equal(live.keys[1].redacted, `svc_live_…${nextKey.slice(-4)}`);
+
+  // The service revokes the current key: calls fail with its error and admins see the alert.
+  await sim.control('POST', `/__sim/keys/${keys.live}/revoke`);
+  assertError(await call('/api/v1/wallet', { session: admin }), 401, 'AUTH.KEY.REVOKED');
+  assert.equal((await call('/api/session', { session: admin })).json.key_problem, 'AUTH.KEY.REVOKED');
+
+  const verified = await call('/api/keys/live/verify', { method: 'POST', session: admin });
+  assert.equal(verified.status, 200);
+  assert.equal(verified.json.ok, true, JSON.stringify(verified.json));
+  assertError(await call('/api/keys/live/activate', { method: 'POST', session: viewer }), 403, 'EDGE.ROLE.FORBIDDEN');
+  const activated = await call('/api/keys/live/activate', { method: 'POST', session: admin });
+  assert.equal(activated.status, 200, JSON.stringify(activated.json));
+  const liveAfter = activated.json.modes.find((m) => m.mode === 'live');
+  assert.deepEqual(liveAfter.keys.map((k) => [k.slot, k.active]), [['current', false], ['next', true]]);
+  // No downtime for anyone: the next call uses the new key; the alert is gone.
+  assert.equal((await call('/api/v1/wallet', { session: viewer })).status, 200);
+  assert.equal((await call('/api/session', { session: admin })).json.key_problem, null);
+  assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
+});
+
+test('no response, header or log line carries a key, a token or the session secret; every request has one JSON log line', async () => {
+  // The last request's log line may still be in flight.
+  await new Promise((r) => setTimeout(r, 300));
+  const secrets = [keys.live, keys.sandbox, nextKey, sessionSecret, ...Object.values(users).map((u) => u.token)];
+  const hexes = [keys.live, keys.sandbox, nextKey].map((k) => k.slice(9));
+  const requestLines = edge.logs.filter((l) => l.startsWith('{"request_id":'));
+  assert.ok(requestLines.length >= 80, `${requestLines.length} request log lines`);
+  for (const text of [...seen, ...edge.logs]) {
+    for (const s of [...secrets, ...hexes]) assert.ok(!text.includes(s), `a secret leaked in: ${text.slice(0, 200)}`);
+  }
+  const parsed = requestLines.map((l) => JSON.parse(l));
+  for (const line of parsed) {
+    for (const f of ['request_id', 'method', 'route', 'principal', 'status', 'total_ms']) assert.ok(f in line, `${f} in ${JSON.stringify(line)}`);
+  }
+  const viewerRefusal = parsed.find((l) => l.role === 'viewer' && l.status === 403 && l.route === '/v1/labels');
+  assert.ok(viewerRefusal, 'the viewer refusal is logged');
+  assert.equal(viewerRefusal.upstream_status, null, 'and it never reached upstream');
+  assert.equal(viewerRefusal.error, 'AUTH.KEY.INSUFFICIENT_SCOPE');
+  assert.ok(parsed.some((l) => l.principal === `widget:${SHOP}` && l.answered_from === 'cached'));
+  assert.ok(parsed.some((l) => l.principal === 'user:admin1' && l.upstream_status === 200 && l.upstream_ms !== null));
+});
