@@ -36,6 +36,24 @@ impl Route {
     }
 }
 
+/// Splits a serialized request URL (`http://host:port/path?query`) into
+/// origin, raw path and query, without a full URL parse per request. The
+/// path stays percent-encoded, so encoded slashes never match an id.
+pub fn split_url(url: &str) -> Option<(&str, &str, Option<&str>)> {
+    let after_scheme = url.find("://")? + 3;
+    let path_start = url[after_scheme..]
+        .find('/')
+        .map_or(url.len(), |i| after_scheme + i);
+    let origin = &url[..path_start];
+    let rest = &url[path_start..];
+    let rest = rest.split_once('#').map_or(rest, |(r, _)| r);
+    let (path, query) = match rest.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (rest, None),
+    };
+    Some((origin, if path.is_empty() { "/" } else { path }, query))
+}
+
 fn mode(segment: &str) -> Option<KeyEnv> {
     match segment {
         "live" => Some(KeyEnv::Live),
@@ -143,6 +161,23 @@ mod tests {
                 "{path}"
             );
         }
+    }
+
+    #[test]
+    fn splits_urls_without_decoding() {
+        assert_eq!(
+            split_url("https://ship.example/api/v1/labels/..%2Fx?a=1&b=2"),
+            Some((
+                "https://ship.example",
+                "/api/v1/labels/..%2Fx",
+                Some("a=1&b=2")
+            ))
+        );
+        assert_eq!(
+            split_url("http://127.0.0.1:8787"),
+            Some(("http://127.0.0.1:8787", "/", None))
+        );
+        assert_eq!(split_url("no scheme"), None);
     }
 
     #[test]

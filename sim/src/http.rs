@@ -170,7 +170,14 @@ fn authorize(
         return Err(e);
     }
     slot.1 += 1;
-    let headers = limit_headers(limit, limit.saturating_sub(slot.1), reset);
+    // A benchmark key reports its budget as untouched, so a client that backs
+    // off on `X-RateLimit-Remaining: 0` (our Worker does) keeps calling.
+    let remaining = if key.unlimited {
+        limit
+    } else {
+        limit.saturating_sub(slot.1)
+    };
+    let headers = limit_headers(limit, remaining, reset);
 
     if !key.scopes.contains(&endpoint.scope) {
         let mut e = SimError::new(

@@ -291,3 +291,16 @@ async fn five_thousand_items_is_the_largest_batch() {
     assert_eq!(r.status, 201, "{}", r.json);
     assert_eq!(r.json["item_count"], 5000);
 }
+
+#[tokio::test]
+async fn a_benchmark_key_is_never_limited_and_reports_its_budget_untouched() {
+    let s = start().await;
+    let key = s
+        .new_key("live", &["wallet:read"], json!({"unlimited": true}))
+        .await;
+    for _ in 0..310 {
+        let r = s.call("GET", "/v1/wallet", Some(&key), None).await;
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("x-ratelimit-remaining"), Some("300"));
+    }
+}

@@ -1,7 +1,7 @@
 //! The Worker's own dashboard endpoints (`api::session`): sign-in and out,
 //! the session, the mode switch, key rotation and the limits last seen.
 
-use super::{Trace, now_s, random_hex, stores, upstream, with_memory};
+use super::{Trace, body_bytes, now_s, random_hex, stores, upstream, with_memory};
 use crate::config::Config;
 use crate::console;
 use crate::errors::EdgeError;
@@ -12,12 +12,13 @@ use crate::session::{self, SESSION_SECONDS, Session};
 use api::session::{KeySlot, KeyVerification, ModeRequest, SignInRequest};
 use api::validation::parse_json;
 use api::{ErrorEnvelope, KeyEnv};
-use worker::{Env, Request, Response};
+use worker::Env;
+use worker::web_sys::{Request, Response};
 
 const SET_COOKIE: &str = "Set-Cookie";
 
-async fn json_body<T: serde::de::DeserializeOwned>(req: &mut Request) -> Result<T, EdgeError> {
-    let body = req.bytes().await.unwrap_or_default();
+async fn json_body<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, EdgeError> {
+    let body = body_bytes(req).await;
     if body.len() > 4096 {
         return Err(EdgeError::BodyTooLarge);
     }
@@ -40,7 +41,7 @@ async fn session_response(
 }
 
 pub(crate) async fn sign_in(
-    mut req: Request,
+    req: Request,
     env: &Env,
     config: &Config,
     facts: &Facts<'_>,
@@ -54,7 +55,7 @@ pub(crate) async fn sign_in(
             problem: "no users are configured, so nobody can sign in".into(),
         });
     }
-    let request: SignInRequest = json_body(&mut req).await?;
+    let request: SignInRequest = json_body(&req).await?;
     let user = config
         .users
         .sign_in(request.token.trim())
@@ -93,17 +94,12 @@ pub(crate) async fn sign_out(
         trace.role = Some(role.as_str());
         stores::revoke(env, &session.sid, session.expires_at).await?;
     }
-    let headers = upstream::api_headers();
-    let _ = headers.set(SET_COOKIE, &session::clear_cookie());
-    Ok(Response::empty()
-        .map_err(|_| EdgeError::ControlUnavailable)?
-        .with_status(204)
-        .with_headers(headers))
+    upstream::empty(204, &[(SET_COOKIE, session::clear_cookie())])
 }
 
 pub(crate) async fn handle(
     route: Route,
-    mut req: Request,
+    req: Request,
     env: &Env,
     config: &Config,
     facts: &Facts<'_>,
@@ -114,7 +110,7 @@ pub(crate) async fn handle(
         Route::GetSession => session_response(env, config, principal, None).await,
         Route::SetMode => {
             gate::require_admin(principal, "switch between live and sandbox")?;
-            let request: ModeRequest = json_body(&mut req).await?;
+            let request: ModeRequest = json_body(&req).await?;
             if config.mode(request.mode).is_none() {
                 return Err(EdgeError::ModeUnavailable {
                     mode: request.mode.as_str(),
@@ -197,7 +193,7 @@ async fn verify_next(
         },
     })?;
     let forward: Forward = proxy::plan("GET", "/api/v1/wallet", None, &config.upstream)?;
-    let answer = upstream::send(
+    let answer = match upstream::send(
         &forward,
         "GET",
         next.expose(),
@@ -205,7 +201,11 @@ async fn verify_next(
         config.upstream_timeout_ms,
         trace,
     )
-    .await;
+    .await
+    {
+        Ok(answer) => answer.store().await,
+        Err(e) => Err(e),
+    };
     let redacted = next.redacted();
     Ok(match answer {
         Ok(r) if r.status < 300 => KeyVerification {

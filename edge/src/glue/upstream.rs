@@ -1,15 +1,81 @@
-//! The upstream call and the answers built from it.
+//! The upstream call and every answer the Worker builds, on the raw
+//! `web_sys` types: a profile showed the `worker` crate's wrappers (the body
+//! read chunk by chunk into Rust, `request.cf` read on every call) costing
+//! more than all our own decisions.
 
 use super::{Trace, now_ms};
 use crate::errors::EdgeError;
 use crate::idempotency::StoredResponse;
 use crate::proxy::{self, Forward};
-use futures_util::future::Either;
-use std::time::Duration;
-use worker::{
-    AbortController, Delay, Fetch, Headers, Method, Request, RequestInit, Response,
-    wasm_bindgen::JsValue,
+use worker::wasm_bindgen::{JsCast, JsValue};
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::web_sys::{
+    AbortSignal, Headers, ReadableStream, Request, RequestInit, Response, ResponseInit,
+    WorkerGlobalScope,
 };
+use worker::{js_sys, web_sys};
+
+/// An upstream answer whose body is still unread.
+pub(crate) struct Answer {
+    pub status: u16,
+    /// The passed headers (`proxy::PASSED_RESPONSE_HEADERS`), lowercase.
+    pub headers: Vec<(String, String)>,
+    raw: Response,
+    outcome_unknown: bool,
+}
+
+impl Answer {
+    /// Reads the body, for answers the Worker must look into or keep.
+    pub async fn store(self) -> Result<StoredResponse, EdgeError> {
+        let unreachable = EdgeError::UpstreamUnreachable {
+            outcome_unknown: self.outcome_unknown,
+        };
+        let text = self.raw.text().map_err(|_| unreachable.clone())?;
+        let body = JsFuture::from(text)
+            .await
+            .ok()
+            .and_then(|v| v.as_string())
+            .ok_or(unreachable)?;
+        Ok(StoredResponse {
+            status: self.status,
+            headers: self.headers,
+            body,
+        })
+    }
+
+    /// The browser's answer with the upstream body streamed through unread.
+    pub fn stream(self, extra: &[(&'static str, String)]) -> Result<Response, EdgeError> {
+        let headers = api_headers();
+        for (name, value) in &self.headers {
+            let _ = headers.set(name, value);
+        }
+        for (name, value) in extra {
+            let _ = headers.set(name, value);
+        }
+        build(self.status, &headers, Body::Stream(self.raw.body()))
+    }
+}
+
+pub(crate) enum Body<'a> {
+    Text(&'a str),
+    Stream(Option<ReadableStream>),
+    Empty,
+}
+
+/// A response; only fails if the runtime refuses to make one.
+pub(crate) fn build(status: u16, headers: &Headers, body: Body) -> Result<Response, EdgeError> {
+    let init = ResponseInit::new();
+    init.set_status(status);
+    init.set_headers(headers);
+    match body {
+        Body::Text(text) => Response::new_with_opt_str_and_init(Some(text), &init),
+        Body::Stream(stream) => {
+            Response::new_with_opt_readable_stream_and_init(stream.as_ref(), &init)
+        }
+        Body::Empty => Response::new_with_opt_str_and_init(None, &init),
+    }
+    .map_err(|_| EdgeError::ControlUnavailable)
+}
 
 /// Forwards to upstream with the key; a read is retried once on a connection failure, a write never.
 pub(crate) async fn send(
@@ -19,37 +85,35 @@ pub(crate) async fn send(
     body: &[u8],
     timeout_ms: u64,
     trace: &mut Trace,
-) -> Result<StoredResponse, EdgeError> {
+) -> Result<Answer, EdgeError> {
     let started = now_ms();
-    let headers = Headers::new();
-    let _ = headers.set("Authorization", &format!("Bearer {key}"));
-    let _ = headers.set("Accept", "application/json");
-    let mut init = RequestInit::new();
-    init.with_method(Method::from(method.to_string()))
-        .with_headers(headers);
-    if !body.is_empty() {
-        let _ = init.headers.set("Content-Type", "application/json");
-        init.with_body(Some(JsValue::from(worker::js_sys::Uint8Array::from(body))));
-    }
     // A write that got no answer may still have happened upstream.
     let outcome_unknown = !forward.endpoint.scope.is_read();
     let unreachable = || EdgeError::UpstreamUnreachable { outcome_unknown };
     let send = || async {
-        let request = Request::new_with_init(&forward.url, &init).map_err(|_| unreachable())?;
-        let controller = AbortController::default();
-        let (fetcher, signal) = (Fetch::Request(request), controller.signal());
-        let fetch = fetcher.send_with_signal(&signal);
-        let delay = Delay::from(Duration::from_millis(timeout_ms));
-        futures_util::pin_mut!(fetch, delay);
-        match futures_util::future::select(fetch, delay).await {
-            Either::Left((response, _)) => response.map_err(|_| unreachable()),
-            Either::Right(_) => {
-                controller.abort();
-                Err(EdgeError::UpstreamTimeout {
-                    outcome_unknown,
-                    seconds: timeout_ms.div_ceil(1000),
-                })
-            }
+        let headers = Headers::new().map_err(|_| unreachable())?;
+        let _ = headers.set("Authorization", &format!("Bearer {key}"));
+        let _ = headers.set("Accept", "application/json");
+        let init = RequestInit::new();
+        init.set_method(method);
+        if !body.is_empty() {
+            let _ = headers.set("Content-Type", "application/json");
+            init.set_body(&js_sys::Uint8Array::from(body).into());
+        }
+        init.set_headers(&headers);
+        // A native timer signal: no JS closure or Rust timer future per call.
+        let signal = AbortSignal::timeout_with_u32(timeout_ms as u32);
+        init.set_signal(Some(&signal));
+        let request =
+            Request::new_with_str_and_init(&forward.url, &init).map_err(|_| unreachable())?;
+        let global: WorkerGlobalScope = js_sys::global().unchecked_into();
+        match JsFuture::from(global.fetch_with_request(&request)).await {
+            Ok(response) => response.dyn_into::<Response>().map_err(|_| unreachable()),
+            Err(_) if signal.aborted() => Err(EdgeError::UpstreamTimeout {
+                outcome_unknown,
+                seconds: timeout_ms.div_ceil(1000),
+            }),
+            Err(_) => Err(unreachable()),
         }
     };
     let mut sent = send().await;
@@ -58,37 +122,40 @@ pub(crate) async fn send(
         sent = send().await;
     }
     trace.upstream_ms = Some(now_ms().saturating_sub(started));
-    let mut upstream = sent?;
-    let headers: Vec<(String, String)> = upstream
-        .headers()
-        .entries()
-        .filter(|(name, _)| proxy::is_passed_response_header(name))
+    let raw = sent?;
+    let upstream_headers = raw.headers();
+    let headers: Vec<(String, String)> = proxy::PASSED_RESPONSE_HEADERS
+        .iter()
+        .filter_map(|name| {
+            let value = upstream_headers.get(name).ok().flatten()?;
+            Some((name.to_string(), value))
+        })
         .collect();
-    let status = upstream.status_code();
-    trace.upstream_status = Some(status);
+    trace.upstream_status = Some(raw.status());
     trace.upstream_request_id = headers
         .iter()
         .find(|(n, _)| n == "x-request-id")
         .map(|(_, v)| v.clone());
-    let body = upstream.text().await.map_err(|_| unreachable())?;
-    Ok(StoredResponse {
-        status,
+    Ok(Answer {
+        status: raw.status(),
         headers,
-        body,
+        raw,
+        outcome_unknown,
     })
 }
 
+/// Security headers every `/api` answer carries.
 pub(crate) fn api_headers() -> Headers {
-    let headers = Headers::new();
+    let headers = Headers::new().unwrap_or_else(|_| unreachable!("Headers::new takes no input"));
     for (name, value) in proxy::API_SECURITY_HEADERS {
         let _ = headers.set(name, value);
     }
     headers
 }
 
-/// An upstream answer (fresh, replayed or cached) as the browser gets it.
+/// A stored answer (fresh, replayed or cached) as the browser gets it.
 pub(crate) fn respond(
-    stored: StoredResponse,
+    stored: &StoredResponse,
     answered_from: Option<&'static str>,
     extra: &[(&'static str, String)],
 ) -> Result<Response, EdgeError> {
@@ -108,12 +175,7 @@ pub(crate) fn respond(
     for (name, value) in extra {
         let _ = headers.set(name, value);
     }
-    let response = Response::from_bytes(stored.body.into_bytes()).map_err(|_| {
-        EdgeError::UpstreamUnreachable {
-            outcome_unknown: false,
-        }
-    })?;
-    Ok(response.with_status(stored.status).with_headers(headers))
+    build(stored.status, &headers, Body::Text(&stored.body))
 }
 
 /// A JSON answer of the Worker's own endpoints.
@@ -122,23 +184,29 @@ pub(crate) fn json<T: serde::Serialize>(
     value: &T,
     extra: &[(&'static str, String)],
 ) -> Result<Response, EdgeError> {
+    let headers = api_headers();
+    let _ = headers.set("Content-Type", "application/json");
+    for (name, value) in extra {
+        let _ = headers.set(name, value);
+    }
     let body = serde_json::to_string(value).unwrap_or_default();
-    respond(
-        StoredResponse {
-            status,
-            headers: vec![("content-type".into(), "application/json".into())],
-            body,
-        },
-        None,
-        extra,
-    )
+    build(status, &headers, Body::Text(&body))
+}
+
+/// An answer without a body (204s).
+pub(crate) fn empty(status: u16, extra: &[(&'static str, String)]) -> Result<Response, EdgeError> {
+    let headers = api_headers();
+    for (name, value) in extra {
+        let _ = headers.set(name, value);
+    }
+    build(status, &headers, Body::Empty)
 }
 
 pub(crate) fn error_response(
     err: &EdgeError,
     request_id: &str,
     cors_origin: Option<&str>,
-) -> worker::Result<Response> {
+) -> Result<Response, JsValue> {
     let headers = api_headers();
     for (name, value) in cors_origin
         .map(crate::cors::response_headers)
@@ -151,7 +219,8 @@ pub(crate) fn error_response(
     if let Some(seconds) = err.retry_after() {
         headers.set("Retry-After", &seconds.to_string())?;
     }
-    Ok(Response::from_bytes(err.to_body(request_id).into_bytes())?
-        .with_status(err.status())
-        .with_headers(headers))
+    let init = web_sys::ResponseInit::new();
+    init.set_status(err.status());
+    init.set_headers(&headers);
+    Response::new_with_opt_str_and_init(Some(&err.to_body(request_id)), &init)
 }

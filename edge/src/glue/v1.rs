@@ -2,7 +2,7 @@
 //! upstream once (purchases through the idempotency ledger), and what the
 //! answer teaches (budgets, the key's scopes, a revoked key).
 
-use super::{Trace, header, now_s, principal, stores, upstream, with_memory};
+use super::{Trace, body_bytes, header, now_s, principal, stores, upstream, with_memory};
 use crate::budget::{Caller, Window};
 use crate::config::Config;
 use crate::control::is_key_problem;
@@ -16,7 +16,8 @@ use crate::roles::WIDGET_SCOPES;
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, ErrorEnvelope, KeyEnv, Scope};
 use sha2::{Digest, Sha256};
-use worker::{Env, Request, Response};
+use worker::Env;
+use worker::web_sys::{Request, Response};
 
 /// A widget's CORS preflight: only configured origins, only widget endpoints.
 pub(crate) fn preflight(
@@ -31,18 +32,11 @@ pub(crate) fn preflight(
         .ok_or_else(|| EdgeError::OriginRefused {
             origin: facts.origin.unwrap_or("a page that sent no Origin").into(),
         })?;
-    let headers = upstream::api_headers();
-    for (name, value) in cors::preflight_headers(origin) {
-        let _ = headers.set(name, &value);
-    }
-    Ok(Response::empty()
-        .map_err(|_| EdgeError::ControlUnavailable)?
-        .with_status(204)
-        .with_headers(headers))
+    upstream::empty(204, &cors::preflight_headers(origin))
 }
 
 pub(crate) async fn forward(
-    mut req: Request,
+    req: Request,
     env: &Env,
     config: &Config,
     facts: &Facts<'_>,
@@ -67,7 +61,7 @@ pub(crate) async fn forward(
     let body = if facts.method == "GET" {
         vec![]
     } else {
-        read_body(&mut req).await?
+        read_body(&req).await?
     };
     proxy::check_body(endpoint.id, &body)?;
     let now = now_s();
@@ -90,44 +84,52 @@ pub(crate) async fn forward(
         .and_then(|key| with_memory(|m| m.cached_quote(key, now).cloned()))
     {
         trace.answered_from = Some("cached");
-        return upstream::respond(hit, Some("cached"), &cors_headers);
+        return upstream::respond(&hit, Some("cached"), &cors_headers);
     }
     with_memory(|m| m.check_budget(mode, endpoint, caller, config.widget.share, now))?;
 
     let (key, _) = stores::active_key(env, keys).await;
-    let (stored, replayed) = if endpoint.spends_money() {
-        purchase(
+    if endpoint.spends_money() {
+        let (stored, replayed) = purchase(
             &req, env, config, &forward, key, mode, &body, request_id, trace,
         )
-        .await?
-    } else {
-        let sent = upstream::send(
-            &forward,
-            facts.method,
-            key.expose(),
-            &body,
-            config.upstream_timeout_ms,
-            trace,
-        )
         .await?;
-        (sent, false)
-    };
-    if replayed {
-        trace.answered_from = Some("replayed");
-    } else {
-        learn(env, &stored, mode, endpoint.id, key).await;
-        if let Some(k) = quote_key {
-            with_memory(|m| {
-                m.cache_quote(
-                    k,
-                    stored.clone(),
-                    config.widget.quote_cache_seconds,
-                    now_s(),
-                )
-            });
+        if replayed {
+            trace.answered_from = Some("replayed");
+        } else {
+            learn_window(mode, endpoint.id, &stored.headers);
+            learn_from_error(env, &stored, mode, key).await;
         }
+        return upstream::respond(&stored, trace.answered_from, &cors_headers);
     }
-    upstream::respond(stored, trace.answered_from, &cors_headers)
+    let answer = upstream::send(
+        &forward,
+        facts.method,
+        key.expose(),
+        &body,
+        config.upstream_timeout_ms,
+        trace,
+    )
+    .await?;
+    learn_window(mode, endpoint.id, &answer.headers);
+    // Only errors (they teach scopes and key problems) and quotes to cache
+    // are read; everything else streams through like a bare proxy.
+    if answer.status < 400 && quote_key.is_none() {
+        return answer.stream(&cors_headers);
+    }
+    let stored = answer.store().await?;
+    learn_from_error(env, &stored, mode, key).await;
+    if let Some(k) = quote_key {
+        with_memory(|m| {
+            m.cache_quote(
+                k,
+                stored.clone(),
+                config.widget.quote_cache_seconds,
+                now_s(),
+            )
+        });
+    }
+    upstream::respond(&stored, None, &cors_headers)
 }
 
 /// Identical widget quotes share a cache entry: the mode and the request as
@@ -143,17 +145,10 @@ fn quote_key(mode: KeyEnv, body: &[u8]) -> [u8; 32] {
     hash.finalize().into()
 }
 
-/// What an upstream answer tells the Worker for later calls.
-async fn learn(
-    env: &Env,
-    stored: &StoredResponse,
-    mode: KeyEnv,
-    endpoint: EndpointId,
-    key: &ApiKey,
-) {
+/// The per-minute budget the upstream reported with an answer.
+fn learn_window(mode: KeyEnv, endpoint: EndpointId, headers: &[(String, String)]) {
     let get = |name: &str| {
-        stored
-            .headers
+        headers
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
@@ -165,6 +160,11 @@ async fn learn(
     ) {
         with_memory(|m| m.record_window(mode, endpoint, window, now_s()));
     }
+}
+
+/// What an upstream error teaches: the key's real scopes, or that it was
+/// revoked or expired (an alert for admins).
+async fn learn_from_error(env: &Env, stored: &StoredResponse, mode: KeyEnv, key: &ApiKey) {
     if stored.status < 400 {
         return;
     }
@@ -219,7 +219,7 @@ async fn purchase(
             outcome_unknown: true,
         }),
         Begin::Proceed => {
-            let result = upstream::send(
+            let result = match upstream::send(
                 forward,
                 method,
                 key.expose(),
@@ -227,7 +227,11 @@ async fn purchase(
                 config.upstream_timeout_ms,
                 trace,
             )
-            .await;
+            .await
+            {
+                Ok(answer) => answer.store().await,
+                Err(e) => Err(e),
+            };
             // An unanswered purchase is remembered as such, so a repeat cannot buy again.
             let stored = match &result {
                 Ok(response) => response.clone(),
@@ -257,12 +261,12 @@ async fn purchase(
 }
 
 /// The body, refused past the cap: by its declared length before reading, by its size after.
-async fn read_body(req: &mut Request) -> Result<Vec<u8>, EdgeError> {
+async fn read_body(req: &Request) -> Result<Vec<u8>, EdgeError> {
     let declared = header(req, "Content-Length").and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         return Err(EdgeError::BodyTooLarge);
     }
-    let body = req.bytes().await.unwrap_or_default();
+    let body = body_bytes(req).await;
     if body.len() > MAX_BODY_BYTES {
         return Err(EdgeError::BodyTooLarge);
     }

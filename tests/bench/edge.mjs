@@ -1,0 +1,148 @@
+// The Worker's cost, three ways, in one run under the same bounded loopback
+// load (wrk, 10 s per row): straight to the simulator; through a bare
+// pass-through Worker (a few lines of JS: the floor any Worker pays); and
+// through our Worker (session check, scopes, body validation, budget, log
+// line). Both Workers run in the same workerd (one Miniflare, routed by Host).
+//   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/edge.mjs
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Miniflare } from 'miniflare';
+import { ROOT, newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+const tmp = mkdtempSync(path.join(tmpdir(), 'edge-bench-'));
+const keys = newKeys();
+const sim = await startSim({ keys });
+// A benchmark key: never limited, so every row measures full round trips.
+const ALL = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
+const key = (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL, unlimited: true })).key;
+const users = newUsers();
+
+const BARE = `export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const headers = new Headers({ authorization: 'Bearer ' + env.KEY, accept: 'application/json' });
+    const type = request.headers.get('content-type');
+    if (type) headers.set('content-type', type);
+    return fetch(env.UPSTREAM + url.pathname.replace(/^\\/api/, '') + url.search,
+      { method: request.method, headers, body: request.body });
+  },
+};`;
+
+const mf = new Miniflare({
+  host: '127.0.0.1',
+  port: 0,
+  // Our Worker writes one log line per request, as in production; drained here.
+  handleRuntimeStdio(stdout, stderr) { stdout.resume(); stderr.resume(); },
+  workers: [
+    {
+      name: 'ours',
+      routes: ['ours.bench/*'],
+      modules: true,
+      scriptPath: path.join(ROOT, 'edge/build/index.js'),
+      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+      compatibilityDate: '2026-04-01',
+      bindings: {
+        UPSTREAM_URL: sim.url,
+        SVC_LIVE_KEY: key,
+        USERS: usersSecret(users),
+        SESSION_SECRET: 'b'.repeat(64),
+      },
+      durableObjects: {
+        IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
+        CONTROL: { className: 'EdgeControl', useSQLite: true },
+      },
+    },
+    {
+      name: 'bare',
+      routes: ['bare.bench/*'],
+      modules: true,
+      script: BARE,
+      compatibilityDate: '2026-04-01',
+      bindings: { UPSTREAM: sim.url, KEY: key },
+    },
+  ],
+});
+const base = (await mf.ready).toString().replace(/\/$/, '');
+
+// Sign in once (as an operator) on our Worker; the cookie rides every
+// request. node:http, because fetch will not send another Host.
+const cookie = await new Promise((resolve, reject) => {
+  const req = http.request(base + '/api/session', {
+    method: 'POST',
+    headers: { host: 'ours.bench', origin: 'http://ours.bench', 'content-type': 'application/json' },
+  }, (res) => {
+    res.resume();
+    if (res.statusCode !== 200) reject(new Error(`sign-in failed: ${res.statusCode}`));
+    else resolve(res.headers['set-cookie'][0].split(';')[0]);
+  });
+  req.on('error', reject);
+  req.end(JSON.stringify({ token: users.operator.token }));
+});
+
+const shipment = JSON.stringify({
+  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
+  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+});
+
+function script(name, lines) {
+  const file = path.join(tmp, `${name}.lua`);
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+const routes = {
+  direct: { url: sim.url, prefix: '', headers: [`wrk.headers["Authorization"] = "Bearer ${key}"`] },
+  bare: { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare.bench"'] },
+  ours: { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "ours.bench"', `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'] },
+};
+const requests = {
+  'GET /v1/wallet': { path: '/v1/wallet', lines: [] },
+  'POST /v1/rates': { path: '/v1/rates', lines: ['wrk.method = "POST"', `wrk.body = '${shipment}'`, 'wrk.headers["Content-Type"] = "application/json"'] },
+};
+
+// Async, so this process keeps draining workerd's log pipe while wrk runs
+// (a blocked event loop fills the pipe and stalls the Worker).
+async function wrk(way, request, connections) {
+  const r = routes[way];
+  const q = requests[request];
+  const file = script(`${way}-${q.path.replace(/\W/g, '')}`, [...r.headers, ...q.lines]);
+  const { stdout: out } = await promisify(execFile)('wrk', ['-t', connections < 2 ? '1' : '2', '-c', String(connections), '-d', `${SECONDS}s`, '--latency', '-s', file, r.url + r.prefix + q.path]);
+  const ms = (label) => {
+    const m = new RegExp(`^\\s*${label}\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
+    return m ? Number(m[1]) * { us: 0.001, ms: 1, s: 1000 }[m[2]] : NaN;
+  };
+  const non2xx = Number((/Non-2xx or 3xx responses: (\d+)/.exec(out) || [0, 0])[1]);
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]), p50: ms('50%'), p99: ms('99%'), non2xx };
+}
+
+const results = [];
+try {
+  for (const request of Object.keys(requests)) {
+    for (const connections of [1, 16]) {
+      for (const way of ['direct', 'bare', 'ours']) {
+        results.push({ request, connections, way, ...(await wrk(way, request, connections)) });
+      }
+    }
+  }
+} finally {
+  await mf.dispose();
+  await sim.stop();
+}
+
+const f = (n) => n.toFixed(2);
+console.log(`wrk on loopback, ${SECONDS} s per row; the simulator, workerd and wrk share the 2 cores.\n`);
+console.log('| request | conns | path | req/s | p50 ms | p99 ms | non-2xx |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of results) console.log(`| ${r.request} | ${r.connections} | ${r.way} | ${Math.round(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.non2xx} |`);
+console.log('\nTargets: at 1 connection our Worker adds at most 1 ms p50 over the bare one; at 16 it keeps at least 80% of its throughput.\n');
+for (const request of Object.keys(requests)) {
+  const get = (c, w) => results.find((r) => r.request === request && r.connections === c && r.way === w);
+  const added = get(1, 'ours').p50 - get(1, 'bare').p50;
+  const share = get(16, 'ours').rps / get(16, 'bare').rps;
+  console.log(`- ${request}: +${f(added)} ms p50 at 1 connection (${added <= 1 ? 'meets' : 'misses'} ≤ 1 ms); ${(share * 100).toFixed(0)}% of the bare throughput at 16 (${share >= 0.8 ? 'meets' : 'misses'} ≥ 80%)`);
+}
