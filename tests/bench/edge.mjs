@@ -1,11 +1,12 @@
-// The Worker's cost, three ways, in one run under the same bounded loopback
-// load (wrk, 10 s per row): straight to the simulator; through a bare
-// pass-through Worker (a few lines of JS: the floor any Worker pays); and
+// The Worker's cost, in one run under the same bounded loopback load (wrk):
+// straight to the simulator; through a bare pass-through Worker in JS (a few
+// lines: the floor any Worker pays); through a bare pass-through Worker in
+// Rust (tests/bench/bare-worker: the floor any Rust/wasm Worker pays); and
 // through our Worker (session check, scopes, body validation, budget, log
-// line). Both Workers run in the same workerd (one Miniflare, routed by Host).
+// line). All Workers run in the same workerd (one Miniflare, routed by Host).
 //   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/edge.mjs
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,11 @@ const BARE = `export default {
   },
 };`;
 
+const bareRs = path.join(ROOT, 'tests/bench/bare-worker');
+if (!existsSync(path.join(bareRs, 'build/index.js'))) {
+  await promisify(execFile)('worker-build', ['--release'], { cwd: bareRs });
+}
+
 const mf = new Miniflare({
   host: '127.0.0.1',
   port: 0,
@@ -65,6 +71,15 @@ const mf = new Miniflare({
       routes: ['bare.bench/*'],
       modules: true,
       script: BARE,
+      compatibilityDate: '2026-04-01',
+      bindings: { UPSTREAM: sim.url, KEY: key },
+    },
+    {
+      name: 'bare-rs',
+      routes: ['bare-rs.bench/*'],
+      modules: true,
+      scriptPath: path.join(bareRs, 'build/index.js'),
+      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
       compatibilityDate: '2026-04-01',
       bindings: { UPSTREAM: sim.url, KEY: key },
     },
@@ -101,6 +116,7 @@ function script(name, lines) {
 const routes = {
   direct: { url: sim.url, prefix: '', headers: [`wrk.headers["Authorization"] = "Bearer ${key}"`] },
   bare: { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare.bench"'] },
+  'bare-rs': { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare-rs.bench"'] },
   ours: { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "ours.bench"', `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'] },
 };
 const requests = {
@@ -129,11 +145,12 @@ try {
   for (const request of Object.keys(requests)) {
     for (const connections of [1, 16]) {
       results.push({ request, connections, way: 'direct', ...(await wrk('direct', request, connections)) });
-      const runs = { bare: [], ours: [] };
+      const ways = ['bare', 'bare-rs', 'ours'];
+      const runs = Object.fromEntries(ways.map((w) => [w, []]));
       for (let i = 0; i < REPS; i++) {
-        for (const way of ['bare', 'ours']) runs[way].push(await wrk(way, request, connections));
+        for (const way of ways) runs[way].push(await wrk(way, request, connections));
       }
-      for (const way of ['bare', 'ours']) {
+      for (const way of ways) {
         const r = runs[way];
         results.push({
           request, connections, way,
@@ -149,14 +166,16 @@ try {
 }
 
 const f = (n) => n.toFixed(2);
-console.log(`wrk on loopback, ${SECONDS} s per run; bare and ours: median of ${REPS} alternating runs. The simulator, workerd and wrk share the 2 cores.\n`);
+console.log(`wrk on loopback, ${SECONDS} s per run; the Workers: median of ${REPS} alternating runs. The simulator, workerd and wrk share the 2 cores.\n`);
 console.log('| request | conns | path | req/s | p50 ms | p99 ms | non-2xx |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of results) console.log(`| ${r.request} | ${r.connections} | ${r.way} | ${Math.round(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.non2xx} |`);
 console.log('\nTargets: at 1 connection our Worker adds at most 1 ms p50 over the bare one; at 16 it keeps at least 80% of its throughput.\n');
 for (const request of Object.keys(requests)) {
   const get = (c, w) => results.find((r) => r.request === request && r.connections === c && r.way === w);
-  const added = get(1, 'ours').p50 - get(1, 'bare').p50;
-  const share = get(16, 'ours').rps / get(16, 'bare').rps;
-  console.log(`- ${request}: +${f(added)} ms p50 at 1 connection (${added <= 1 ? 'meets' : 'misses'} ≤ 1 ms); ${(share * 100).toFixed(0)}% of the bare throughput at 16 (${share >= 0.8 ? 'meets' : 'misses'} ≥ 80%)`);
+  for (const floor of ['bare', 'bare-rs']) {
+    const added = get(1, 'ours').p50 - get(1, floor).p50;
+    const share = get(16, 'ours').rps / get(16, floor).rps;
+    console.log(`- ${request} vs ${floor}: +${f(added)} ms p50 at 1 connection (${added <= 1 ? 'meets' : 'misses'} ≤ 1 ms); ${(share * 100).toFixed(0)}% of its throughput at 16 (${share >= 0.8 ? 'meets' : 'misses'} ≥ 80%)`);
+  }
 }
