@@ -3,10 +3,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { startStack, ROOT } from './support/stack.mjs';
+import { signInPage, startStack, ROOT } from './support/stack.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 
 let stack, browser;
+const NOT_SIGNED_IN = 'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)';
 before(async () => {
   stack = await startStack();
   browser = await launch();
@@ -29,17 +30,21 @@ test('the dashboard shows the wallet balance the simulator holds, as money', asy
   assert.match(csp, /frame-ancestors 'none'/);
   assert.doesNotMatch(csp, /unsafe-inline/);
   assert.equal(res.headers()['x-content-type-options'], 'nosniff');
+  await page.getByLabel('Access token').fill(stack.users.admin.token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
   const balance = page.getByTestId('balance');
   await balance.waitFor({ timeout: 15000 });
   assert.equal(await balance.innerText(), '$1,234.56');
-  // Any CSP violation would be a console error, which `problems` collects.
+  // Any CSP violation would be a console error, which `problems` collects;
+  // the one expected is the 401 of the session check before signing in.
   await screenshot(page, 'skeleton-wallet');
-  assert.deepEqual(problems, []);
+  assert.deepEqual(problems.filter((p) => p !== NOT_SIGNED_IN), []);
   await page.close();
 });
 
 test('a deep link is served the app (single-page fallback), which renders its own not-found view', async () => {
   const page = await browser.newPage();
+  await signInPage(page, stack, stack.users.viewer);
   const res = await page.goto(stack.edge.url + '/no/such/page');
   assert.equal(res.status(), 200);
   await page.getByRole('heading', { name: 'Page not found' }).waitFor({ timeout: 15000 });
@@ -55,7 +60,7 @@ test('the API key appears in no response body, header or static asset the browse
     try { body = (await res.body()).toString('latin1'); } catch { /* redirects have no body */ }
     seen.push({ url: res.url(), text: JSON.stringify(res.headers()) + body });
   });
-  await page.goto(stack.edge.url + '/');
+  await signInPage(page, stack, stack.users.operator);
   await page.getByTestId('balance').waitFor({ timeout: 15000 });
   // Error paths too: an unknown endpoint, a wrong method, an upstream 404.
   for (const [method, p] of [['GET', '/api/v1/nope'], ['PUT', '/api/v1/wallet'], ['GET', '/api/v1/labels/lbl_missing'], ['GET', '/api/v1/labels/..%2Fwallet']]) {
@@ -78,5 +83,34 @@ test('the API key appears in no response body, header or static asset the browse
     assert.ok(!text.includes(live), `live key leaked in ${url}`);
     assert.ok(!text.includes(sandbox), `sandbox key leaked in ${url}`);
     assert.ok(!text.includes(live.slice(9)), `live key hex leaked in ${url}`);
+    for (const u of Object.values(stack.users)) assert.ok(!text.includes(u.token), `an access token leaked in ${url}`);
   }
+});
+
+test('sign-in: a wrong token shows the error, the right one the dashboard; sign-out returns to the login page', async () => {
+  const page = await browser.newPage();
+  const problems = watchProblems(page);
+  await page.goto(stack.edge.url + '/');
+  await page.getByLabel('Access token').fill('pt_' + '0'.repeat(48));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').getByText('That access token is not valid.').waitFor({ timeout: 15000 });
+  await page.getByLabel('Access token').fill(stack.users.admin.token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('balance').waitFor({ timeout: 15000 });
+  // The cookie is HttpOnly: page scripts cannot read the session.
+  assert.equal(await page.evaluate(() => document.cookie), '');
+  // Admins with both keys get the switch; sandbox shows the banner and the sandbox wallet.
+  await page.getByRole('button', { name: 'Switch to sandbox' }).click();
+  await page.getByRole('status').getByText('Sandbox mode').waitFor({ timeout: 15000 });
+  await page.getByText('Sandbox balance').waitFor({ timeout: 15000 });
+  await screenshot(page, 'shell-sandbox');
+  await page.getByRole('button', { name: 'Switch to live' }).click();
+  await page.getByRole('status').waitFor({ state: 'detached', timeout: 15000 });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('Access token').waitFor({ timeout: 15000 });
+  await page.reload();
+  await page.getByLabel('Access token').waitFor({ timeout: 15000 });
+  // The only console errors allowed are the 401s of the wrong token and the signed-out checks.
+  assert.deepEqual(problems.filter((p) => p !== NOT_SIGNED_IN), []);
+  await page.close();
 });

@@ -16,6 +16,11 @@ impl ClientError {
     pub(crate) fn network(err: gloo_net::Error) -> Self {
         ClientError::Network(err.to_string())
     }
+
+    /// The Worker says the session is missing or has ended: sign in again.
+    pub fn is_sign_in_required(&self) -> bool {
+        matches!(self, ClientError::Api { status: 401, error } if error.code.as_str() == "EDGE.SESSION.REQUIRED")
+    }
 }
 
 impl fmt::Display for ClientError {

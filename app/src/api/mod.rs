@@ -1,54 +1,118 @@
-//! The one typed client for the Worker's `/api/v1`. `Copy`, provided once by
+//! The one typed client for the Worker's `/api`. `Copy`, provided once by
 //! context; one async fn per endpoint. Non-2xx answers become
-//! `ClientError::Api` with the v1 envelope decoded.
+//! `ClientError::Api` with the v1 envelope decoded; an ended session sends
+//! the user back to the login page.
 
 mod error;
 
 pub use error::ClientError;
 
-use api::{ErrorEnvelope, Wallet};
-use gloo_net::http::{Request, Response};
+use api::session::{MODE_PATH, ModeRequest, SESSION_PATH, SessionInfo, SignInRequest};
+use api::{ErrorEnvelope, KeyEnv, Wallet};
+use gloo_net::http::{Request, RequestBuilder, Response};
 use leptos::prelude::*;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// Path prefix under which the Worker forwards the v1 endpoints.
 const BASE: &str = "/api/v1";
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Client;
+#[derive(Clone, Copy, Debug)]
+pub struct Client {
+    /// The signed-in user; `None` shows the login page.
+    pub session: RwSignal<Option<SessionInfo>>,
+}
 
 impl Client {
-    pub fn provide() {
-        provide_context(Client);
+    pub fn provide() -> Client {
+        let client = Client {
+            session: RwSignal::new(None),
+        };
+        provide_context(client);
+        client
     }
 
     pub fn get() -> Client {
-        use_context::<Client>().unwrap_or_default()
+        expect_context::<Client>()
     }
 
-    pub async fn wallet(self) -> Result<Wallet, ClientError> {
-        let resp = Request::get(&format!("{BASE}/wallet"))
+    pub async fn session(self) -> Result<SessionInfo, ClientError> {
+        self.send(Request::get(SESSION_PATH)).await
+    }
+
+    pub async fn sign_in(self, token: String) -> Result<SessionInfo, ClientError> {
+        let info: SessionInfo = self
+            .send_json(Request::post(SESSION_PATH), &SignInRequest { token })
+            .await?;
+        self.session.set(Some(info.clone()));
+        Ok(info)
+    }
+
+    pub async fn sign_out(self) -> Result<(), ClientError> {
+        let resp = Request::delete(SESSION_PATH)
             .send()
             .await
             .map_err(ClientError::network)?;
-        decode(resp).await
+        if !resp.ok() {
+            return Err(self.error(resp).await);
+        }
+        self.session.set(None);
+        Ok(())
     }
-}
 
-async fn decode<T: DeserializeOwned>(resp: Response) -> Result<T, ClientError> {
-    let status = resp.status();
-    let text = resp.text().await.map_err(ClientError::network)?;
-    if resp.ok() {
+    pub async fn set_mode(self, mode: KeyEnv) -> Result<SessionInfo, ClientError> {
+        let info: SessionInfo = self
+            .send_json(Request::put(MODE_PATH), &ModeRequest { mode })
+            .await?;
+        self.session.set(Some(info.clone()));
+        Ok(info)
+    }
+
+    pub async fn wallet(self) -> Result<Wallet, ClientError> {
+        self.send(Request::get(&format!("{BASE}/wallet"))).await
+    }
+
+    async fn send_json<B: Serialize, T: DeserializeOwned>(
+        self,
+        builder: RequestBuilder,
+        body: &B,
+    ) -> Result<T, ClientError> {
+        let request = builder
+            .json(body)
+            .map_err(|e| ClientError::Decode(e.to_string()))?;
+        let resp = request.send().await.map_err(ClientError::network)?;
+        self.decode(resp).await
+    }
+
+    async fn send<T: DeserializeOwned>(self, builder: RequestBuilder) -> Result<T, ClientError> {
+        let resp = builder.send().await.map_err(ClientError::network)?;
+        self.decode(resp).await
+    }
+
+    async fn decode<T: DeserializeOwned>(self, resp: Response) -> Result<T, ClientError> {
+        if !resp.ok() {
+            return Err(self.error(resp).await);
+        }
+        let text = resp.text().await.map_err(ClientError::network)?;
         serde_json::from_str(&text).map_err(|e| ClientError::Decode(e.to_string()))
-    } else {
-        match serde_json::from_str::<ErrorEnvelope>(&text) {
-            Ok(envelope) => Err(ClientError::Api {
+    }
+
+    async fn error(self, resp: Response) -> ClientError {
+        let status = resp.status();
+        let text = match resp.text().await {
+            Ok(text) => text,
+            Err(e) => return ClientError::network(e),
+        };
+        let error = match serde_json::from_str::<ErrorEnvelope>(&text) {
+            Ok(envelope) => ClientError::Api {
                 status,
                 error: Box::new(envelope.error),
-            }),
-            Err(_) => Err(ClientError::Decode(format!(
-                "HTTP {status} without a v1 error body"
-            ))),
+            },
+            Err(_) => ClientError::Decode(format!("HTTP {status} without a v1 error body")),
+        };
+        if error.is_sign_in_required() {
+            self.session.set(None);
         }
+        error
     }
 }

@@ -2,3 +2,4 @@
 
 pub mod error_view;
 pub mod money;
+pub mod shell;

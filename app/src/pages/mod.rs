@@ -1,4 +1,5 @@
 //! One page per route; each page owns its data.
 
+pub mod login;
 pub mod not_found;
 pub mod wallet;

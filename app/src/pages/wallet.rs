@@ -6,7 +6,11 @@ use leptos::prelude::*;
 #[component]
 pub fn WalletPage() -> impl IntoView {
     let client = Client::get();
-    let wallet = LocalResource::new(move || client.wallet());
+    // Refetched when the session's mode changes: the other key, the other wallet.
+    let wallet = LocalResource::new(move || {
+        client.session.with(|s| s.as_ref().map(|s| s.mode));
+        client.wallet()
+    });
     view! {
         <h1>"Wallet"</h1>
         <Transition fallback=|| view! { <p aria-busy="true">"Loading balance…"</p> }>
