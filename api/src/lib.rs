@@ -8,6 +8,7 @@ pub mod batches;
 pub mod carrier_accounts;
 pub mod endpoints;
 pub mod error;
+pub mod inbox;
 pub mod keys;
 pub mod labels;
 pub mod parcel;
