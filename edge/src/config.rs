@@ -5,6 +5,7 @@
 use crate::errors::EdgeError;
 use crate::roles::RoleTable;
 use crate::users::Users;
+use crate::webhooks::Secrets;
 use api::session::KeySlot;
 use api::{ApiKey, KeyEnv, Scope};
 use sha2::{Digest, Sha256};
@@ -27,6 +28,8 @@ pub mod names {
     pub const WIDGET_SHARE: &str = "WIDGET_SHARE";
     pub const WIDGET_IP_PER_MINUTE: &str = "WIDGET_IP_PER_MINUTE";
     pub const WIDGET_QUOTE_CACHE_SECONDS: &str = "WIDGET_QUOTE_CACHE_SECONDS";
+    pub const WEBHOOK_SECRET: &str = "WEBHOOK_SECRET";
+    pub const WEBHOOK_SECRET_NEXT: &str = "WEBHOOK_SECRET_NEXT";
 }
 
 /// Carriers can take seconds to make a label; past this the Worker answers
@@ -96,6 +99,8 @@ pub struct Config {
     pub session_secret: Vec<u8>,
     pub roles: RoleTable,
     pub widget: WidgetConfig,
+    /// Unset: every webhook delivery is refused with 503 until it is set.
+    pub webhook: Secrets,
 }
 
 fn invalid(setting: &'static str, problem: impl Into<String>) -> EdgeError {
@@ -171,6 +176,25 @@ impl Config {
                 "a whole number of seconds from 0 to 600 (rates are valid 15 minutes)",
             )?,
         };
+        let webhook_secret = |name| {
+            get(name)
+                .map(|s| s.trim().as_bytes().to_vec())
+                .map(|s| {
+                    if s.len() >= 16 {
+                        Ok(s)
+                    } else {
+                        Err(invalid(
+                            name,
+                            "it must be the service's webhook secret (at least 16 characters)",
+                        ))
+                    }
+                })
+                .transpose()
+        };
+        let webhook = Secrets {
+            current: webhook_secret(names::WEBHOOK_SECRET)?,
+            next: webhook_secret(names::WEBHOOK_SECRET_NEXT)?,
+        };
         Ok(Config {
             upstream,
             live,
@@ -180,6 +204,7 @@ impl Config {
             session_secret,
             roles,
             widget,
+            webhook,
         })
     }
 

@@ -2,6 +2,7 @@
 //! `RESOURCE.CATEGORY.SPECIFIC` code form so the app handles them like any
 //! upstream error; internals (and the key) never reach the body.
 
+use api::inbox::RejectReason;
 use api::session::Role;
 use api::validation::{BodyError, MAX_BODY_BYTES};
 use api::{ApiError, ErrorCode, ErrorEnvelope, Scope};
@@ -97,6 +98,15 @@ pub enum EdgeError {
     NoNextKey {
         setting: &'static str,
     },
+    /// A webhook delivery refused (recorded in the inbox as rejected).
+    WebhookRefused(RejectReason),
+    /// No `WEBHOOK_SECRET` is set, so no delivery can be verified.
+    WebhookSecretMissing,
+    /// The webhook inbox did not answer; an event is not acknowledged, so
+    /// the service retries it.
+    InboxUnavailable,
+    /// The live feed is a WebSocket; a plain GET gets this.
+    UpgradeRequired,
 }
 
 impl EdgeError {
@@ -106,7 +116,13 @@ impl EdgeError {
             EdgeError::MethodNotAllowed { .. } => 405,
             EdgeError::Config { .. }
             | EdgeError::LedgerUnavailable
-            | EdgeError::ControlUnavailable => 503,
+            | EdgeError::ControlUnavailable
+            | EdgeError::WebhookSecretMissing
+            | EdgeError::InboxUnavailable => 503,
+            EdgeError::UpgradeRequired => 426,
+            EdgeError::WebhookRefused(RejectReason::TooLarge) => 413,
+            EdgeError::WebhookRefused(RejectReason::UnreadableEvent) => 400,
+            EdgeError::WebhookRefused(_) => 401,
             EdgeError::UpstreamUnreachable { .. } => 502,
             EdgeError::UpstreamTimeout { .. } => 504,
             EdgeError::IdempotencyKeyMissing
@@ -157,6 +173,16 @@ impl EdgeError {
             EdgeError::ModeUnavailable { .. } => "EDGE.MODE.UNAVAILABLE",
             EdgeError::NoNextKey { .. } => "EDGE.KEY.NO_NEXT_KEY",
             EdgeError::ControlUnavailable => "EDGE.CONTROL.UNAVAILABLE",
+            EdgeError::WebhookRefused(reason) => match reason {
+                RejectReason::MissingSignature => "WEBHOOK.SIGNATURE.MISSING",
+                RejectReason::MalformedSignature => "WEBHOOK.SIGNATURE.MALFORMED",
+                RejectReason::WrongSignature => "WEBHOOK.SIGNATURE.INVALID",
+                RejectReason::UnreadableEvent => "WEBHOOK.EVENT.UNREADABLE",
+                RejectReason::TooLarge => "WEBHOOK.BODY.TOO_LARGE",
+            },
+            EdgeError::WebhookSecretMissing => "WEBHOOK.SECRET.MISSING",
+            EdgeError::InboxUnavailable => "EDGE.INBOX.UNAVAILABLE",
+            EdgeError::UpgradeRequired => "EDGE.WEBSOCKET.REQUIRED",
         }
     }
 
@@ -273,6 +299,26 @@ impl EdgeError {
             EdgeError::NoNextKey { setting } => (
                 format!("No new key is set in {setting}."),
                 format!("Set the new key with `wrangler secret put {setting}`, verify it, then activate it."),
+            ),
+            EdgeError::WebhookRefused(reason) => (
+                format!("Webhook refused: {}.", reason.describe()),
+                match reason {
+                    RejectReason::TooLarge => format!("Send at most {} bytes.", api::inbox::MAX_BODY_BYTES),
+                    RejectReason::UnreadableEvent => "Send a label.created event with its label as data.".to_string(),
+                    _ => "Sign the raw body with the webhook secret: svc-signature: sha256=<hex HMAC-SHA256>. If the secret was changed, set it as WEBHOOK_SECRET (or WEBHOOK_SECRET_NEXT during a rotation).".to_string(),
+                },
+            ),
+            EdgeError::WebhookSecretMissing => (
+                "This Worker has no webhook secret, so it cannot verify deliveries.".to_string(),
+                "Set the service's webhook secret with `wrangler secret put WEBHOOK_SECRET`; the service retries the delivery later.".to_string(),
+            ),
+            EdgeError::InboxUnavailable => (
+                "The webhook inbox could not be reached; nothing was stored.".to_string(),
+                "Try again in a moment (the service retries deliveries by itself).".to_string(),
+            ),
+            EdgeError::UpgradeRequired => (
+                "This is a live feed: it needs a WebSocket connection.".to_string(),
+                "Open it with `new WebSocket(...)`; for a one-off read use GET /api/webhooks/inbox.".to_string(),
             ),
         };
         let error = ApiError::new(

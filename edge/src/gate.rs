@@ -148,7 +148,16 @@ pub fn authorize(
     config: &Config,
     key_scopes: &[Scope],
 ) -> Result<(), EdgeError> {
-    let required = endpoint.scope;
+    require_scope(principal, endpoint.scope, config, key_scopes)
+}
+
+/// The same check for the Worker's own read endpoints (inbox, ledger).
+pub fn require_scope(
+    principal: &Principal,
+    required: Scope,
+    config: &Config,
+    key_scopes: &[Scope],
+) -> Result<(), EdgeError> {
     let allowed = scopes(principal, config, key_scopes);
     if allowed.contains(&required) {
         return Ok(());

@@ -16,10 +16,13 @@ pub mod roles;
 pub mod routes;
 pub mod session;
 pub mod users;
+pub mod webhooks;
 
 #[cfg(target_arch = "wasm32")]
 mod control_store;
 #[cfg(target_arch = "wasm32")]
 mod glue;
+#[cfg(target_arch = "wasm32")]
+mod inbox_store;
 #[cfg(target_arch = "wasm32")]
 mod ledger;

@@ -4,6 +4,7 @@
 use crate::errors::EdgeError;
 use crate::proxy::{self, Forward};
 use api::KeyEnv;
+use api::inbox::{INBOX_PATH, LEDGER_PATH, LIVE_PATH, RECEIVE_PATH, VERIFY_PATH};
 use api::session::{KEYS_PATH, LIMITS_PATH, MODE_PATH, SESSION_PATH};
 
 #[derive(Debug)]
@@ -16,6 +17,13 @@ pub enum Route {
     VerifyKey(KeyEnv),
     ActivateKey(KeyEnv),
     Limits,
+    /// `label.created` deliveries from the service (no session: the signature is the credential).
+    ReceiveWebhook,
+    Ledger,
+    Inbox,
+    /// The inbox's live feed (a WebSocket upgrade).
+    Live,
+    VerifyWebhook,
     /// A CORS preflight for a v1 endpoint (the widget's).
     Preflight(Forward),
     V1(Forward),
@@ -31,6 +39,11 @@ impl Route {
             Route::VerifyKey(_) => "/api/keys/{mode}/verify",
             Route::ActivateKey(_) => "/api/keys/{mode}/activate",
             Route::Limits => LIMITS_PATH,
+            Route::ReceiveWebhook => RECEIVE_PATH,
+            Route::Ledger => LEDGER_PATH,
+            Route::Inbox => INBOX_PATH,
+            Route::Live => LIVE_PATH,
+            Route::VerifyWebhook => VERIFY_PATH,
             Route::Preflight(f) | Route::V1(f) => f.endpoint.pattern,
         }
     }
@@ -52,6 +65,35 @@ pub fn split_url(url: &str) -> Option<(&str, &str, Option<&str>)> {
         None => (rest, None),
     };
     Some((origin, if path.is_empty() { "/" } else { path }, query))
+}
+
+/// One query parameter, percent-decoded (`+` is a space); `None` if absent.
+pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
+    let value = query?
+        .split('&')
+        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
+        .find(|(key, _)| *key == name)?
+        .1;
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                    continue;
+                }
+                _ => out.push(b'%'),
+            },
+            b'+' => out.push(b' '),
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn mode(segment: &str) -> Option<KeyEnv> {
@@ -88,6 +130,17 @@ pub fn route(
         MODE_PATH => own(&["PUT"], (method == "PUT").then_some(Route::SetMode)),
         KEYS_PATH => own(&["GET"], (method == "GET").then_some(Route::Keys)),
         LIMITS_PATH => own(&["GET"], (method == "GET").then_some(Route::Limits)),
+        RECEIVE_PATH => own(
+            &["POST"],
+            (method == "POST").then_some(Route::ReceiveWebhook),
+        ),
+        LEDGER_PATH => own(&["GET"], (method == "GET").then_some(Route::Ledger)),
+        INBOX_PATH => own(&["GET"], (method == "GET").then_some(Route::Inbox)),
+        LIVE_PATH => own(&["GET"], (method == "GET").then_some(Route::Live)),
+        VERIFY_PATH => own(
+            &["POST"],
+            (method == "POST").then_some(Route::VerifyWebhook),
+        ),
         _ => {
             if let Some(rest) = raw_path.strip_prefix("/api/keys/") {
                 let target = match rest.split_once('/') {
@@ -139,6 +192,30 @@ mod tests {
             route("POST", "/api/keys/live/activate", None, UP),
             Ok(Route::ActivateKey(KeyEnv::Live))
         ));
+        assert!(matches!(
+            route("POST", "/hooks/v1/label-created", None, UP),
+            Ok(Route::ReceiveWebhook)
+        ));
+        assert!(matches!(
+            route("GET", "/api/webhooks/live", None, UP),
+            Ok(Route::Live)
+        ));
+        assert!(matches!(
+            route("GET", "/api/ledger", Some("q=1Z"), UP),
+            Ok(Route::Ledger)
+        ));
+        for (method, path) in [
+            ("GET", "/hooks/v1/label-created"),
+            ("GET", "/api/webhooks/verify"),
+        ] {
+            assert_eq!(route(method, path, None, UP).unwrap_err().status(), 405);
+        }
+        assert_eq!(
+            route("POST", "/hooks/v1/label-created/", None, UP)
+                .unwrap_err()
+                .status(),
+            404
+        );
         assert_eq!(
             route("PUT", "/api/session", None, UP).unwrap_err().status(),
             405
@@ -161,6 +238,17 @@ mod tests {
                 "{path}"
             );
         }
+    }
+
+    #[test]
+    fn query_params_are_decoded() {
+        let q = Some("state=rejected&q=1Z%20999+x&bad=%zz&last=%4");
+        assert_eq!(query_param(q, "q").as_deref(), Some("1Z 999 x"));
+        assert_eq!(query_param(q, "state").as_deref(), Some("rejected"));
+        assert_eq!(query_param(q, "bad").as_deref(), Some("%zz"));
+        assert_eq!(query_param(q, "last").as_deref(), Some("%4"));
+        assert_eq!(query_param(q, "missing"), None);
+        assert_eq!(query_param(None, "q"), None);
     }
 
     #[test]

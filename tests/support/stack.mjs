@@ -69,7 +69,7 @@ export async function startSim({ keys, env = {} } = {}) {
 }
 
 /** Starts our Worker (edge/build, already built) in workerd, in front of `upstream`. */
-export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, logLevel = 'warn' }) {
+export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
   for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
   const secret = (name, value) => { if (value) bindings[name] = { type: 'secret_text', value }; };

@@ -157,7 +157,15 @@ pub(crate) async fn handle(
             stores::activate(env, keys, next).await?;
             keys_status(env, config).await
         }
-        Route::SignIn | Route::SignOut | Route::Preflight(_) | Route::V1(_) => {
+        Route::SignIn
+        | Route::SignOut
+        | Route::Preflight(_)
+        | Route::V1(_)
+        | Route::ReceiveWebhook
+        | Route::Ledger
+        | Route::Inbox
+        | Route::Live
+        | Route::VerifyWebhook => {
             unreachable!("routed in glue::handle")
         }
     }

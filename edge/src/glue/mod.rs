@@ -4,6 +4,7 @@
 //! handler would be a plain-text 500).
 
 mod console;
+mod hooks;
 mod stores;
 mod upstream;
 mod v1;
@@ -147,6 +148,13 @@ async fn handle(
         }
         Route::SignIn => console::sign_in(req, env, &config, &facts, trace).await,
         Route::SignOut => console::sign_out(env, &config, &facts, trace).await,
+        Route::ReceiveWebhook => hooks::receive(req, env, &config, trace).await,
+        route @ (Route::Ledger | Route::Inbox | Route::Live | Route::VerifyWebhook) => {
+            let principal = signed_in(env, &config, &facts).await?;
+            trace.principal = Some(principal.label());
+            trace.role = Some(principal.role());
+            hooks::handle(route, req, env, &config, &facts, &principal, query).await
+        }
         other => {
             let principal = signed_in(env, &config, &facts).await?;
             trace.principal = Some(principal.label());

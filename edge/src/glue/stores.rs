@@ -7,9 +7,10 @@ use crate::config::{ModeKeys, fingerprint};
 use crate::control::{ControlCall, ControlReply, INSTANCE};
 use crate::errors::EdgeError;
 use crate::memory::SessionSeen;
+use crate::webhooks::InboxCall;
 use api::session::KeySlot;
 use api::{ApiKey, KeyEnv};
-use worker::{Env, Method, Request, RequestInit, Stub, wasm_bindgen::JsValue};
+use worker::{Env, Method, Request, RequestInit, Stub, wasm_bindgen::JsValue, web_sys};
 
 fn stub(env: &Env, binding: &str, name: &str) -> Result<Stub, EdgeError> {
     let namespace = env
@@ -32,10 +33,16 @@ async fn call<B: serde::Serialize, T: serde::de::DeserializeOwned>(
         .with_body(Some(JsValue::from_str(&json)));
     let req = Request::new_with_init(&format!("https://do/{path}"), &init)
         .map_err(|_| EdgeError::LedgerUnavailable)?;
-    let mut resp = stub
-        .fetch_with_request(req)
-        .await
-        .map_err(|_| EdgeError::LedgerUnavailable)?;
+    let mut resp = stub.fetch_with_request(req).await.map_err(|e| {
+        worker::console_error!("durable object call {path} failed: {e}");
+        EdgeError::LedgerUnavailable
+    })?;
+    if resp.status_code() >= 300 {
+        // The object's own error (SQL, storage): for the operator's log only.
+        let text = resp.text().await.unwrap_or_default();
+        worker::console_error!("durable object call {path}: {} {text}", resp.status_code());
+        return Err(EdgeError::LedgerUnavailable);
+    }
     resp.json().await.map_err(|_| EdgeError::LedgerUnavailable)
 }
 
@@ -141,4 +148,34 @@ pub(crate) async fn report_key_problem(env: &Env, key: &ApiKey, code: &str) {
         },
     )
     .await;
+}
+
+/// A call to the webhook inbox (one instance).
+pub(crate) async fn inbox<T: serde::de::DeserializeOwned>(
+    env: &Env,
+    op: &InboxCall,
+) -> Result<T, EdgeError> {
+    let stub = stub(env, "INBOX", INSTANCE).map_err(|_| EdgeError::InboxUnavailable)?;
+    call(&stub, "call", op)
+        .await
+        .map_err(|_| EdgeError::InboxUnavailable)
+}
+
+/// Hands a WebSocket upgrade to the inbox, which keeps the socket (hibernatable).
+pub(crate) async fn inbox_live(env: &Env, mode: KeyEnv) -> Result<web_sys::Response, EdgeError> {
+    let stub = stub(env, "INBOX", INSTANCE).map_err(|_| EdgeError::InboxUnavailable)?;
+    let headers = worker::Headers::new();
+    let _ = headers.set("Upgrade", "websocket");
+    let mut init = RequestInit::new();
+    init.with_headers(headers);
+    let req = Request::new_with_init(&format!("https://do/live?mode={}", mode.as_str()), &init)
+        .map_err(|_| EdgeError::InboxUnavailable)?;
+    let resp = stub
+        .fetch_with_request(req)
+        .await
+        .map_err(|_| EdgeError::InboxUnavailable)?;
+    if resp.status_code() != 101 {
+        return Err(EdgeError::InboxUnavailable);
+    }
+    Ok(resp.into())
 }

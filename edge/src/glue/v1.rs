@@ -13,6 +13,7 @@ use crate::idempotency::{self, Begin, StoredResponse};
 use crate::ledger::{BeginCall, FinishCall};
 use crate::proxy::{self, Forward};
 use crate::roles::WIDGET_SCOPES;
+use crate::webhooks::InboxCall;
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, ErrorEnvelope, KeyEnv, Scope};
 use sha2::{Digest, Sha256};
@@ -99,6 +100,7 @@ pub(crate) async fn forward(
         } else {
             learn_window(mode, endpoint.id, &stored.headers);
             learn_from_error(env, &stored, mode, key).await;
+            record_purchase(env, &principal, endpoint.id, &stored).await;
         }
         return upstream::respond(&stored, trace.answered_from, &cors_headers);
     }
@@ -130,6 +132,29 @@ pub(crate) async fn forward(
         });
     }
     upstream::respond(&stored, None, &cors_headers)
+}
+
+/// A label bought here joins the ledger with its buyer. The purchase stands
+/// whether or not this is recorded: its `label.created` event adds it too.
+async fn record_purchase(
+    env: &Env,
+    principal: &Principal,
+    endpoint: EndpointId,
+    stored: &StoredResponse,
+) {
+    let Principal::User { session, .. } = principal else {
+        return;
+    };
+    if endpoint != EndpointId::BuyLabel || stored.status >= 300 {
+        return;
+    }
+    if let Ok(label) = serde_json::from_str::<api::Label>(&stored.body) {
+        let call = InboxCall::Bought {
+            label,
+            user: session.user.clone(),
+        };
+        let _: Result<(), EdgeError> = stores::inbox(env, &call).await;
+    }
 }
 
 /// Identical widget quotes share a cache entry: the mode and the request as

@@ -1,0 +1,185 @@
+// Webhooks end to end: the simulator signs and delivers label.created to the
+// real Worker in workerd, which verifies, stores once and shows it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { startStack } from './support/stack.mjs';
+
+const HOOK = '/hooks/v1/label-created';
+const OLD = `whsec_${randomBytes(16).toString('hex')}`;
+const NEW = `whsec_${randomBytes(16).toString('hex')}`;
+const sign = (secret, body) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+
+let stack, admin;
+before(async () => {
+  // A rotation in progress: the current secret and the next one both verify.
+  stack = await startStack({ edgeSecrets: { WEBHOOK_SECRET: OLD, WEBHOOK_SECRET_NEXT: NEW } });
+  admin = await stack.edge.session(stack.users.admin);
+});
+after(async () => { await stack?.stop(); });
+
+const address = (name, street1, zip, state, city) => ({ name, street1, city, state, zip, country: 'US' });
+const RATE_REQUEST = {
+  from_address: address('Ada Shop Inc', '500 Market St Suite 3', '94105', 'CA', 'San Francisco'),
+  to_address: address('Grace Hopper', '12 Elm St', '11201', 'NY', 'Brooklyn'),
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+};
+
+/** Buys a label straight on the simulator with the live key (as another integration would). */
+async function buyOnSim() {
+  const auth = { authorization: `Bearer ${stack.keys.live}`, 'content-type': 'application/json' };
+  const rates = await (await fetch(`${stack.sim.url}/v1/rates`, { method: 'POST', headers: auth, body: JSON.stringify(RATE_REQUEST) })).json();
+  const res = await fetch(`${stack.sim.url}/v1/labels`, {
+    method: 'POST', headers: { ...auth, 'idempotency-key': randomUUID() }, body: JSON.stringify({ rate_id: rates.rates[0].id }),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  return res.json();
+}
+
+async function api(path, init = {}) {
+  const res = await fetch(stack.edge.url + path, { ...init, headers: { cookie: admin.cookie, origin: admin.origin, ...init.headers } });
+  return { status: res.status, body: await res.json() };
+}
+
+async function until(what, check, ms = 10000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const inboxEntry = async (id) => {
+  const { status, body } = await api(`/api/webhooks/inbox?q=${encodeURIComponent(id)}`);
+  assert.equal(status, 200, JSON.stringify(body));
+  return body.accepted.find((e) => e.label.id === id);
+};
+
+function post(body, headers = {}) {
+  return fetch(stack.edge.url + HOOK, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+}
+
+test('a label bought on the simulator arrives signed, is stored once and joins the ledger', async () => {
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  const label = await buyOnSim();
+  const entry = await until('the event in the inbox', () => inboxEntry(label.id));
+  assert.equal(entry.label.tracking_number, label.tracking_number);
+  assert.equal(entry.event.deliveries, 1);
+  assert.equal(entry.event.verified_with, 'current');
+  const ledger = (await api(`/api/ledger?q=${label.tracking_number}`)).body.labels;
+  assert.deepEqual(ledger.map((l) => l.label.id), [label.id]);
+  // The service's own log shows the same delivery as succeeded.
+  const deliveries = (await api('/api/v1/webhooks/deliveries')).body.deliveries.filter((d) => d.label_id === label.id);
+  assert.deepEqual(deliveries.map((d) => [d.attempt, d.status, d.response_status]), [[1, 'succeeded', 200]]);
+});
+
+test('tampered, wrongly signed, unsigned and malformed deliveries get 401 in the envelope and a rejected record', async () => {
+  const body = JSON.stringify({ event: 'label.created', data: { ...(await buyOnSim()), id: `lbl_forged_${randomUUID()}` } });
+  const good = sign(OLD, body);
+  const cases = [
+    ['tampered', body.replace('"sandbox":false', '"sandbox":true'), { 'svc-signature': good }, 'WEBHOOK.SIGNATURE.INVALID', 'wrong_signature'],
+    ['wrong secret', body, { 'svc-signature': sign('not-the-secret-at-all', body) }, 'WEBHOOK.SIGNATURE.INVALID', 'wrong_signature'],
+    ['missing', body, {}, 'WEBHOOK.SIGNATURE.MISSING', 'missing_signature'],
+    ['malformed', body, { 'svc-signature': good.toUpperCase() }, 'WEBHOOK.SIGNATURE.MALFORMED', 'malformed_signature'],
+  ];
+  const before = (await api('/api/webhooks/inbox?state=rejected')).body.rejected.length;
+  for (const [name, payload, headers, code, reason] of cases) {
+    const res = await post(payload, { ...headers, 'cf-connecting-ip': '203.0.113.7' });
+    assert.equal(res.status, 401, name);
+    const { error } = await res.json();
+    assert.equal(error.code, code, name);
+    assert.ok(error.message && error.suggestion && error.docs_url && error.request_id, name);
+    const rejected = (await api('/api/webhooks/inbox?state=rejected')).body.rejected;
+    assert.equal(rejected[0].reason, reason, name);
+    assert.equal(rejected[0].source_ip, '203.0.113.7');
+    assert.ok(rejected[0].excerpt.length <= 512 && rejected[0].excerpt.startsWith('{"event"'), name);
+  }
+  assert.equal((await api('/api/webhooks/inbox?state=rejected')).body.rejected.length, before + cases.length);
+  // None of them became an event or a ledger row.
+  const forged = JSON.parse(body).data.id;
+  assert.equal(await inboxEntry(forged), undefined);
+  assert.equal((await api(`/api/ledger?q=${forged}`)).body.labels.length, 0);
+  // Too large: refused unread.
+  const big = await post('x'.repeat(70 * 1024), { 'svc-signature': good });
+  assert.equal(big.status, 413);
+});
+
+test('the same delivery replayed ten times is stored once, with its count', async () => {
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  const label = await buyOnSim();
+  await until('the first delivery', () => inboxEntry(label.id));
+  const body = JSON.stringify({ event: 'label.created', data: label });
+  for (let i = 0; i < 10; i++) {
+    const res = await post(body, { 'svc-signature': sign(OLD, body) });
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).deliveries, i + 2);
+  }
+  const entry = await inboxEntry(label.id);
+  assert.equal(entry.event.deliveries, 11);
+  assert.ok(entry.event.last_received_at >= entry.event.first_received_at);
+  const rows = (await api(`/api/ledger?q=${label.id}`)).body.labels;
+  assert.equal(rows.length, 1);
+});
+
+test('with the Worker unreachable for the first attempts, the retry schedule still delivers exactly once', async () => {
+  // A door in front of the Worker that we can shut: connections are reset while it is.
+  let open = false;
+  const door = net.createServer((socket) => {
+    if (!open) { socket.destroy(); return; }
+    const upstream = net.connect(new URL(stack.edge.url).port, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  await new Promise((r) => door.listen(0, '127.0.0.1', r));
+  try {
+    await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: `http://127.0.0.1:${door.address().port}${HOOK}`, secret: OLD });
+    const label = await buyOnSim();
+    const attempts = async () => (await api('/api/v1/webhooks/deliveries')).body.deliveries
+      .filter((d) => d.label_id === label.id && d.status !== 'pending')
+      .sort((a, b) => a.attempt - b.attempt);
+    await until('attempt 1 to fail', async () => (await attempts()).length === 1);
+    await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 300 });
+    await until('attempt 2 to fail', async () => (await attempts()).length === 2);
+    assert.equal(await inboxEntry(label.id), undefined);
+    open = true;
+    await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 1800 });
+    await until('attempt 3 to succeed', async () => (await attempts()).at(-1)?.status === 'succeeded');
+    // Nothing more is sent after a success, however long we wait.
+    await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 2 * 86400 });
+    await new Promise((r) => setTimeout(r, 600));
+    const log = await attempts();
+    assert.deepEqual(log.map((d) => [d.attempt, d.status]), [[1, 'failed'], [2, 'failed'], [3, 'succeeded']]);
+    assert.equal((await inboxEntry(label.id)).event.deliveries, 1);
+  } finally {
+    door.close();
+  }
+});
+
+test('during a secret rotation both secrets verify, and the inbox says which', async () => {
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: NEW });
+  const label = await buyOnSim();
+  const entry = await until('the event signed with the next secret', () => inboxEntry(label.id));
+  assert.equal(entry.event.verified_with, 'next');
+  // The verify helper runs the same check in the Worker; the secret never leaves it.
+  const body = JSON.stringify({ event: 'label.created', data: label });
+  const ok = await api('/api/webhooks/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body, signature: sign(NEW, body) }) });
+  assert.deepEqual(ok.body, { reason: null, verified_with: 'next', label_id: label.id });
+  const bad = await api('/api/webhooks/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body, signature: sign('guess-guess-guess', body) }) });
+  assert.equal(bad.body.reason, 'wrong_signature');
+  assert.ok(!JSON.stringify([ok, bad]).includes(OLD) && !JSON.stringify([ok, bad]).includes(NEW));
+});
+
+test('the inbox is a dashboard read: signed-out callers and the widget cannot see it', async () => {
+  const anonymous = await fetch(stack.edge.url + '/api/webhooks/inbox');
+  assert.equal(anonymous.status, 401);
+  const viewer = await stack.edge.session(stack.users.viewer);
+  const res = await fetch(stack.edge.url + '/api/ledger', { headers: { cookie: viewer.cookie } });
+  assert.equal(res.status, 200);
+  const plain = await fetch(stack.edge.url + '/api/webhooks/live', { headers: { cookie: viewer.cookie, origin: viewer.origin } });
+  assert.equal(plain.status, 426);
+  assert.equal((await plain.json()).error.code, 'EDGE.WEBSOCKET.REQUIRED');
+});
