@@ -4,7 +4,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
-import { startStack } from './support/stack.mjs';
+import { signInPage, startStack } from './support/stack.mjs';
+import { launch, screenshot, watchProblems } from './support/browser.mjs';
 
 const HOOK = '/hooks/v1/label-created';
 const OLD = `whsec_${randomBytes(16).toString('hex')}`;
@@ -182,4 +183,50 @@ test('the inbox is a dashboard read: signed-out callers and the widget cannot se
   const plain = await fetch(stack.edge.url + '/api/webhooks/live', { headers: { cookie: viewer.cookie, origin: viewer.origin } });
   assert.equal(plain.status, 426);
   assert.equal((await plain.json()).error.code, 'EDGE.WEBSOCKET.REQUIRED');
+});
+
+test('the open Webhooks page shows a new event and a refusal as they arrive, without reload', async () => {
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    const problems = watchProblems(page);
+    // A viewer: the inbox is a read like any other.
+    await signInPage(page, stack, stack.users.viewer);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByText('● Live').waitFor({ timeout: 10000 });
+    await page.evaluate(() => { window.sameDocument = true; });
+
+    const label = await buyOnSim();
+    const row = page.locator(`tr[data-label-id="${label.id}"]`);
+    await row.waitFor({ timeout: 5000 });
+    assert.match(await row.innerText(), new RegExp(`${label.tracking_number}[\\s\\S]*Verified \\(current secret\\)`));
+    // The service's side: its log, refreshed as the event arrived, shows the attempt delivered.
+    await page.getByRole('cell', { name: 'Delivered' }).first().waitFor({ timeout: 5000 });
+
+    const forged = JSON.stringify({ event: 'label.created', data: { id: 'lbl_forged_in_browser' } });
+    await post(forged, { 'svc-signature': `sha256=${'0'.repeat(64)}` });
+    await page.getByText('lbl_forged_in_browser').waitFor({ timeout: 5000 });
+    assert.equal(await page.evaluate(() => window.sameDocument), true, 'the page was not reloaded');
+    // A forged event never becomes a received one.
+    assert.equal(await page.locator('tr[data-label-id="lbl_forged_in_browser"]').count(), 0);
+
+    // The verify helper: a genuine payload verifies, an edited one does not.
+    const body = JSON.stringify({ event: 'label.created', data: label });
+    await page.getByLabel('Body').fill(body);
+    await page.getByLabel('Signature').fill(sign(OLD, body));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByText('Verified (current secret). This payload came from the service.').waitFor({ timeout: 5000 });
+    await page.getByLabel('Body').fill(body.replace(label.tracking_number, 'EDITED'));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByText('Does not verify: signature does not match the body with any secret.').waitFor({ timeout: 5000 });
+
+    await screenshot(page, 'webhooks-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'webhooks-phone');
+    const NOT_SIGNED_IN = 'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)';
+    assert.deepEqual(problems.filter((p) => p !== NOT_SIGNED_IN), []);
+  } finally {
+    await browser.close();
+  }
 });

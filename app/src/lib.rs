@@ -64,6 +64,7 @@ pub fn App() -> impl IntoView {
                         <Shell session on_mode on_sign_out failure>
                             <Routes fallback=pages::not_found::NotFound>
                                 <Route path=path!("/") view=pages::wallet::WalletPage />
+                                <Route path=path!("/webhooks") view=pages::webhooks::WebhooksPage />
                             </Routes>
                         </Shell>
                     }.into_any(),

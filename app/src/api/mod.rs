@@ -4,11 +4,13 @@
 //! the user back to the login page.
 
 mod error;
+pub mod live;
 
 pub use error::ClientError;
 
+use api::inbox::{INBOX_PATH, Inbox, VERIFY_PATH, VerifyRequest, VerifyResult};
 use api::session::{MODE_PATH, ModeRequest, SESSION_PATH, SessionInfo, SignInRequest};
-use api::{ErrorEnvelope, KeyEnv, Wallet};
+use api::{DeliveryList, ErrorEnvelope, KeyEnv, Wallet};
 use gloo_net::http::{Request, RequestBuilder, Response};
 use leptos::prelude::*;
 use serde::Serialize;
@@ -70,6 +72,27 @@ impl Client {
 
     pub async fn wallet(self) -> Result<Wallet, ClientError> {
         self.send(Request::get(&format!("{BASE}/wallet"))).await
+    }
+
+    /// The Worker's webhook inbox; `state` is `accepted`, `rejected` or empty for both.
+    pub async fn inbox(self, q: String, state: String) -> Result<Inbox, ClientError> {
+        let url = format!(
+            "{INBOX_PATH}?q={}&state={}",
+            js_sys::encode_uri_component(&q),
+            js_sys::encode_uri_component(&state)
+        );
+        self.send(Request::get(&url)).await
+    }
+
+    /// The service's own log of its delivery attempts.
+    pub async fn webhook_deliveries(self) -> Result<DeliveryList, ClientError> {
+        self.send(Request::get(&format!("{BASE}/webhooks/deliveries")))
+            .await
+    }
+
+    /// Checks a pasted delivery against the Worker's secrets (they stay there).
+    pub async fn verify_webhook(self, request: VerifyRequest) -> Result<VerifyResult, ClientError> {
+        self.send_json(Request::post(VERIFY_PATH), &request).await
     }
 
     async fn send_json<B: Serialize, T: DeserializeOwned>(

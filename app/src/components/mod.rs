@@ -3,3 +3,5 @@
 pub mod error_view;
 pub mod money;
 pub mod shell;
+pub mod webhooks;
+pub mod when;

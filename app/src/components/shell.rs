@@ -48,6 +48,7 @@ pub fn Shell(
             <A href="/" attr:class="brand">"Parcel"</A>
             <nav aria-label="Main">
                 <A href="/">"Wallet"</A>
+                <A href="/webhooks">"Webhooks"</A>
             </nav>
             <div class="who">
                 <span>{session.user.clone()} " · " {session.role.as_str()}</span>

@@ -3,3 +3,4 @@
 pub mod login;
 pub mod not_found;
 pub mod wallet;
+pub mod webhooks;

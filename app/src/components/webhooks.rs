@@ -1,0 +1,161 @@
+//! The webhook views: events the Worker received, deliveries it refused,
+//! the service's own delivery log and a verification result.
+
+use crate::components::when::When;
+use api::inbox::{LedgerEntry, Rejected, SecretSlot, VerifyResult};
+use api::{DeliveryStatus, WebhookDelivery};
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+fn slot_text(slot: SecretSlot) -> &'static str {
+    match slot {
+        SecretSlot::Current => "Verified (current secret)",
+        SecretSlot::Next => "Verified (next secret)",
+    }
+}
+
+#[component]
+pub fn EventTable(entries: Vec<LedgerEntry>) -> impl IntoView {
+    if entries.is_empty() {
+        return view! { <p class="empty">"No label.created events yet."</p> }.into_any();
+    }
+    let rows = entries
+        .into_iter()
+        .filter_map(|entry| {
+            let event = entry.event?;
+            let label = entry.label;
+            let href = format!("/labels/{}", label.id);
+            let id = label.id.clone();
+            Some(view! {
+                <tr data-label-id=id>
+                    <td><A href=href>{label.id}</A></td>
+                    <td>{label.carrier}</td>
+                    <td><code>{label.tracking_number}</code></td>
+                    <td><When unix=event.first_received_at /></td>
+                    <td><When unix=event.last_received_at /></td>
+                    <td class="num">{event.deliveries}</td>
+                    <td><span class="badge badge-ok">{slot_text(event.verified_with)}</span></td>
+                </tr>
+            })
+        })
+        .collect_view();
+    view! {
+        <div class="table-wrap">
+            <table>
+                <caption class="sr-only">"Received label.created events, newest first"</caption>
+                <thead><tr>
+                    <th scope="col">"Label"</th><th scope="col">"Carrier"</th>
+                    <th scope="col">"Tracking number"</th><th scope="col">"First received"</th>
+                    <th scope="col">"Last received"</th><th scope="col">"Deliveries"</th>
+                    <th scope="col">"Signature"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn RejectedTable(rows: Vec<Rejected>) -> impl IntoView {
+    if rows.is_empty() {
+        return view! { <p class="empty">"No refused deliveries."</p> }.into_any();
+    }
+    let rows = rows
+        .into_iter()
+        .map(|r| {
+            view! {
+                <tr>
+                    <td><When unix=r.received_at /></td>
+                    <td><span class="badge badge-danger">{r.reason.describe()}</span></td>
+                    <td>{r.source_ip}</td>
+                    <td class="num">{r.body_bytes} " B"</td>
+                    <td><code class="excerpt">{r.excerpt}</code></td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-wrap">
+            <table>
+                <caption class="sr-only">"Refused deliveries, newest first: never trusted or acted on"</caption>
+                <thead><tr>
+                    <th scope="col">"Received"</th><th scope="col">"Reason"</th>
+                    <th scope="col">"Source IP"</th><th scope="col">"Size"</th>
+                    <th scope="col">"Start of body"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn DeliveryTable(deliveries: Vec<WebhookDelivery>) -> impl IntoView {
+    if deliveries.is_empty() {
+        return view! { <p class="empty">"The service has not attempted any delivery yet."</p> }
+            .into_any();
+    }
+    let rows = deliveries
+        .into_iter()
+        .map(|d| {
+            let (class, outcome) = match d.status {
+                DeliveryStatus::Succeeded => ("badge badge-ok", "Delivered"),
+                DeliveryStatus::Failed => ("badge badge-danger", "Failed"),
+                DeliveryStatus::Pending => ("badge", "Pending"),
+            };
+            let response = match (d.response_status, d.error) {
+                (Some(status), _) => format!("HTTP {status}"),
+                (None, Some(error)) => error,
+                (None, None) => "—".to_string(),
+            };
+            view! {
+                <tr>
+                    <td>{d.label_id}</td>
+                    <td class="num">{d.attempt} " of 5"</td>
+                    <td><span class=class>{outcome}</span></td>
+                    <td>{response}</td>
+                    <td>{d.attempted_at.map(|t| view! { <When unix=t /> })}</td>
+                    <td>{match d.next_attempt_at {
+                        Some(t) => view! { <When unix=t /> }.into_any(),
+                        None => "—".into_any(),
+                    }}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-wrap">
+            <table>
+                <caption class="sr-only">"The service's delivery attempts, newest first"</caption>
+                <thead><tr>
+                    <th scope="col">"Label"</th><th scope="col">"Attempt"</th>
+                    <th scope="col">"Outcome"</th><th scope="col">"Answer"</th>
+                    <th scope="col">"Attempted"</th><th scope="col">"Next attempt due"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
+#[component]
+pub fn VerifyOutcome(result: VerifyResult) -> impl IntoView {
+    let label = result.label_id.map(|id| format!(" Label {id}."));
+    match (result.reason, result.verified_with) {
+        (None, Some(slot)) => view! {
+            <p class="verdict verdict-ok" role="status">
+                {slot_text(slot)} ". This payload came from the service." {label}
+            </p>
+        }
+        .into_any(),
+        (reason, _) => view! {
+            <p class="verdict verdict-bad" role="status">
+                "Does not verify: " {reason.map(|r| r.describe())} "." {label}
+            </p>
+        }
+        .into_any(),
+    }
+}
