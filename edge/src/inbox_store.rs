@@ -3,6 +3,7 @@
 //! and the dashboards' live feeds (hibernatable WebSockets tagged by mode).
 //! Decisions are in `webhooks`; this only stores and broadcasts.
 
+use std::cell::Cell;
 use std::time::Duration;
 
 use api::Label;
@@ -24,6 +25,9 @@ const PRUNE_EVERY: Duration = Duration::from_secs(60);
 #[durable_object]
 pub struct WebhookInbox {
     state: State,
+    /// Whether this instance already knows a prune alarm is set (saves a
+    /// storage read per delivery).
+    prune_set: Cell<bool>,
 }
 
 fn now() -> u64 {
@@ -112,17 +116,6 @@ impl WebhookInbox {
         self.state.storage().sql()
     }
 
-    fn label(&self, id: &str) -> Result<Option<LedgerEntry>> {
-        let rows: Vec<LabelRow> = self
-            .sql()
-            .exec(
-                &format!("SELECT {LABEL_COLUMNS} FROM labels WHERE id = ?"),
-                vec![id.into()],
-            )?
-            .to_array()?;
-        Ok(rows.into_iter().next().and_then(LabelRow::entry))
-    }
-
     fn labels(
         &self,
         sandbox: bool,
@@ -184,10 +177,14 @@ impl WebhookInbox {
     }
 
     async fn schedule_prune(&self) -> Result<()> {
+        if self.prune_set.get() {
+            return Ok(());
+        }
         let storage = self.state.storage();
         if storage.get_alarm().await?.is_none() {
             storage.set_alarm(PRUNE_EVERY).await?;
         }
+        self.prune_set.set(true);
         Ok(())
     }
 
@@ -209,15 +206,34 @@ impl WebhookInbox {
         let now = now();
         match call {
             InboxCall::Accept { label, slot } => {
-                self.insert_label(&label, now)?;
                 // Stored once per label: repeats only count and move the last time.
-                self.sql().exec(
-                    "UPDATE labels SET deliveries = deliveries + 1, first_at = COALESCE(first_at, ?1), last_at = ?1, slot = COALESCE(slot, ?2) WHERE id = ?3",
-                    vec![(now as f64).into(), text(&slot)?.into(), label.id.as_str().into()],
-                )?;
-                let entry = self
-                    .label(&label.id)?
-                    .ok_or_else(|| internal("row vanished"))?;
+                let json = serde_json::to_string(&label).map_err(internal)?;
+                let rows: Vec<LabelRow> = self
+                    .sql()
+                    .exec(
+                        &format!(
+                            "INSERT INTO labels (id, sandbox, seen_at, json, tracking, carrier, deliveries, first_at, last_at, slot) \
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?3, ?3, ?7) \
+                             ON CONFLICT(id) DO UPDATE SET deliveries = deliveries + 1, \
+                             first_at = COALESCE(first_at, excluded.first_at), last_at = excluded.last_at, \
+                             slot = COALESCE(slot, excluded.slot) RETURNING {LABEL_COLUMNS}"
+                        ),
+                        vec![
+                            label.id.as_str().into(),
+                            (label.sandbox as i32).into(),
+                            (now as f64).into(),
+                            json.into(),
+                            label.tracking_number.as_str().into(),
+                            label.carrier.as_str().into(),
+                            text(&slot)?.into(),
+                        ],
+                    )?
+                    .to_array()?;
+                let entry = rows
+                    .into_iter()
+                    .next()
+                    .and_then(LabelRow::entry)
+                    .ok_or_else(|| internal("the upsert returned no row"))?;
                 let deliveries = entry.event.as_ref().map_or(0, |e| e.deliveries);
                 self.broadcast(
                     Some(mode_tag(label.sandbox)),
@@ -304,7 +320,10 @@ impl DurableObject for WebhookInbox {
         ] {
             let _ = sql.exec(ddl, None);
         }
-        Self { state }
+        Self {
+            state,
+            prune_set: Cell::new(false),
+        }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
@@ -321,6 +340,7 @@ impl DurableObject for WebhookInbox {
     }
 
     async fn alarm(&self) -> Result<Response> {
+        self.prune_set.set(false);
         let sql = self.sql();
         let now = now();
         sql.exec(
