@@ -77,6 +77,23 @@ test('a label bought on the simulator arrives signed, is stored once and joins t
   assert.deepEqual(deliveries.map((d) => [d.attempt, d.status, d.response_status]), [[1, 'succeeded', 200]]);
 });
 
+test('a label bought through the dashboard joins the ledger with its buyer, and its event is matched to it', async () => {
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  const operator = await stack.edge.session(stack.users.operator);
+  const call = (path, init = {}) => fetch(stack.edge.url + path, { ...init, headers: { cookie: operator.cookie, origin: operator.origin, 'content-type': 'application/json', ...init.headers } });
+  const quote = await (await call('/api/v1/rates', { method: 'POST', body: JSON.stringify(RATE_REQUEST) })).json();
+  const bought = await call('/api/v1/labels', { method: 'POST', headers: { 'idempotency-key': randomUUID() }, body: JSON.stringify({ rate_id: quote.rates[0].id }) });
+  assert.equal(bought.status, 201);
+  const label = await bought.json();
+  const row = await until('the event to reach the bought label', async () => {
+    const [entry] = (await api(`/api/ledger?q=${label.id}`)).body.labels;
+    return entry?.event ? entry : null;
+  });
+  assert.equal(row.bought_by, stack.users.operator.name);
+  assert.equal(row.event.deliveries, 1);
+  assert.equal(row.label.tracking_number, label.tracking_number);
+});
+
 test('tampered, wrongly signed, unsigned and malformed deliveries get 401 in the envelope and a rejected record', async () => {
   const body = JSON.stringify({ event: 'label.created', data: { ...(await buyOnSim()), id: `lbl_forged_${randomUUID()}` } });
   const good = sign(OLD, body);
