@@ -1,7 +1,8 @@
 // The Worker's cost, in one run under the same bounded loopback load (wrk):
 // straight to the simulator; through a bare pass-through Worker in JS (a few
 // lines: the floor any Worker pays); through a bare pass-through Worker in
-// Rust (tests/bench/bare-worker: the floor any Rust/wasm Worker pays); and
+// Rust (tests/bench/bare-worker: the floor any Rust/wasm Worker pays); the JS
+// one plus a JSON log line per request (what logging alone costs); and
 // through our Worker (session check, scopes, body validation, budget, log
 // line). All Workers run in the same workerd (one Miniflare, routed by Host).
 //   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/edge.mjs
@@ -37,6 +38,11 @@ const BARE = `export default {
   },
 };`;
 
+// The same, plus one JSON log line per request like ours writes: what the
+// log line alone costs in this workerd.
+const BARE_LOG = BARE.replace('const url = new URL(request.url);', `const url = new URL(request.url);
+    console.log(JSON.stringify({ request_id: 'req_edge_' + crypto.randomUUID(), method: request.method, route: url.pathname, principal: 'user:operator1', role: 'operator', status: 200, upstream_status: 200, upstream_ms: 1, total_ms: 1 }));`);
+
 const bareRs = path.join(ROOT, 'tests/bench/bare-worker');
 if (!existsSync(path.join(bareRs, 'build/index.js'))) {
   await promisify(execFile)('worker-build', ['--release'], { cwd: bareRs });
@@ -71,6 +77,14 @@ const mf = new Miniflare({
       routes: ['bare.bench/*'],
       modules: true,
       script: BARE,
+      compatibilityDate: '2026-04-01',
+      bindings: { UPSTREAM: sim.url, KEY: key },
+    },
+    {
+      name: 'bare-log',
+      routes: ['bare-log.bench/*'],
+      modules: true,
+      script: BARE_LOG,
       compatibilityDate: '2026-04-01',
       bindings: { UPSTREAM: sim.url, KEY: key },
     },
@@ -116,6 +130,7 @@ function script(name, lines) {
 const routes = {
   direct: { url: sim.url, prefix: '', headers: [`wrk.headers["Authorization"] = "Bearer ${key}"`] },
   bare: { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare.bench"'] },
+  'bare-log': { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare-log.bench"'] },
   'bare-rs': { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare-rs.bench"'] },
   ours: { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "ours.bench"', `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'] },
 };
@@ -145,7 +160,7 @@ try {
   for (const request of Object.keys(requests)) {
     for (const connections of [1, 16]) {
       results.push({ request, connections, way: 'direct', ...(await wrk('direct', request, connections)) });
-      const ways = ['bare', 'bare-rs', 'ours'];
+      const ways = ['bare', 'bare-log', 'bare-rs', 'ours'];
       const runs = Object.fromEntries(ways.map((w) => [w, []]));
       for (let i = 0; i < REPS; i++) {
         for (const way of ways) runs[way].push(await wrk(way, request, connections));
@@ -173,7 +188,7 @@ for (const r of results) console.log(`| ${r.request} | ${r.connections} | ${r.wa
 console.log('\nTargets: at 1 connection our Worker adds at most 1 ms p50 over the bare one; at 16 it keeps at least 80% of its throughput.\n');
 for (const request of Object.keys(requests)) {
   const get = (c, w) => results.find((r) => r.request === request && r.connections === c && r.way === w);
-  for (const floor of ['bare', 'bare-rs']) {
+  for (const floor of ['bare', 'bare-log', 'bare-rs']) {
     const added = get(1, 'ours').p50 - get(1, floor).p50;
     const share = get(16, 'ours').rps / get(16, floor).rps;
     console.log(`- ${request} vs ${floor}: +${f(added)} ms p50 at 1 connection (${added <= 1 ? 'meets' : 'misses'} ≤ 1 ms); ${(share * 100).toFixed(0)}% of its throughput at 16 (${share >= 0.8 ? 'meets' : 'misses'} ≥ 80%)`);
