@@ -92,3 +92,29 @@ export function cents(text) {
   if (!m) throw new Error(`no money in ${JSON.stringify(text)}`);
   return (m[1] ? -1 : 1) * (Number(m[2].replaceAll(',', '')) * 100 + Number(m[3]));
 }
+
+/**
+ * Buys the cheapest label through the Worker from inside the signed-in page
+ * (the same calls the ship page makes); returns the Label.
+ */
+export async function buyViaApi(page, from = SENDER, to = RECIPIENT) {
+  return page.evaluate(async ([from, to]) => {
+    const post = (url, body, headers = {}) => fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+    }).then(async (r) => { if (!r.ok) throw new Error(`${url} → ${r.status} ${await r.text()}`); return r.json(); });
+    const { rates } = await post('/api/v1/rates', { from_address: from, to_address: to, parcel: { weight_oz: 20, length: 10, width: 8, height: 4 } });
+    return post('/api/v1/labels', { rate_id: rates[0].id }, { 'idempotency-key': crypto.randomUUID() });
+  }, [from, to]);
+}
+
+export class TrackingPage {
+  constructor(page) { this.page = page; }
+  async track(number) {
+    await this.page.getByLabel('Tracking number').fill(number);
+    await this.page.getByRole('button', { name: 'Track' }).click();
+  }
+  timeline() { return this.page.getByRole('list', { name: 'Tracking events, newest first' }); }
+  async events() {
+    return this.timeline().locator('li strong').allInnerTexts();
+  }
+}
