@@ -23,7 +23,7 @@ test('the dashboard shows the wallet balance the simulator holds, as money', asy
   });
   const page = await browser.newPage();
   const problems = watchProblems(page);
-  const res = await page.goto(stack.edge.url + '/');
+  const res = await page.goto(stack.edge.url + '/wallet');
   // A strict CSP: the wasm may run, only the one hashed inline script, nothing else inline.
   const csp = res.headers()['content-security-policy'] || '';
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/=]+'(;|$)/);
@@ -61,6 +61,7 @@ test('the API key appears in no response body, header or static asset the browse
     seen.push({ url: res.url(), text: JSON.stringify(res.headers()) + body });
   });
   await signInPage(page, stack, stack.users.operator);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Wallet' }).click();
   await page.getByTestId('balance').waitFor({ timeout: 15000 });
   // Error paths too: an unknown endpoint, a wrong method, an upstream 404.
   for (const [method, p] of [['GET', '/api/v1/nope'], ['PUT', '/api/v1/wallet'], ['GET', '/api/v1/labels/lbl_missing'], ['GET', '/api/v1/labels/..%2Fwallet']]) {
@@ -96,6 +97,7 @@ test('sign-in: a wrong token shows the error, the right one the dashboard; sign-
   await page.getByRole('alert').getByText('That access token is not valid.').waitFor({ timeout: 15000 });
   await page.getByLabel('Access token').fill(stack.users.admin.token);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Wallet' }).click();
   await page.getByTestId('balance').waitFor({ timeout: 15000 });
   // The cookie is HttpOnly: page scripts cannot read the session.
   assert.equal(await page.evaluate(() => document.cookie), '');

@@ -5,6 +5,7 @@
 pub mod api;
 pub mod components;
 pub mod pages;
+pub mod state;
 
 use api::{Client, ClientError};
 use components::error_view::ErrorView;
@@ -26,6 +27,7 @@ enum Start {
 #[component]
 pub fn App() -> impl IntoView {
     let client = Client::provide();
+    state::clock::Clock::provide();
     let start = RwSignal::new(Start::Checking);
     let check = move || {
         start.set(Start::Checking);
@@ -63,7 +65,14 @@ pub fn App() -> impl IntoView {
                     Some(session) => view! {
                         <Shell session on_mode on_sign_out failure>
                             <Routes fallback=pages::not_found::NotFound>
-                                <Route path=path!("/") view=pages::wallet::WalletPage />
+                                <Route path=path!("/") view=pages::ship::ShipPage />
+                                <Route path=path!("/ship") view=pages::ship::ShipPage />
+                                <Route path=path!("/labels") view=pages::labels::LabelsPage />
+                                <Route path=path!("/labels/:id") view=pages::label::LabelPage />
+                                <Route path=path!("/tracking") view=pages::tracking::TrackingPage />
+                                <Route path=path!("/carriers") view=pages::carriers::CarriersPage />
+                                <Route path=path!("/wallet") view=pages::wallet::WalletPage />
+                                <Route path=path!("/status") view=pages::status::StatusPage />
                                 <Route path=path!("/webhooks") view=pages::webhooks::WebhooksPage />
                             </Routes>
                         </Shell>

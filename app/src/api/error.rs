@@ -17,6 +17,22 @@ impl ClientError {
         ClientError::Network(err.to_string())
     }
 
+    /// The error code of an answered call (`None` for network and decode failures).
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            ClientError::Api { error, .. } => Some(error.code.as_str()),
+            _ => None,
+        }
+    }
+
+    /// Seconds to wait before retrying a 429, from `Retry-After`.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            ClientError::Api { status: 429, error } => Some(error.retry_after_seconds.unwrap_or(1)),
+            _ => None,
+        }
+    }
+
     /// The Worker says the session is missing or has ended: sign in again.
     pub fn is_sign_in_required(&self) -> bool {
         matches!(self, ClientError::Api { status: 401, error } if error.code.as_str() == "EDGE.SESSION.REQUIRED")

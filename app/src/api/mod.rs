@@ -1,16 +1,25 @@
 //! The one typed client for the Worker's `/api`. `Copy`, provided once by
 //! context; one async fn per endpoint. Non-2xx answers become
-//! `ClientError::Api` with the v1 envelope decoded; an ended session sends
-//! the user back to the login page.
+//! `ClientError::Api` with the v1 envelope decoded (and `Retry-After` copied
+//! into it); an ended session sends the user back to the login page.
 
 mod error;
 pub mod live;
 
 pub use error::ClientError;
 
-use api::inbox::{INBOX_PATH, Inbox, VERIFY_PATH, VerifyRequest, VerifyResult};
-use api::session::{MODE_PATH, ModeRequest, SESSION_PATH, SessionInfo, SignInRequest};
-use api::{DeliveryList, ErrorEnvelope, KeyEnv, Wallet};
+use api::inbox::{
+    INBOX_PATH, Inbox, LEDGER_PATH, Ledger, VERIFY_PATH, VerifyRequest, VerifyResult,
+};
+use api::session::{
+    KEYS_PATH, KeyVerification, KeysStatus, LIMITS_PATH, LimitsSnapshot, MODE_PATH, ModeRequest,
+    SESSION_PATH, SessionInfo, SignInRequest,
+};
+use api::{
+    Address, AddressValidation, BuyLabelRequest, CarrierAccountList, CreateTrackerRequest,
+    DeliveryList, ErrorEnvelope, KeyEnv, Label, LabelDetails, RatesRequest, RatesResponse, Scope,
+    Tracker, VoidResponse, Wallet,
+};
 use gloo_net::http::{Request, RequestBuilder, Response};
 use leptos::prelude::*;
 use serde::Serialize;
@@ -25,6 +34,20 @@ pub struct Client {
     pub session: RwSignal<Option<SessionInfo>>,
 }
 
+/// Percent-encodes one path segment or query value (ids are
+/// `[A-Za-z0-9_-]`, but a typed search may hold anything).
+pub fn encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 impl Client {
     pub fn provide() -> Client {
         let client = Client {
@@ -37,6 +60,19 @@ impl Client {
     pub fn get() -> Client {
         expect_context::<Client>()
     }
+
+    /// Whether the signed-in user may use `scope` (the UI hides what they may not).
+    pub fn can(self, scope: Scope) -> bool {
+        self.session
+            .with(|s| s.as_ref().is_some_and(|s| s.scopes.contains(&scope)))
+    }
+
+    /// The session's mode, tracked: pages refetch when it changes.
+    pub fn mode(self) -> Option<KeyEnv> {
+        self.session.with(|s| s.as_ref().map(|s| s.mode))
+    }
+
+    // --- The Worker's own endpoints (api::session, api::inbox) ---
 
     pub async fn session(self) -> Result<SessionInfo, ClientError> {
         self.send(Request::get(SESSION_PATH)).await
@@ -70,17 +106,49 @@ impl Client {
         Ok(info)
     }
 
+    pub async fn limits(self) -> Result<LimitsSnapshot, ClientError> {
+        self.send(Request::get(LIMITS_PATH)).await
+    }
+
+    pub async fn keys(self) -> Result<KeysStatus, ClientError> {
+        self.send(Request::get(KEYS_PATH)).await
+    }
+
+    pub async fn verify_key(self, mode: KeyEnv) -> Result<KeyVerification, ClientError> {
+        self.send(Request::post(&format!(
+            "{KEYS_PATH}/{}/verify",
+            mode.as_str()
+        )))
+        .await
+    }
+
+    pub async fn activate_key(self, mode: KeyEnv) -> Result<KeysStatus, ClientError> {
+        self.send(Request::post(&format!(
+            "{KEYS_PATH}/{}/activate",
+            mode.as_str()
+        )))
+        .await
+    }
+
+    /// `GET /api/ledger?q=`: every label the Worker knows of.
+    pub async fn ledger(self, q: String) -> Result<Ledger, ClientError> {
+        let url = if q.is_empty() {
+            LEDGER_PATH.to_string()
+        } else {
+            format!("{LEDGER_PATH}?q={}", encode(&q))
+        };
+        self.send(Request::get(&url)).await
+    }
+
+    // --- v1, forwarded by the Worker ---
+
     pub async fn wallet(self) -> Result<Wallet, ClientError> {
         self.send(Request::get(&format!("{BASE}/wallet"))).await
     }
 
     /// The Worker's webhook inbox; `state` is `accepted`, `rejected` or empty for both.
     pub async fn inbox(self, q: String, state: String) -> Result<Inbox, ClientError> {
-        let url = format!(
-            "{INBOX_PATH}?q={}&state={}",
-            js_sys::encode_uri_component(&q),
-            js_sys::encode_uri_component(&state)
-        );
+        let url = format!("{INBOX_PATH}?q={}&state={}", encode(&q), encode(&state));
         self.send(Request::get(&url)).await
     }
 
@@ -94,6 +162,81 @@ impl Client {
     pub async fn verify_webhook(self, request: VerifyRequest) -> Result<VerifyResult, ClientError> {
         self.send_json(Request::post(VERIFY_PATH), &request).await
     }
+
+    pub async fn validate_address(
+        self,
+        address: Address,
+    ) -> Result<AddressValidation, ClientError> {
+        self.send_json(
+            Request::post(&format!("{BASE}/addresses/validate")),
+            &address,
+        )
+        .await
+    }
+
+    /// `POST /v1/rates`. A 503 `RATE.CARRIER.UNAVAILABLE` still carries the
+    /// other carriers' rates: it comes back as `Ok` with `error` set.
+    pub async fn rates(self, request: &RatesRequest) -> Result<RatesResponse, ClientError> {
+        let resp = Request::post(&format!("{BASE}/rates"))
+            .json(request)
+            .map_err(|e| ClientError::Decode(e.to_string()))?
+            .send()
+            .await
+            .map_err(ClientError::network)?;
+        if resp.status() == 503 {
+            let text = resp.text().await.map_err(ClientError::network)?;
+            if let Ok(partial) = serde_json::from_str::<RatesResponse>(&text)
+                && partial.error.is_some()
+            {
+                return Ok(partial);
+            }
+            return Err(error_from_text(503, &text, None));
+        }
+        self.decode(resp).await
+    }
+
+    /// `POST /v1/labels` with the purchase intent's `Idempotency-Key`.
+    pub async fn buy_label(
+        self,
+        rate_id: String,
+        idempotency_key: String,
+    ) -> Result<Label, ClientError> {
+        self.send_json(
+            Request::post(&format!("{BASE}/labels")).header("Idempotency-Key", &idempotency_key),
+            &BuyLabelRequest { rate_id },
+        )
+        .await
+    }
+
+    pub async fn label(self, id: String) -> Result<LabelDetails, ClientError> {
+        self.send(Request::get(&format!("{BASE}/labels/{}", encode(&id))))
+            .await
+    }
+
+    pub async fn void_label(self, id: String) -> Result<VoidResponse, ClientError> {
+        self.send(Request::delete(&format!("{BASE}/labels/{}", encode(&id))))
+            .await
+    }
+
+    pub async fn create_tracker(
+        self,
+        request: CreateTrackerRequest,
+    ) -> Result<Tracker, ClientError> {
+        self.send_json(Request::post(&format!("{BASE}/trackers")), &request)
+            .await
+    }
+
+    pub async fn tracker(self, id: String) -> Result<Tracker, ClientError> {
+        self.send(Request::get(&format!("{BASE}/trackers/{}", encode(&id))))
+            .await
+    }
+
+    pub async fn carrier_accounts(self) -> Result<CarrierAccountList, ClientError> {
+        self.send(Request::get(&format!("{BASE}/carrier-accounts")))
+            .await
+    }
+
+    // --- plumbing ---
 
     async fn send_json<B: Serialize, T: DeserializeOwned>(
         self,
@@ -122,20 +265,60 @@ impl Client {
 
     async fn error(self, resp: Response) -> ClientError {
         let status = resp.status();
+        let retry_after = resp
+            .headers()
+            .get("Retry-After")
+            .and_then(|v| v.trim().parse::<u64>().ok());
         let text = match resp.text().await {
             Ok(text) => text,
             Err(e) => return ClientError::network(e),
         };
-        let error = match serde_json::from_str::<ErrorEnvelope>(&text) {
-            Ok(envelope) => ClientError::Api {
-                status,
-                error: Box::new(envelope.error),
-            },
-            Err(_) => ClientError::Decode(format!("HTTP {status} without a v1 error body")),
-        };
+        let error = error_from_text(status, &text, retry_after);
         if error.is_sign_in_required() {
             self.session.set(None);
         }
         error
+    }
+}
+
+/// A non-2xx body as a `ClientError`; `Retry-After` fills
+/// `retry_after_seconds` when the body does not carry it.
+fn error_from_text(status: u16, text: &str, retry_after: Option<u64>) -> ClientError {
+    match serde_json::from_str::<ErrorEnvelope>(text) {
+        Ok(envelope) => {
+            let mut error = envelope.error;
+            if error.retry_after_seconds.is_none() {
+                error.retry_after_seconds = retry_after;
+            }
+            ClientError::Api {
+                status,
+                error: Box::new(error),
+            }
+        }
+        Err(_) => ClientError::Decode(format!("HTTP {status} without a v1 error body")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_query_values() {
+        assert_eq!(encode("lbl_1-a"), "lbl_1-a");
+        assert_eq!(encode("a b/c?&"), "a%20b%2Fc%3F%26");
+    }
+
+    #[test]
+    fn retry_after_reaches_the_error() {
+        let body = r#"{"error":{"code":"AUTH.RATE_LIMIT.EXCEEDED","message":"m","suggestion":"s","docs_url":"d","request_id":"r"}}"#;
+        let ClientError::Api { status, error } = error_from_text(429, body, Some(7)) else {
+            panic!()
+        };
+        assert_eq!((status, error.retry_after_seconds), (429, Some(7)));
+        assert!(matches!(
+            error_from_text(502, "<html>", None),
+            ClientError::Decode(_)
+        ));
     }
 }

@@ -1,7 +1,13 @@
 //! Pure views: they take props and never fetch.
 
+pub mod address_form;
+pub mod confirm_purchase;
+pub mod dates;
 pub mod error_view;
 pub mod money;
+pub mod parcel_form;
+pub mod rate_table;
 pub mod shell;
+pub mod status_badge;
+pub mod timeline;
 pub mod webhooks;
-pub mod when;

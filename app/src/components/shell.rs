@@ -1,6 +1,6 @@
 use crate::components::error_view::ErrorView;
-use api::KeyEnv;
 use api::session::SessionInfo;
+use api::{KeyEnv, Scope};
 use leptos::prelude::*;
 use leptos_router::components::A;
 
@@ -37,7 +37,26 @@ pub fn Shell(
         };
         view! { <p class="banner banner-danger" role="alert">{text}</p> }
     });
+    let has = |scope: Scope| session.scopes.contains(&scope);
+    let links = [
+        ("/ship", "Ship", has(Scope::RatesRead)),
+        ("/labels", "Labels", has(Scope::LabelsRead)),
+        ("/tracking", "Tracking", has(Scope::TrackingRead)),
+        (
+            "/carriers",
+            "Carrier accounts",
+            has(Scope::CarrierAccountsRead),
+        ),
+        ("/wallet", "Wallet", has(Scope::WalletRead)),
+        ("/webhooks", "Webhooks", has(Scope::LabelsRead)),
+        ("/status", "API status", true),
+    ]
+    .into_iter()
+    .filter(|(_, _, shown)| *shown)
+    .map(|(href, text, _)| view! { <A href=href>{text}</A> })
+    .collect_view();
     view! {
+        <a class="skip-link" href="#main">"Skip to content"</a>
         {sandbox.then(|| view! {
             <p class="banner banner-sandbox" role="status">
                 "Sandbox mode: labels are not mailable and nothing is charged."
@@ -46,10 +65,7 @@ pub fn Shell(
         {key_alert}
         <header class="topbar">
             <A href="/" attr:class="brand">"Parcel"</A>
-            <nav aria-label="Main">
-                <A href="/">"Wallet"</A>
-                <A href="/webhooks">"Webhooks"</A>
-            </nav>
+            <nav aria-label="Main">{links}</nav>
             <div class="who">
                 <span>{session.user.clone()} " · " {session.role.as_str()}</span>
                 {can_switch.then(|| view! {
@@ -63,6 +79,6 @@ pub fn Shell(
             </div>
         </header>
         {move || failure.get().map(|error| view! { <div class="shell-error"><ErrorView error /></div> })}
-        <main id="main">{children()}</main>
+        <main id="main" tabindex="-1">{children()}</main>
     }
 }

@@ -1,7 +1,7 @@
 //! The webhook views: events the Worker received, deliveries it refused,
 //! the service's own delivery log and a verification result.
 
-use crate::components::when::When;
+use crate::components::dates::When;
 use api::inbox::{LedgerEntry, Rejected, SecretSlot, VerifyResult};
 use api::{DeliveryStatus, WebhookDelivery};
 use leptos::prelude::*;
@@ -28,13 +28,13 @@ pub fn EventTable(entries: Vec<LedgerEntry>) -> impl IntoView {
             let id = label.id.clone();
             Some(view! {
                 <tr data-label-id=id>
-                    <td><A href=href>{label.id}</A></td>
-                    <td>{label.carrier}</td>
-                    <td><code>{label.tracking_number}</code></td>
-                    <td><When unix=event.first_received_at /></td>
-                    <td><When unix=event.last_received_at /></td>
-                    <td class="num">{event.deliveries}</td>
-                    <td><span class="badge badge-ok">{slot_text(event.verified_with)}</span></td>
+                    <td data-label="Label"><A href=href>{label.id}</A></td>
+                    <td data-label="Carrier">{label.carrier}</td>
+                    <td data-label="Tracking number"><code>{label.tracking_number}</code></td>
+                    <td data-label="First received"><When unix=event.first_received_at /></td>
+                    <td data-label="Last received"><When unix=event.last_received_at /></td>
+                    <td data-label="Deliveries" class="num">{event.deliveries}</td>
+                    <td data-label="Signature"><span class="badge badge-good">{slot_text(event.verified_with)}</span></td>
                 </tr>
             })
         })
@@ -42,7 +42,7 @@ pub fn EventTable(entries: Vec<LedgerEntry>) -> impl IntoView {
     view! {
         <div class="table-wrap">
             <table>
-                <caption class="sr-only">"Received label.created events, newest first"</caption>
+                <caption class="visually-hidden">"Received label.created events, newest first"</caption>
                 <thead><tr>
                     <th scope="col">"Label"</th><th scope="col">"Carrier"</th>
                     <th scope="col">"Tracking number"</th><th scope="col">"First received"</th>
@@ -66,11 +66,11 @@ pub fn RejectedTable(rows: Vec<Rejected>) -> impl IntoView {
         .map(|r| {
             view! {
                 <tr>
-                    <td><When unix=r.received_at /></td>
-                    <td><span class="badge badge-danger">{r.reason.describe()}</span></td>
-                    <td>{r.source_ip}</td>
-                    <td class="num">{r.body_bytes} " B"</td>
-                    <td><code class="excerpt">{r.excerpt}</code></td>
+                    <td data-label="Received"><When unix=r.received_at /></td>
+                    <td data-label="Reason"><span class="badge badge-bad">{r.reason.describe()}</span></td>
+                    <td data-label="Source IP">{r.source_ip}</td>
+                    <td data-label="Size" class="num">{r.body_bytes} " B"</td>
+                    <td data-label="Start of body"><code class="excerpt">{r.excerpt}</code></td>
                 </tr>
             }
         })
@@ -78,7 +78,7 @@ pub fn RejectedTable(rows: Vec<Rejected>) -> impl IntoView {
     view! {
         <div class="table-wrap">
             <table>
-                <caption class="sr-only">"Refused deliveries, newest first: never trusted or acted on"</caption>
+                <caption class="visually-hidden">"Refused deliveries, newest first: never trusted or acted on"</caption>
                 <thead><tr>
                     <th scope="col">"Received"</th><th scope="col">"Reason"</th>
                     <th scope="col">"Source IP"</th><th scope="col">"Size"</th>
@@ -101,8 +101,8 @@ pub fn DeliveryTable(deliveries: Vec<WebhookDelivery>) -> impl IntoView {
         .into_iter()
         .map(|d| {
             let (class, outcome) = match d.status {
-                DeliveryStatus::Succeeded => ("badge badge-ok", "Delivered"),
-                DeliveryStatus::Failed => ("badge badge-danger", "Failed"),
+                DeliveryStatus::Succeeded => ("badge badge-good", "Delivered"),
+                DeliveryStatus::Failed => ("badge badge-bad", "Failed"),
                 DeliveryStatus::Pending => ("badge", "Pending"),
             };
             let response = match (d.response_status, d.error) {
@@ -112,12 +112,12 @@ pub fn DeliveryTable(deliveries: Vec<WebhookDelivery>) -> impl IntoView {
             };
             view! {
                 <tr>
-                    <td>{d.label_id}</td>
-                    <td class="num">{d.attempt} " of 5"</td>
-                    <td><span class=class>{outcome}</span></td>
-                    <td>{response}</td>
-                    <td>{d.attempted_at.map(|t| view! { <When unix=t /> })}</td>
-                    <td>{match d.next_attempt_at {
+                    <td data-label="Label">{d.label_id}</td>
+                    <td data-label="Attempt" class="num">{d.attempt} " of 5"</td>
+                    <td data-label="Outcome"><span class=class>{outcome}</span></td>
+                    <td data-label="Answer">{response}</td>
+                    <td data-label="Attempted">{d.attempted_at.map(|t| view! { <When unix=t /> })}</td>
+                    <td data-label="Next attempt due">{match d.next_attempt_at {
                         Some(t) => view! { <When unix=t /> }.into_any(),
                         None => "—".into_any(),
                     }}</td>
@@ -128,7 +128,7 @@ pub fn DeliveryTable(deliveries: Vec<WebhookDelivery>) -> impl IntoView {
     view! {
         <div class="table-wrap">
             <table>
-                <caption class="sr-only">"The service's delivery attempts, newest first"</caption>
+                <caption class="visually-hidden">"The service's delivery attempts, newest first"</caption>
                 <thead><tr>
                     <th scope="col">"Label"</th><th scope="col">"Attempt"</th>
                     <th scope="col">"Outcome"</th><th scope="col">"Answer"</th>

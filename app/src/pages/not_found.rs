@@ -5,6 +5,6 @@ use leptos_router::components::A;
 pub fn NotFound() -> impl IntoView {
     view! {
         <h1>"Page not found"</h1>
-        <p>"There is nothing at this address. " <A href="/">"Go to the wallet"</A></p>
+        <p>"There is nothing at this address. " <A href="/ship">"Ship a parcel"</A></p>
     }
 }

@@ -146,7 +146,7 @@ pub fn WebhooksPage() -> impl IntoView {
             </div>
         </form>
         {move || match inbox.get() {
-            Some(Err(error)) => view! { <ErrorView error /> }.into_any(),
+            Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| inbox.refetch()) /> }.into_any(),
             _ => match shown.get() {
                 None => view! { <p aria-busy="true">"Loading the inbox…"</p> }.into_any(),
                 Some(inbox) => {
@@ -182,7 +182,7 @@ pub fn WebhooksPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match deliveries.await {
                         Ok(list) => view! { <DeliveryTable deliveries=list.deliveries /> }.into_any(),
-                        Err(error) => view! { <ErrorView error /> }.into_any(),
+                        Err(error) => view! { <ErrorView error retry=Callback::new(move |()| deliveries.refetch()) /> }.into_any(),
                     }
                 })}
             </Transition>

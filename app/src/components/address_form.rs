@@ -1,0 +1,170 @@
+use api::Address;
+use leptos::prelude::*;
+
+/// An empty address in the given country.
+pub fn blank_address() -> Address {
+    Address {
+        name: String::new(),
+        street1: String::new(),
+        street2: None,
+        city: String::new(),
+        state: String::new(),
+        zip: String::new(),
+        country: "US".into(),
+        phone: None,
+        email: None,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Field {
+    Name,
+    Street1,
+    Street2,
+    City,
+    State,
+    Zip,
+    Country,
+}
+
+impl Field {
+    fn get(self, a: &Address) -> String {
+        match self {
+            Field::Name => a.name.clone(),
+            Field::Street1 => a.street1.clone(),
+            Field::Street2 => a.street2.clone().unwrap_or_default(),
+            Field::City => a.city.clone(),
+            Field::State => a.state.clone(),
+            Field::Zip => a.zip.clone(),
+            Field::Country => a.country.clone(),
+        }
+    }
+
+    fn set(self, a: &mut Address, v: String) {
+        match self {
+            Field::Name => a.name = v,
+            Field::Street1 => a.street1 = v,
+            Field::Street2 => a.street2 = (!v.trim().is_empty()).then_some(v),
+            Field::City => a.city = v,
+            Field::State => a.state = v,
+            Field::Zip => a.zip = v,
+            Field::Country => a.country = v,
+        }
+    }
+}
+
+/// The first required field left empty, by its label.
+pub fn missing_field(a: &Address) -> Option<&'static str> {
+    [
+        (&a.name, "Name"),
+        (&a.street1, "Street address"),
+        (&a.city, "City"),
+        (&a.state, "State"),
+        (&a.zip, "ZIP code"),
+        (&a.country, "Country"),
+    ]
+    .into_iter()
+    .find(|(v, _)| v.trim().is_empty())
+    .map(|(_, label)| label)
+}
+
+/// A full postal address as one fieldset. Pure: it edits `address` and
+/// reports edits through `on_edit`; checking it is the page's business.
+#[component]
+pub fn AddressForm(
+    /// The fieldset's legend, also its accessible name ("From", "To").
+    legend: &'static str,
+    /// Prefix of the inputs' ids.
+    prefix: &'static str,
+    address: RwSignal<Address>,
+    on_edit: Callback<()>,
+    /// Extra controls above the fields (the saved-sender picker).
+    #[prop(optional)]
+    children: Option<Children>,
+) -> impl IntoView {
+    let fields: [(Field, &str, &str, &str, bool); 7] = [
+        (Field::Name, "name", "Name", "name", true),
+        (
+            Field::Street1,
+            "street1",
+            "Street address",
+            "address-line1",
+            true,
+        ),
+        (
+            Field::Street2,
+            "street2",
+            "Address line 2 (optional)",
+            "address-line2",
+            false,
+        ),
+        (Field::City, "city", "City", "address-level2", true),
+        (Field::State, "state", "State", "address-level1", true),
+        (Field::Zip, "zip", "ZIP code", "postal-code", true),
+        (Field::Country, "country", "Country", "country", true),
+    ];
+    let inputs = fields
+        .into_iter()
+        .map(|(field, key, label, autocomplete, required)| {
+            let id = format!("{prefix}-{key}");
+            view! {
+                <div class=format!("field field-{key}")>
+                    <label for=id.clone()>{label}</label>
+                    <input
+                        id=id
+                        name=key
+                        type="text"
+                        autocomplete=autocomplete
+                        required=required
+                        prop:value=move || address.with(|a| field.get(a))
+                        on:input=move |ev| {
+                            let v = event_target_value(&ev);
+                            address.update(|a| field.set(a, v));
+                            on_edit.run(());
+                        }
+                    />
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <fieldset class="address-form">
+            <legend>{legend}</legend>
+            {children.map(|c| c())}
+            <div class="address-grid">{inputs}</div>
+        </fieldset>
+    }
+}
+
+/// One line for showing an address back to the user.
+pub fn one_line(a: &Address) -> String {
+    let mut s = format!("{}, {}", a.name, a.street1);
+    if let Some(l2) = &a.street2 {
+        s.push_str(", ");
+        s.push_str(l2);
+    }
+    s.push_str(&format!(
+        ", {}, {} {}, {}",
+        a.city, a.state, a.zip, a.country
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_first_missing_field() {
+        let mut a = blank_address();
+        assert_eq!(missing_field(&a), Some("Name"));
+        a.name = "Ada".into();
+        a.street1 = "1 Main".into();
+        a.city = "X".into();
+        a.state = "IL".into();
+        assert_eq!(missing_field(&a), Some("ZIP code"));
+        a.zip = "62701".into();
+        assert_eq!(missing_field(&a), None);
+        assert_eq!(one_line(&a), "Ada, 1 Main, X, IL 62701, US");
+    }
+}

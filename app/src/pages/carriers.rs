@@ -1,0 +1,56 @@
+//! Connected BYOA carrier accounts and their state.
+
+use crate::api::Client;
+use crate::components::dates::datetime;
+use crate::components::error_view::ErrorView;
+use crate::components::status_badge::{StatusBadge, Tone};
+use api::CarrierAccountStatus;
+use leptos::prelude::*;
+
+#[component]
+pub fn CarriersPage() -> impl IntoView {
+    let client = Client::get();
+    let accounts = LocalResource::new(move || {
+        client.mode();
+        client.carrier_accounts()
+    });
+    view! {
+        <h1>"Carrier accounts"</h1>
+        <p class="hint">"Your own carrier accounts (BYOA), connected in the service's dashboard. Their rates appear next to the platform's, without surcharge."</p>
+        {move || match accounts.get() {
+            None => view! { <p aria-busy="true">"Loading carrier accounts…"</p> }.into_any(),
+            Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| accounts.refetch()) /> }.into_any(),
+            Some(Ok(list)) if list.carrier_accounts.is_empty() => view! {
+                <p class="notice" role="status">"No carrier account is connected: every rate comes from the platform's accounts."</p>
+            }.into_any(),
+            Some(Ok(list)) => view! {
+                <div class="table-wrap">
+                    <table>
+                        <caption class="visually-hidden">"Connected carrier accounts"</caption>
+                        <thead><tr>
+                            <th scope="col">"Carrier"</th><th scope="col">"Description"</th>
+                            <th scope="col">"State"</th><th scope="col">"Connected"</th><th scope="col">"Account id"</th>
+                        </tr></thead>
+                        <tbody>
+                            {list.carrier_accounts.into_iter().map(|a| {
+                                let (state, tone, note) = match a.status {
+                                    CarrierAccountStatus::Active => ("Active", Tone::Good, "Its rates are offered."),
+                                    CarrierAccountStatus::InvalidCredentials => ("Invalid credentials", Tone::Bad, "The carrier rejected the stored credentials: its rates are not offered. Reconnect it in the service's dashboard."),
+                                };
+                                view! {
+                                    <tr>
+                                        <td data-label="Carrier">{a.carrier}</td>
+                                        <td data-label="Description">{a.description}</td>
+                                        <td data-label="State"><StatusBadge text=state tone /> <span class="hint">{note}</span></td>
+                                        <td data-label="Connected">{datetime(a.created_at)}</td>
+                                        <td data-label="Account id"><code>{a.id}</code></td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+            }.into_any(),
+        }}
+    }
+}

@@ -1,0 +1,185 @@
+//! API status: the key's environment and scopes (never the key), each
+//! endpoint's budget as last seen, the user's role, and key rotation for admins.
+
+use crate::api::{Client, ClientError};
+use crate::components::dates::time;
+use crate::components::error_view::ErrorView;
+use crate::components::status_badge::{StatusBadge, Tone};
+use api::KeyEnv;
+use api::session::{KeySlot, KeyVerification, ModeKeys};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+fn mode_name(m: KeyEnv) -> &'static str {
+    match m {
+        KeyEnv::Live => "Live",
+        KeyEnv::Sandbox => "Sandbox",
+    }
+}
+
+#[component]
+fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
+    let client = Client::get();
+    let mode = keys.mode;
+    let verifying = RwSignal::new(false);
+    let verified = RwSignal::new(None::<Result<KeyVerification, ClientError>>);
+    let activating = RwSignal::new(false);
+    let confirm = RwSignal::new(false);
+    let activate_error = RwSignal::new(None::<ClientError>);
+    let next = keys.keys.iter().find(|k| k.slot == KeySlot::Next).cloned();
+    let name = mode_name(mode);
+    let rows = keys
+        .keys
+        .iter()
+        .map(|k| {
+            view! {
+                <li>
+                    <code>{k.redacted.clone()}</code> " "
+                    {match k.slot { KeySlot::Current => "current slot", KeySlot::Next => "next slot" }}
+                    {k.active.then(|| view! { " " <StatusBadge text="In use" tone=Tone::Good /> })}
+                </li>
+            }
+        })
+        .collect_view();
+    let actions = next.filter(|k| !k.active).map(|_| {
+        view! {
+            <div class="dialog-actions">
+                <button type="button" class="secondary" disabled=move || verifying.get() on:click=move |_| {
+                    verifying.set(true);
+                    spawn_local(async move {
+                        verified.set(Some(client.verify_key(mode).await));
+                        verifying.set(false);
+                    });
+                }>{format!("Verify the new {} key", name.to_lowercase())}</button>
+                <button type="button" on:click=move |_| confirm.set(true)>
+                    {format!("Activate the new {} key", name.to_lowercase())}
+                </button>
+            </div>
+            {move || verified.get().map(|r| match r {
+                Ok(v) if v.ok => view! { <p role="status" class="ok">"Verified: " {v.message}</p> }.into_any(),
+                Ok(v) => view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.unwrap_or_default(), v.message)}</p> }.into_any(),
+                Err(error) => view! { <ErrorView error /> }.into_any(),
+            })}
+            {move || confirm.get().then(|| view! {
+                <div class="notice notice-warn" role="group" aria-labelledby=format!("activate-{}", mode.as_str())>
+                    <p id=format!("activate-{}", mode.as_str())>{format!("Every {} call will use the new key from now on. The Worker verifies it first.", name.to_lowercase())}</p>
+                    <div class="dialog-actions">
+                        <button type="button" disabled=move || activating.get() on:click=move |_| {
+                            activating.set(true);
+                            activate_error.set(None);
+                            spawn_local(async move {
+                                match client.activate_key(mode).await {
+                                    Ok(_) => {
+                                        confirm.set(false);
+                                        if let Ok(info) = client.session().await {
+                                            client.session.set(Some(info));
+                                        }
+                                        on_changed.run(());
+                                    }
+                                    Err(e) => activate_error.set(Some(e)),
+                                }
+                                activating.set(false);
+                            });
+                        }>{move || if activating.get() { "Activating…" } else { "Yes, activate it" }}</button>
+                        <button type="button" class="secondary" on:click=move |_| confirm.set(false)>"Cancel"</button>
+                    </div>
+                </div>
+            })}
+            {move || activate_error.get().map(|error| view! { <ErrorView error /> })}
+        }
+    });
+    view! {
+        <section class="card wide" aria-labelledby=format!("keys-{}", mode.as_str())>
+            <h3 id=format!("keys-{}", mode.as_str())>{format!("{name} keys")}</h3>
+            {keys.problem.clone().map(|p| view! { <p class="notice notice-warn" role="alert">{format!("The service refused the key in use: {p}. Rotate it.")}</p> })}
+            <ul class="plain">{rows}</ul>
+            <p class="hint">{format!("Key scopes: {}", keys.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))}</p>
+            {actions}
+        </section>
+    }
+}
+
+#[component]
+pub fn StatusPage() -> impl IntoView {
+    let client = Client::get();
+    let session = client.session;
+    let limits = LocalResource::new(move || {
+        client.mode();
+        client.limits()
+    });
+    let can_rotate = session.with_untracked(|s| s.as_ref().is_some_and(|s| s.can_rotate_keys));
+    let keys = LocalResource::new(move || async move {
+        if can_rotate {
+            Some(client.keys().await)
+        } else {
+            None
+        }
+    });
+    view! {
+        <h1>"API status"</h1>
+        {move || session.get().map(|s| view! {
+            <section class="card wide" aria-labelledby="session-title">
+                <h2 id="session-title">"Your access"</h2>
+                <dl class="facts">
+                    <dt>"Signed in as"</dt><dd>{s.user.clone()}</dd>
+                    <dt>"Role"</dt><dd data-testid="role">{s.role.as_str()}</dd>
+                    <dt>"Key environment"</dt>
+                    <dd data-testid="environment">{mode_name(s.mode)} {(s.modes.len() > 1).then_some(" (both keys configured)")}</dd>
+                    <dt>"Scopes you may use"</dt>
+                    <dd data-testid="scopes">
+                        <ul class="scopes">
+                            {s.scopes.iter().map(|sc| view! { <li><code>{sc.as_str()}</code></li> }).collect_view()}
+                        </ul>
+                    </dd>
+                </dl>
+                <p class="hint">"The API key itself never reaches the browser: the Worker holds it."</p>
+            </section>
+        })}
+        <section aria-labelledby="limits-title">
+            <h2 id="limits-title">"Rate limits, as last seen"</h2>
+            {move || match limits.get() {
+                None => view! { <p aria-busy="true">"Loading limits…"</p> }.into_any(),
+                Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| limits.refetch()) /> }.into_any(),
+                Some(Ok(l)) if l.limits.is_empty() => view! {
+                    <p class="notice" role="status">"No call has been made with this key yet in this Worker: nothing seen."</p>
+                }.into_any(),
+                Some(Ok(l)) => view! {
+                    <div class="table-wrap">
+                        <table>
+                            <caption class="visually-hidden">"Each endpoint's per-minute budget as the service last reported it"</caption>
+                            <thead><tr><th scope="col">"Endpoint"</th><th scope="col" class="num">"Remaining"</th><th scope="col" class="num">"Limit / min"</th><th scope="col">"Resets at"</th></tr></thead>
+                            <tbody>
+                                {l.limits.into_iter().map(|x| {
+                                    let tone = if x.remaining == 0 { "num exhausted" } else { "num" };
+                                    view! {
+                                        <tr>
+                                            <td data-label="Endpoint"><code>{x.endpoint}</code></td>
+                                            <td data-label="Remaining" class=tone>{x.remaining}</td>
+                                            <td data-label="Limit / min" class="num">{x.limit}</td>
+                                            <td data-label="Resets at">{time(x.reset_at)}</td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    </div>
+                    <button type="button" class="secondary" on:click=move |_| limits.refetch()>"Refresh"</button>
+                }.into_any(),
+            }}
+        </section>
+        {can_rotate.then(|| view! {
+            <section aria-labelledby="rotation-title">
+                <h2 id="rotation-title">"Key rotation"</h2>
+                <p class="hint">"Create the new key in the service's dashboard with the same scopes, set it as the Worker's …_KEY_NEXT secret, verify it here, activate it, then revoke the old key."</p>
+                {move || match keys.get() {
+                    None => view! { <p aria-busy="true">"Loading keys…"</p> }.into_any(),
+                    Some(None) => ().into_any(),
+                    Some(Some(Err(error))) => view! { <ErrorView error retry=Callback::new(move |()| keys.refetch()) /> }.into_any(),
+                    Some(Some(Ok(k))) => k.modes.into_iter().map(|m| view! {
+                        <Rotation keys=m on_changed=Callback::new(move |()| keys.refetch()) />
+                    }).collect_view().into_any(),
+                }}
+            </section>
+        })}
+    }
+}

@@ -1,0 +1,70 @@
+//! Saved sender addresses, kept in this browser's localStorage.
+
+use api::Address;
+
+const KEY: &str = "parcel.senders";
+/// Enough for a few warehouses; the oldest is dropped beyond it.
+pub const MAX_SENDERS: usize = 10;
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+pub fn load() -> Vec<Address> {
+    storage()
+        .and_then(|s| s.get_item(KEY).ok().flatten())
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default()
+}
+
+pub fn store(senders: &[Address]) {
+    if let (Some(s), Ok(json)) = (storage(), serde_json::to_string(senders)) {
+        let _ = s.set_item(KEY, &json);
+    }
+}
+
+/// Adds `address` first, replacing an equal one, keeping at most [`MAX_SENDERS`].
+pub fn with_added(mut senders: Vec<Address>, address: Address) -> Vec<Address> {
+    senders.retain(|a| a != &address);
+    senders.insert(0, address);
+    senders.truncate(MAX_SENDERS);
+    senders
+}
+
+/// How a saved sender is named in the picker.
+pub fn describe(a: &Address) -> String {
+    format!("{}, {}, {} {}", a.name, a.street1, a.city, a.state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(name: &str) -> Address {
+        Address {
+            name: name.into(),
+            street1: "1 Main St".into(),
+            street2: None,
+            city: "Springfield".into(),
+            state: "IL".into(),
+            zip: "62701".into(),
+            country: "US".into(),
+            phone: None,
+            email: None,
+        }
+    }
+
+    #[test]
+    fn newest_first_without_duplicates_and_bounded() {
+        let mut list = vec![];
+        for i in 0..12 {
+            list = with_added(list, addr(&format!("n{i}")));
+        }
+        assert_eq!(list.len(), MAX_SENDERS);
+        assert_eq!(list[0].name, "n11");
+        let list = with_added(list, addr("n5"));
+        assert_eq!(list[0].name, "n5");
+        assert_eq!(list.iter().filter(|a| a.name == "n5").count(), 1);
+        assert_eq!(describe(&addr("Ada")), "Ada, 1 Main St, Springfield IL");
+    }
+}

@@ -1,0 +1,145 @@
+// Roles and errors: a viewer sees no purchase or void and is refused when it
+// forces one; a network drop reads as a network problem (and a purchase
+// retried after one is charged once); a 429 counts down and retries by itself.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack } from './support/stack.mjs';
+import { launch, screenshot } from './support/browser.mjs';
+import { App, ShipPage, T, buyViaApi } from './support/pages.mjs';
+
+let stack, browser;
+const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
+before(async () => {
+  stack = await startStack();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+async function signedIn(role) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const app = new App(page, stack);
+  await app.signIn(stack.users[role]);
+  return { context, page, app, ship: new ShipPage(page) };
+}
+
+test('a viewer compares rates but sees no buy or void button; a forced purchase is refused with 403', async () => {
+  const op = await signedIn('operator');
+  const label = await buyViaApi(op.page);
+  await op.context.close();
+
+  const { context, page, app, ship } = await signedIn('viewer');
+  await ship.fillAll();
+  await ship.getRates();
+  assert.ok((await ship.rows().count()) >= 4);
+  assert.equal(await ship.buyButtons().count(), 0);
+  await page.getByText('Your role can compare rates but not buy labels.').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Switch to sandbox' }).count(), 0);
+  await screenshot(page, 'ship-viewer');
+  const forced = await page.evaluate(async (rateId) => {
+    const r = await fetch('/api/v1/labels', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: JSON.stringify({ rate_id: rateId }),
+    });
+    return { status: r.status, body: await r.json() };
+  }, (await ship.rowTexts())[0].id);
+  assert.equal(forced.status, 403);
+  assert.equal(forced.body.error.code, 'AUTH.KEY.INSUFFICIENT_SCOPE');
+  assert.equal(forced.body.error.required_scope, 'labels:write');
+
+  await app.go(`/labels/${label.id}`);
+  await page.getByText('Your role cannot void labels.').waitFor({ timeout: T });
+  assert.equal(await page.getByRole('button', { name: 'Void label' }).count(), 0);
+  await app.go('/status');
+  assert.equal(await page.getByTestId('role').innerText(), 'viewer');
+  assert.equal(await page.getByRole('heading', { name: 'Key rotation' }).count(), 0);
+  const scopes = await page.getByTestId('scopes').innerText();
+  assert.doesNotMatch(scopes, /labels:write|batches:write/);
+  await context.close();
+});
+
+test('offline: a read shows a network problem (not a refusal) and works again after "Try again"', async () => {
+  const { context, page, app } = await signedIn('operator');
+  await context.setOffline(true);
+  await app.nav('Wallet');
+  const alert = app.alert();
+  await alert.waitFor({ timeout: T });
+  assert.equal(await alert.getAttribute('data-kind'), 'network');
+  assert.match(await alert.innerText(), /Network problem/);
+  assert.doesNotMatch(await alert.innerText(), /Refused|Request id/);
+  await screenshot(page, 'wallet-offline');
+  await context.setOffline(false);
+  await alert.getByRole('button', { name: 'Try again' }).click();
+  await page.getByTestId('balance').waitFor({ timeout: T });
+  await context.close();
+});
+
+test('a purchase whose answer is lost is retried with the same Idempotency-Key and charged once', async () => {
+  const { context, page, ship } = await signedIn('operator');
+  await ship.fillAll();
+  await ship.getRates();
+  const price = (await ship.rowTexts())[0];
+  const before = await account();
+  const keys = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/api/v1/labels') && r.method() === 'POST') keys.push(r.headers()['idempotency-key']);
+  });
+  // The purchase reaches the Worker and the service, but the answer never reaches the browser.
+  await page.route('**/api/v1/labels', async (route) => {
+    await route.fetch();
+    await route.abort('connectionreset');
+  }, { times: 1 });
+  await ship.buyFirst();
+  await ship.confirmButton().click();
+  const alert = ship.dialog().locator('.error-view');
+  await alert.waitFor({ timeout: T });
+  assert.equal(await alert.getAttribute('data-kind'), 'network');
+  await ship.dialog().getByText('The outcome is unknown', { exact: false }).waitFor();
+  const mid = await account();
+  assert.equal(mid.live_labels, before.live_labels + 1, 'the service did buy it');
+  await ship.confirmButton().click();
+  const tracking = await ship.trackingNumber();
+  assert.ok(tracking);
+  const after = await account();
+  assert.equal(after.live_labels, before.live_labels + 1, 'bought once');
+  assert.equal(after.balance_cents, mid.balance_cents, 'charged once');
+  assert.equal(keys.length, 2, 'two purchase requests left the browser');
+  assert.match(keys[0], /^[0-9a-f-]{36}$/);
+  assert.equal(keys[0], keys[1], 'the retry reused the purchase key');
+  assert.ok(price.id);
+  await context.close();
+});
+
+test('429: the error counts down from Retry-After and the read retries by itself', async () => {
+  const { context, page, app } = await signedIn('operator');
+  // Spend the live key's wallet budget straight at the service (limits are per key).
+  let status = 0;
+  for (let i = 0; i < 400 && status !== 429; i++) {
+    const r = await fetch(`${stack.sim.url}/v1/wallet`, { headers: { authorization: `Bearer ${stack.keys.live}` } });
+    status = r.status;
+    await r.arrayBuffer();
+  }
+  assert.equal(status, 429);
+  await app.nav('Wallet');
+  const countdown = page.getByTestId('retry-countdown');
+  await countdown.waitFor({ timeout: T });
+  const alert = app.alert();
+  assert.equal(await alert.getAttribute('data-kind'), 'refusal');
+  assert.match(await alert.innerText(), /AUTH\.RATE_LIMIT\.EXCEEDED/);
+  await alert.getByTestId('request-id').waitFor();
+  await alert.getByRole('button', { name: 'Copy request id' }).waitFor();
+  const secs = async () => Number(/in (\d+) s/.exec(await countdown.innerText())[1]);
+  const first = await secs();
+  assert.ok(first >= 1 && first <= 61, `Retry-After seconds: ${first}`);
+  await screenshot(page, 'wallet-429');
+  if (first > 2) {
+    await page.waitForTimeout(2100);
+    assert.ok((await secs()) < first, 'the countdown moves');
+  }
+  // When the window resets the read is retried without a click.
+  await page.getByTestId('balance').waitFor({ timeout: 75000 });
+  await context.close();
+});

@@ -1,0 +1,142 @@
+// Labels: the ledger page, a label's page and its void (and both void
+// refusals), and tracking with its timeline, through the real Worker and simulator.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack } from './support/stack.mjs';
+import { launch, screenshot } from './support/browser.mjs';
+import { App, LabelPage, TrackingPage, T, buyViaApi } from './support/pages.mjs';
+
+let stack, browser;
+const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
+before(async () => {
+  stack = await startStack();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+async function signedIn(role = 'operator') {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const app = new App(page, stack);
+  await app.signIn(stack.users[role]);
+  return { context, page, app };
+}
+
+test('the labels page lists the ledger with each label\'s webhook state, searches it, and opens a label by id', async () => {
+  const { context, page, app } = await signedIn();
+  const label = await buyViaApi(page);
+  await app.nav('Labels');
+  await page.getByRole('heading', { name: 'Labels', level: 1 }).waitFor();
+  const row = page.getByRole('row').filter({ hasText: label.id });
+  await row.waitFor({ timeout: T });
+  // Bought here, by this operator.
+  assert.match(await row.innerText(), new RegExp(stack.users.operator.name));
+  const events = row.getByRole('link', { name: `Webhook events for ${label.id}` });
+  assert.equal(await events.getAttribute('href'), `/webhooks?q=${label.id}`);
+  await page.getByLabel('Search labels').fill(label.tracking_number);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForURL(/\/labels\?q=/);
+  await row.waitFor({ timeout: T });
+  assert.equal(await page.getByRole('row').filter({ hasText: 'lbl_' }).count(), 1);
+  await screenshot(page, 'labels-desktop');
+  await page.getByLabel('Label id').fill(label.id);
+  await page.getByRole('button', { name: 'Open label' }).click();
+  await page.getByRole('heading', { name: `Label ${label.id}` }).waitFor({ timeout: T });
+  assert.equal(await page.getByTestId('tracking-number').innerText(), label.tracking_number);
+  await page.getByRole('link', { name: 'Webhook events' }).waitFor();
+  assert.equal(await page.getByRole('link', { name: 'Webhook events' }).getAttribute('href'), `/webhooks?q=${label.id}`);
+  await context.close();
+});
+
+test('void: confirmed, then requested, then voided and refunded once the carrier confirms', async () => {
+  const { context, page, app } = await signedIn();
+  const label = await buyViaApi(page);
+  const before = await account();
+  await app.go(`/labels/${label.id}`);
+  const lp = new LabelPage(page);
+  await lp.voidButton().click();
+  // Keeping the label does nothing.
+  await page.getByRole('button', { name: 'Keep the label' }).click();
+  await lp.voidButton().waitFor();
+  await lp.voidIt();
+  await page.getByText('Void requested: the carrier confirms it', { exact: false }).waitFor({ timeout: T });
+  assert.equal(await lp.badge().innerText(), 'Void requested');
+  assert.equal(await lp.voidButton().count(), 0);
+  await screenshot(page, 'label-void-requested');
+  await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 6 * 60 });
+  await page.reload();
+  await page.getByText('The price was refunded to the wallet', { exact: false }).waitFor({ timeout: T });
+  assert.equal(await lp.badge().innerText(), 'Voided');
+  assert.equal((await account()).balance_cents, before.balance_cents + label.rate_cents);
+  await context.close();
+});
+
+test('void refused as already requested: the page explains it and shows the void in progress', async () => {
+  const { context, page, app } = await signedIn();
+  const label = await buyViaApi(page);
+  await app.go(`/labels/${label.id}`);
+  const lp = new LabelPage(page);
+  await lp.voidButton().waitFor({ timeout: T });
+  // Someone else (another tab) requests the void first.
+  const status = await page.evaluate(async (id) => (await fetch(`/api/v1/labels/${id}`, { method: 'DELETE' })).status, label.id);
+  assert.equal(status, 200);
+  await lp.voidIt();
+  await lp.refusal().waitFor({ timeout: T });
+  assert.match(await lp.refusal().innerText(), /already in progress/);
+  await page.getByText('LABEL.VOID.ALREADY_REQUESTED', { exact: false }).waitFor();
+  await page.getByText('Void requested: the carrier confirms it', { exact: false }).waitFor({ timeout: T });
+  await context.close();
+});
+
+test('void refused as ineligible once the carrier scanned the package', async () => {
+  const { context, page, app } = await signedIn();
+  const label = await buyViaApi(page);
+  await app.go(`/labels/${label.id}`);
+  const lp = new LabelPage(page);
+  await lp.voidButton().waitFor({ timeout: T });
+  await stack.sim.control('POST', `/__sim/labels/${label.id}/scan`);
+  const before = await account();
+  await lp.voidIt();
+  await lp.refusal().waitFor({ timeout: T });
+  assert.match(await lp.refusal().innerText(), /already scanned the package/);
+  await page.getByText('LABEL.VOID.INELIGIBLE', { exact: false }).waitFor();
+  // The refreshed label no longer offers a void.
+  await page.getByText('This label cannot be voided: the carrier has scanned the package.').waitFor({ timeout: T });
+  assert.equal(await lp.voidButton().count(), 0);
+  assert.equal((await account()).balance_cents, before.balance_cents);
+  await screenshot(page, 'label-void-ineligible');
+  await context.close();
+});
+
+test('tracking: a registered tracker shows its status and the timeline, newest first, and refreshes', async () => {
+  const { context, page, app } = await signedIn();
+  const label = await buyViaApi(page);
+  await stack.sim.control('POST', `/__sim/labels/${label.id}/scan`);
+  await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 25 * 3600 });
+  await app.nav('Tracking');
+  const tp = new TrackingPage(page);
+  await tp.track(label.tracking_number);
+  await page.waitForURL(/\/tracking\?id=/, { timeout: T });
+  await tp.timeline().waitFor({ timeout: T });
+  assert.deepEqual(await tp.events(), [
+    'Arrived at destination facility', 'Departed facility', 'Accepted at origin facility', 'Label created; awaiting the package',
+  ]);
+  assert.match(await page.getByTestId('tracker-status').innerText(), /In transit/);
+  await screenshot(page, 'tracking-desktop');
+  await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 16 * 3600 });
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await page.getByTestId('tracker-status').getByText('Delivered').waitFor({ timeout: T });
+  assert.equal((await tp.events())[0], 'Delivered');
+  await context.close();
+});
+
+test('tracking an unknown number is explained, not a blank page', async () => {
+  const { context, page, app } = await signedIn();
+  await app.go('/tracking?id=trk_doesnotexist');
+  await page.getByText('TRACKER.NOT_FOUND', { exact: false }).waitFor({ timeout: T });
+  await page.getByTestId('request-id').waitFor();
+  await context.close();
+});

@@ -1,0 +1,120 @@
+// The dashboard's cost to a user: its transfer size (wasm, JS, CSS, HTML;
+// raw, gzip -9, brotli 11) and, in headless Chromium on loopback against the
+// real Worker (workerd) and simulator, the time from navigation to an
+// interactive ship form and from clicking "Get rates" to the rates table.
+//   cargo build --profile native -p sim && scripts/build-app && scripts/build-edge && node tests/bench/app.mjs
+import { readdirSync, readFileSync } from 'node:fs';
+import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import path from 'node:path';
+import { ROOT, startStack } from '../support/stack.mjs';
+import { launch } from '../support/browser.mjs';
+import { App, ShipPage } from '../support/pages.mjs';
+
+const LOADS = Number(process.env.BENCH_LOADS || 9);
+const QUOTES = Number(process.env.BENCH_QUOTES || 25);
+const kb = (n) => (n / 1024).toFixed(1);
+const ms = (n) => n.toFixed(1);
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+
+// 1. Transfer size of everything the first load fetches.
+const dist = path.join(ROOT, 'dist');
+const sizes = [];
+for (const f of readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f))) {
+  const buf = readFileSync(path.join(dist, f));
+  sizes.push({
+    name: f.replace(/-[0-9a-f]{16}(?=[._])/, ''),
+    raw: buf.length,
+    gzip: gzipSync(buf, { level: 9 }).length,
+    br: brotliCompressSync(buf, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  });
+}
+const total = sizes.reduce((t, s) => ({ raw: t.raw + s.raw, gzip: t.gzip + s.gzip, br: t.br + s.br }), { raw: 0, gzip: 0, br: 0 });
+
+// 2. Timings against the real stack.
+const stack = await startStack();
+const browser = await launch();
+let cookies;
+{
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await new App(page, stack).signIn(stack.users.operator);
+  cookies = await context.cookies();
+  await context.close();
+}
+
+// Navigation → the ship form's submit button in the DOM (Leptos attaches
+// handlers before inserting, so present = interactive). Each load in a fresh
+// context: empty HTTP cache, the session cookie only.
+const interactive = [];
+for (let i = 0; i < LOADS; i++) {
+  const context = await browser.newContext();
+  await context.addCookies(cookies);
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    new MutationObserver((_, obs) => {
+      if (document.querySelector('form.ship-form button[type="submit"]')) {
+        window.__interactive = performance.now();
+        obs.disconnect();
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await page.goto(stack.edge.url + '/ship');
+  await page.waitForFunction(() => window.__interactive !== undefined, null, { timeout: 15000 });
+  interactive.push(await page.evaluate(() => window.__interactive));
+  await context.close();
+}
+
+// "Get rates" → response (resource timing responseEnd) → table rendered
+// (MutationObserver sees the new quote's rows), all on the page's clock.
+const context = await browser.newContext();
+await context.addCookies(cookies);
+const page = await context.newPage();
+await page.goto(stack.edge.url + '/ship');
+const ship = new ShipPage(page);
+await ship.fillAll();
+await ship.getRates(); // validates both addresses once; later clicks only quote
+let arrivals = 0;
+page.on('response', (r) => { if (r.url().endsWith('/api/v1/rates')) arrivals++; });
+const quotes = [];
+for (let i = 0; i < QUOTES; i++) {
+  const t = await page.evaluate(() => new Promise((resolve) => {
+    const before = new Set([...document.querySelectorAll('tbody tr[data-rate-id]')].map((tr) => tr.dataset.rateId));
+    const seen = performance.getEntriesByType('resource').length;
+    const obs = new MutationObserver(() => {
+      const rows = [...document.querySelectorAll('tbody tr[data-rate-id]')];
+      if (rows.length && rows.every((tr) => !before.has(tr.dataset.rateId))) {
+        const rendered = performance.now();
+        obs.disconnect();
+        // The resource entry is queued after the response ends; give it a task.
+        setTimeout(() => {
+          const entry = performance.getEntriesByType('resource').slice(seen).filter((e) => e.name.endsWith('/api/v1/rates')).pop();
+          resolve({ click, responseEnd: entry.responseEnd, rendered });
+        }, 0);
+      }
+    });
+    obs.observe(document.body, { childList: true, subtree: true });
+    const click = performance.now();
+    document.querySelector('form.ship-form button[type="submit"]').click();
+  }));
+  quotes.push(t);
+}
+await context.close();
+await browser.close();
+await stack.stop();
+if (arrivals !== QUOTES) throw new Error(`expected ${QUOTES} rate responses, saw ${arrivals}`);
+
+const network = quotes.map((q) => q.responseEnd - q.click);
+const render = quotes.map((q) => q.rendered - q.responseEnd);
+const whole = quotes.map((q) => q.rendered - q.click);
+
+console.log('| artifact | raw KiB | gzip KiB | brotli KiB |\n|---|---|---|---|');
+for (const s of sizes) console.log(`| ${s.name} | ${kb(s.raw)} | ${kb(s.gzip)} | ${kb(s.br)} |`);
+console.log(`| **initial transfer** | ${kb(total.raw)} | ${kb(total.gzip)} | ${kb(total.br)} |`);
+console.log('');
+console.log('| measure | runs | median ms | p90 ms | min ms | max ms | target |\n|---|---|---|---|---|---|---|');
+const row = (name, xs, target) => console.log(`| ${name} | ${xs.length} | ${ms(median(xs))} | ${ms(pct(xs, 0.9))} | ${ms(Math.min(...xs))} | ${ms(Math.max(...xs))} | ${target} |`);
+row('navigation → interactive ship form (cold cache)', interactive, '< 1000');
+row('click "Get rates" → response complete', network, '');
+row('response complete → rates table rendered', render, '< 50');
+row('click "Get rates" → rates table rendered', whole, '');

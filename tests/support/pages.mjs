@@ -1,0 +1,120 @@
+// Page objects for the dashboard: what a user sees and does, by role and label.
+import { signInPage } from './stack.mjs';
+
+export const SENDER = { name: 'Ada Lovelace', street1: '12 Elm Street', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' };
+export const RECIPIENT = { name: 'Acme Inc', street1: '500 Market Street', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' };
+export const T = 15000;
+
+export class App {
+  constructor(page, stack) { this.page = page; this.stack = stack; }
+  async signIn(user, path = '/') {
+    await signInPage(this.page, this.stack, user);
+    if (path !== '/') await this.go(path);
+  }
+  /** Client-side navigation through the main menu (no reload). */
+  async nav(name) {
+    await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+  }
+  async go(path) {
+    await this.page.goto(this.stack.edge.url + path);
+    await this.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+  }
+  alert() { return this.page.locator('.error-view[role="alert"]'); }
+}
+
+export class ShipPage {
+  constructor(page) { this.page = page; }
+  group(name) { return this.page.getByRole('group', { name, exact: true }); }
+  async fillAddress(which, a) {
+    const g = this.group(which);
+    await g.getByLabel('Name', { exact: true }).fill(a.name);
+    await g.getByLabel('Street address', { exact: true }).fill(a.street1);
+    await g.getByLabel('City', { exact: true }).fill(a.city);
+    await g.getByLabel('State', { exact: true }).fill(a.state);
+    await g.getByLabel('ZIP code', { exact: true }).fill(a.zip);
+    await g.getByLabel('Country', { exact: true }).fill(a.country);
+  }
+  async fillParcel({ weight = '2', unit = 'lb', length = '10', width = '8', height = '4' } = {}) {
+    const g = this.group('Parcel');
+    await g.getByLabel('Weight', { exact: true }).fill(weight);
+    await g.getByLabel('Weight unit').selectOption(unit);
+    await g.getByLabel('Length (in)').fill(length);
+    await g.getByLabel('Width (in)').fill(width);
+    await g.getByLabel('Height (in)').fill(height);
+  }
+  async fillAll(from = SENDER, to = RECIPIENT, parcel) {
+    await this.fillAddress('From', from);
+    await this.fillAddress('To', to);
+    await this.fillParcel(parcel);
+  }
+  getRatesButton() { return this.page.getByRole('button', { name: 'Get rates' }); }
+  async getRates() {
+    await this.getRatesButton().click();
+    await this.table().waitFor({ timeout: T });
+  }
+  table() { return this.page.getByRole('table'); }
+  /** Data rows of the rates table, in display order. */
+  rows() { return this.table().locator('tbody tr'); }
+  async rowTexts() {
+    return this.rows().evaluateAll((trs) => trs.map((tr) => ({
+      id: tr.dataset.rateId,
+      cells: [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()),
+    })));
+  }
+  buyButtons() { return this.table().getByRole('button', { name: /^Buy / }); }
+  dialog() { return this.page.getByRole('dialog', { name: 'Confirm purchase' }); }
+  async buyFirst() {
+    await this.buyButtons().first().click();
+    await this.dialog().waitFor({ timeout: T });
+  }
+  confirmButton() { return this.dialog().getByRole('button', { name: /Confirm purchase|Buying/ }); }
+  result() { return this.page.getByRole('region', { name: 'Label bought' }); }
+  async trackingNumber() {
+    await this.result().waitFor({ timeout: T });
+    return (await this.result().getByTestId('tracking-number').innerText()).trim();
+  }
+}
+
+export class LabelPage {
+  constructor(page) { this.page = page; }
+  voidButton() { return this.page.getByRole('button', { name: 'Void label' }); }
+  async voidIt() {
+    await this.voidButton().click();
+    await this.page.getByRole('button', { name: 'Yes, void the label' }).click();
+  }
+  refusal() { return this.page.getByTestId('void-refusal'); }
+  badge() { return this.page.getByRole('region', { name: 'Label details' }).locator('.badge').first(); }
+}
+
+/** The amount a `$1,234.56` text stands for, in cents. */
+export function cents(text) {
+  const m = /(-?)\$([\d,]+)\.(\d\d)/.exec(text);
+  if (!m) throw new Error(`no money in ${JSON.stringify(text)}`);
+  return (m[1] ? -1 : 1) * (Number(m[2].replaceAll(',', '')) * 100 + Number(m[3]));
+}
+
+/**
+ * Buys the cheapest label through the Worker from inside the signed-in page
+ * (the same calls the ship page makes); returns the Label.
+ */
+export async function buyViaApi(page, from = SENDER, to = RECIPIENT) {
+  return page.evaluate(async ([from, to]) => {
+    const post = (url, body, headers = {}) => fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+    }).then(async (r) => { if (!r.ok) throw new Error(`${url} → ${r.status} ${await r.text()}`); return r.json(); });
+    const { rates } = await post('/api/v1/rates', { from_address: from, to_address: to, parcel: { weight_oz: 20, length: 10, width: 8, height: 4 } });
+    return post('/api/v1/labels', { rate_id: rates[0].id }, { 'idempotency-key': crypto.randomUUID() });
+  }, [from, to]);
+}
+
+export class TrackingPage {
+  constructor(page) { this.page = page; }
+  async track(number) {
+    await this.page.getByLabel('Tracking number').fill(number);
+    await this.page.getByRole('button', { name: 'Track' }).click();
+  }
+  timeline() { return this.page.getByRole('list', { name: 'Tracking events, newest first' }); }
+  async events() {
+    return this.timeline().locator('li strong').allInnerTexts();
+  }
+}
