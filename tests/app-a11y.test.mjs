@@ -3,6 +3,7 @@
 // tests/artifacts); the purchase flow works from the keyboard with a visible focus.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import { startStack } from './support/stack.mjs';
 import { launch, screenshot } from './support/browser.mjs';
@@ -10,9 +11,13 @@ import { App, ShipPage, TrackingPage, T, buyViaApi } from './support/pages.mjs';
 
 let stack, browser, label;
 const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
+const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 before(async () => {
-  stack = await startStack();
+  stack = await startStack({ edgeSecrets: { WEBHOOK_SECRET } });
   browser = await launch();
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: `${stack.edge.url}/hooks/v1/label-created`, secret: WEBHOOK_SECRET });
+  // One refused delivery, so the Webhooks page shows both of its tables.
+  await fetch(`${stack.edge.url}/hooks/v1/label-created`, { method: 'POST', body: '{"event":"label.created"}', headers: { 'svc-signature': `sha256=${'0'.repeat(64)}` } });
   await stack.sim.control('POST', '/__sim/accounts/acct_demo/carrier-accounts', { carrier: 'Atlas Freight', description: 'Atlas contract' });
   await stack.sim.control('POST', '/__sim/accounts/acct_demo/carrier-accounts', { carrier: 'Harbor Parcel', description: 'Old Harbor account', invalid_credentials: true });
   await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: 1999, card: 'declined', auto_reload: { threshold_cents: 1000, amount_cents: 5000 } });
@@ -67,6 +72,12 @@ const PAGES = [
   ['wallet', async (page, app) => {
     await app.go('/wallet');
     await page.getByTestId('balance').waitFor({ timeout: T });
+  }],
+  ['webhooks', async (page, app) => {
+    await app.go('/webhooks');
+    await page.getByText('● Live').waitFor({ timeout: T });
+    await page.locator(`tr[data-label-id="${label.id}"]`).waitFor({ timeout: T });
+    await page.getByRole('cell', { name: 'Delivered' }).first().waitFor({ timeout: T });
   }],
   ['status', async (page, app) => {
     await app.go('/status');
