@@ -2,7 +2,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { signInPage, startStack, ROOT } from './support/stack.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 
@@ -115,4 +117,29 @@ test('sign-in: a wrong token shows the error, the right one the dashboard; sign-
   // The only console errors allowed are the 401s of the wrong token and the signed-out checks.
   assert.deepEqual(problems.filter((p) => p !== NOT_SIGNED_IN), []);
   await page.close();
+});
+
+test('the app\'s wasm goes out as the build-time brotli file to clients that take brotli, unchanged to others', async () => {
+  const html = await (await fetch(stack.edge.url + '/')).text();
+  const wasm = /href="(\/app-[0-9a-f]+_bg\.wasm)"/.exec(html)[1];
+  const raw = readFileSync(path.join(ROOT, 'dist', wasm));
+  const br = readFileSync(path.join(ROOT, 'dist', `${wasm}.br`));
+  assert.ok(br.length < raw.length * 0.4, `${br.length} bytes of brotli for ${raw.length}`);
+  // node:http: fetch would decode the body and hide what was sent.
+  const get = (encoding) => new Promise((resolve, reject) => {
+    http.get(stack.edge.url + wasm, { headers: { 'accept-encoding': encoding } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ res, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+  const sent = await get('br');
+  assert.equal(sent.res.headers['content-encoding'], 'br');
+  assert.equal(sent.res.headers['content-type'], 'application/wasm');
+  assert.match(sent.res.headers['cache-control'], /immutable/);
+  assert.ok(sent.body.equals(br), 'the very bytes of the .br file');
+  assert.ok(brotliDecompressSync(sent.body).equals(raw));
+  const refused = await get('br;q=0');
+  assert.notEqual(refused.res.headers['content-encoding'], 'br');
+  assert.ok(refused.body.equals(raw));
 });

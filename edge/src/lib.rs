@@ -1,6 +1,7 @@
 //! The edge Worker. Decisions live in plain modules that `cargo test` runs
 //! natively; `glue` is the only place that touches the `worker` crate.
 
+pub mod assets;
 pub mod budget;
 pub mod config;
 pub mod console;

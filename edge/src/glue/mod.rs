@@ -3,6 +3,7 @@
 //! turn every failure into the v1 envelope (an `Err` out of the fetch
 //! handler would be a plain-text 500).
 
+mod assets;
 mod console;
 mod hooks;
 mod stores;
@@ -75,11 +76,18 @@ pub(crate) fn now_s() -> u64 {
 /// on every call, which cost ~9% of the Worker's CPU in a profile.
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+    let url = req.url();
+    // The app's wasm is a static asset: served, not logged.
+    if url.ends_with("_bg.wasm")
+        && routes::split_url(&url).is_some_and(|(_, path, _)| crate::assets::is_app_wasm(path))
+    {
+        return assets::wasm(req, &env).await;
+    }
     let started = now_ms();
     let request_id = new_request_id();
     let method = req.method();
     let mut trace = Trace::default();
-    let result = handle(req, &env, &request_id, &mut trace).await;
+    let result = handle(req, url, &env, &request_id, &mut trace).await;
     let error = result.as_ref().err().map(|e| e.code());
     let response = match result {
         Ok(resp) => Ok(resp),
@@ -121,12 +129,12 @@ pub(crate) async fn body_bytes(req: &Request) -> Vec<u8> {
 
 async fn handle(
     req: Request,
+    url: String,
     env: &Env,
     request_id: &str,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     let config = config(env)?;
-    let url = req.url();
     let (own_origin, path, query) =
         routes::split_url(&url).ok_or_else(|| EdgeError::RouteNotFound { path: url.clone() })?;
     let method = req.method();

@@ -1,0 +1,54 @@
+//! The app's wasm, served brotli-compressed at the highest quality from a
+//! file made at build time (`scripts/build-app`): the platform would
+//! otherwise compress it on the fly at a lower quality (locally: gzip, ~30%
+//! larger). Everything else static is served by the platform's assets.
+
+/// The Trunk-built module (`/app-<hash>_bg.wasm`): one path segment, no tricks.
+pub fn is_app_wasm(path: &str) -> bool {
+    path.strip_prefix('/').is_some_and(|name| {
+        name.ends_with("_bg.wasm")
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+            && !name.contains("..")
+    })
+}
+
+/// Whether `Accept-Encoding` admits `br` (a `q=0` refuses it).
+pub fn accepts_brotli(accept_encoding: Option<&str>) -> bool {
+    accept_encoding.is_some_and(|header| {
+        header.split(',').any(|part| {
+            let mut pieces = part.split(';').map(str::trim);
+            let coding = pieces.next().unwrap_or("");
+            let refused = pieces.any(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            coding.eq_ignore_ascii_case("br") && !refused
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_app_module_is_taken() {
+        assert!(is_app_wasm("/app-8f66875f74ed6a20_bg.wasm"));
+        assert!(!is_app_wasm("/api/app_bg.wasm"));
+        assert!(!is_app_wasm("/..%2F_bg.wasm"));
+        assert!(!is_app_wasm("/app.js"));
+        assert!(!is_app_wasm("/x/../y_bg.wasm"));
+    }
+
+    #[test]
+    fn reads_accept_encoding() {
+        assert!(accepts_brotli(Some("gzip, deflate, br, zstd")));
+        assert!(accepts_brotli(Some("BR;q=0.5")));
+        assert!(!accepts_brotli(Some("gzip, br;q=0")));
+        assert!(!accepts_brotli(Some("gzip")));
+        assert!(!accepts_brotli(None));
+    }
+}

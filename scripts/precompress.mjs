@@ -1,0 +1,14 @@
+// Writes <file>.br (brotli, quality 11) beside the app's wasm in dist/: the
+// Worker sends it to browsers that accept brotli (edge/src/assets.rs).
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { brotliCompressSync, constants } from 'node:zlib';
+
+const dist = process.argv[2];
+for (const file of readdirSync(dist).filter((f) => f.endsWith('_bg.wasm'))) {
+  const raw = readFileSync(path.join(dist, file));
+  const br = brotliCompressSync(raw, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+  });
+  writeFileSync(path.join(dist, `${file}.br`), br);
+}
