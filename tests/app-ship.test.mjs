@@ -159,10 +159,14 @@ test('address service down: the error is shown and rates may be fetched without 
     await ship.getRatesButton().click();
     await page.getByText('ADDRESS.VALIDATION.SERVICE_ERROR', { exact: false }).first().waitFor({ timeout: T });
     const go = page.getByRole('button', { name: 'Continue without checking' });
+    // Both addresses are checked at once; their answers land one after the other.
+    await go.nth(1).waitFor({ timeout: T });
     assert.equal(await go.count(), 2);
     await go.first().click();
     await go.first().click();
-    assert.equal(await page.getByText('Not checked', { exact: true }).count(), 2);
+    const unchecked = page.getByText('Not checked', { exact: true });
+    await unchecked.nth(1).waitFor({ timeout: T });
+    assert.equal(await unchecked.count(), 2);
     await ship.getRates();
     assert.ok((await ship.rows().count()) >= 4);
   } finally {
