@@ -14,6 +14,29 @@ fn slot_text(slot: SecretSlot) -> &'static str {
     }
 }
 
+/// The frame the three tables share: it scrolls (or stacks) on phones and
+/// tells screen readers what it lists.
+fn framed(
+    caption: &'static str,
+    headers: &'static [&'static str],
+    rows: impl IntoView + 'static,
+) -> AnyView {
+    let headers = headers
+        .iter()
+        .map(|h| view! { <th scope="col">{*h}</th> })
+        .collect_view();
+    view! {
+        <div class="table-wrap">
+            <table>
+                <caption class="visually-hidden">{caption}</caption>
+                <thead><tr>{headers}</tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
 #[component]
 pub fn EventTable(entries: Vec<LedgerEntry>) -> impl IntoView {
     if entries.is_empty() {
@@ -39,21 +62,19 @@ pub fn EventTable(entries: Vec<LedgerEntry>) -> impl IntoView {
             })
         })
         .collect_view();
-    view! {
-        <div class="table-wrap">
-            <table>
-                <caption class="visually-hidden">"Received label.created events, newest first"</caption>
-                <thead><tr>
-                    <th scope="col">"Label"</th><th scope="col">"Carrier"</th>
-                    <th scope="col">"Tracking number"</th><th scope="col">"First received"</th>
-                    <th scope="col">"Last received"</th><th scope="col">"Deliveries"</th>
-                    <th scope="col">"Signature"</th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-    }
-    .into_any()
+    framed(
+        "Received label.created events, newest first",
+        &[
+            "Label",
+            "Carrier",
+            "Tracking number",
+            "First received",
+            "Last received",
+            "Deliveries",
+            "Signature",
+        ],
+        rows,
+    )
 }
 
 #[component]
@@ -75,20 +96,11 @@ pub fn RejectedTable(rows: Vec<Rejected>) -> impl IntoView {
             }
         })
         .collect_view();
-    view! {
-        <div class="table-wrap">
-            <table>
-                <caption class="visually-hidden">"Refused deliveries, newest first: never trusted or acted on"</caption>
-                <thead><tr>
-                    <th scope="col">"Received"</th><th scope="col">"Reason"</th>
-                    <th scope="col">"Source IP"</th><th scope="col">"Size"</th>
-                    <th scope="col">"Start of body"</th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-    }
-    .into_any()
+    framed(
+        "Refused deliveries, newest first: never trusted or acted on",
+        &["Received", "Reason", "Source IP", "Size", "Start of body"],
+        rows,
+    )
 }
 
 #[component]
@@ -125,20 +137,18 @@ pub fn DeliveryTable(deliveries: Vec<WebhookDelivery>) -> impl IntoView {
             }
         })
         .collect_view();
-    view! {
-        <div class="table-wrap">
-            <table>
-                <caption class="visually-hidden">"The service's delivery attempts, newest first"</caption>
-                <thead><tr>
-                    <th scope="col">"Label"</th><th scope="col">"Attempt"</th>
-                    <th scope="col">"Outcome"</th><th scope="col">"Answer"</th>
-                    <th scope="col">"Attempted"</th><th scope="col">"Next attempt due"</th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-    }
-    .into_any()
+    framed(
+        "The service's delivery attempts, newest first",
+        &[
+            "Label",
+            "Attempt",
+            "Outcome",
+            "Answer",
+            "Attempted",
+            "Next attempt due",
+        ],
+        rows,
+    )
 }
 
 #[component]
