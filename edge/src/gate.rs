@@ -69,6 +69,12 @@ pub fn check_same_origin(facts: &Facts) -> Result<(), EdgeError> {
     if !changes_state(facts.method) {
         return Ok(());
     }
+    require_own_origin(facts)
+}
+
+/// The request must carry our own `Origin`, whatever its method (a
+/// WebSocket upgrade is a GET that opens a channel).
+pub fn require_own_origin(facts: &Facts) -> Result<(), EdgeError> {
     match facts.origin {
         Some(origin) if origin.eq_ignore_ascii_case(facts.own_origin) => Ok(()),
         other => Err(EdgeError::OriginRefused {

@@ -104,6 +104,18 @@ impl RejectedRow {
 
 const LABEL_COLUMNS: &str = "json, seen_at, bought_by, first_at, last_at, deliveries, slot";
 
+/// `?1`..`?6` of both label writes: id, sandbox, seen_at, json, tracking, carrier.
+fn label_values(label: &Label, now: u64) -> Result<Vec<SqlStorageValue>> {
+    Ok(vec![
+        label.id.as_str().into(),
+        (label.sandbox as i32).into(),
+        (now as f64).into(),
+        serde_json::to_string(label).map_err(internal)?.into(),
+        label.tracking_number.as_str().into(),
+        label.carrier.as_str().into(),
+    ])
+}
+
 fn text<T: serde::Serialize>(value: &T) -> Result<String> {
     match serde_json::to_value(value).map_err(internal)? {
         serde_json::Value::String(s) => Ok(s),
@@ -160,22 +172,6 @@ impl WebhookInbox {
         Ok(rows.into_iter().filter_map(RejectedRow::rejected).collect())
     }
 
-    fn insert_label(&self, label: &Label, now: u64) -> Result<()> {
-        let json = serde_json::to_string(label).map_err(internal)?;
-        self.sql().exec(
-            "INSERT INTO labels (id, sandbox, seen_at, json, tracking, carrier, deliveries) VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT(id) DO NOTHING",
-            vec![
-                label.id.as_str().into(),
-                (label.sandbox as i32).into(),
-                (now as f64).into(),
-                json.into(),
-                label.tracking_number.as_str().into(),
-                label.carrier.as_str().into(),
-            ],
-        )?;
-        Ok(())
-    }
-
     async fn schedule_prune(&self) -> Result<()> {
         if self.prune_set.get() {
             return Ok(());
@@ -207,7 +203,8 @@ impl WebhookInbox {
         match call {
             InboxCall::Accept { label, slot } => {
                 // Stored once per label: repeats only count and move the last time.
-                let json = serde_json::to_string(&label).map_err(internal)?;
+                let mut values = label_values(&label, now)?;
+                values.push(text(&slot)?.into());
                 let rows: Vec<LabelRow> = self
                     .sql()
                     .exec(
@@ -218,15 +215,7 @@ impl WebhookInbox {
                              first_at = COALESCE(first_at, excluded.first_at), last_at = excluded.last_at, \
                              slot = COALESCE(slot, excluded.slot) RETURNING {LABEL_COLUMNS}"
                         ),
-                        vec![
-                            label.id.as_str().into(),
-                            (label.sandbox as i32).into(),
-                            (now as f64).into(),
-                            json.into(),
-                            label.tracking_number.as_str().into(),
-                            label.carrier.as_str().into(),
-                            text(&slot)?.into(),
-                        ],
+                        values,
                     )?
                     .to_array()?;
                 let entry = rows
@@ -243,10 +232,14 @@ impl WebhookInbox {
                 Response::from_json(&Accepted { deliveries })
             }
             InboxCall::Bought { label, user } => {
-                self.insert_label(&label, now)?;
+                // The event may have come first: then only the buyer is added.
+                let mut values = label_values(&label, now)?;
+                values.push(user.into());
                 self.sql().exec(
-                    "UPDATE labels SET bought_by = ? WHERE id = ?",
-                    vec![user.into(), label.id.as_str().into()],
+                    "INSERT INTO labels (id, sandbox, seen_at, json, tracking, carrier, bought_by) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+                     ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by",
+                    values,
                 )?;
                 self.schedule_prune().await?;
                 Response::from_json(&())

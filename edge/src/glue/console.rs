@@ -1,7 +1,7 @@
 //! The Worker's own dashboard endpoints (`api::session`): sign-in and out,
 //! the session, the mode switch, key rotation and the limits last seen.
 
-use super::{Trace, body_bytes, now_s, random_hex, stores, upstream, with_memory};
+use super::{Trace, json_body, now_s, random_hex, stores, upstream, with_memory};
 use crate::config::Config;
 use crate::console;
 use crate::errors::EdgeError;
@@ -10,20 +10,11 @@ use crate::proxy::{self, Forward};
 use crate::routes::Route;
 use crate::session::{self, SESSION_SECONDS, Session};
 use api::session::{KeySlot, KeyVerification, ModeRequest, SignInRequest};
-use api::validation::parse_json;
 use api::{ErrorEnvelope, KeyEnv};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
 const SET_COOKIE: &str = "Set-Cookie";
-
-async fn json_body<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, EdgeError> {
-    let body = body_bytes(req).await;
-    if body.len() > 4096 {
-        return Err(EdgeError::BodyTooLarge);
-    }
-    parse_json(&body).map_err(EdgeError::InvalidBody)
-}
 
 /// The session answer, with the alert on the active key if the store has one.
 async fn session_response(
@@ -55,7 +46,7 @@ pub(crate) async fn sign_in(
             problem: "no users are configured, so nobody can sign in".into(),
         });
     }
-    let request: SignInRequest = json_body(&req).await?;
+    let request: SignInRequest = json_body(&req, 4096).await?;
     let user = config
         .users
         .sign_in(request.token.trim())
@@ -110,7 +101,7 @@ pub(crate) async fn handle(
         Route::GetSession => session_response(env, config, principal, None).await,
         Route::SetMode => {
             gate::require_admin(principal, "switch between live and sandbox")?;
-            let request: ModeRequest = json_body(&req).await?;
+            let request: ModeRequest = json_body(&req, 4096).await?;
             if config.mode(request.mode).is_none() {
                 return Err(EdgeError::ModeUnavailable {
                     mode: request.mode.as_str(),

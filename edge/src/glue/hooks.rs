@@ -1,14 +1,13 @@
 //! The webhook endpoint and the dashboard's inbox endpoints (`api::inbox`).
 //! Verdicts come from `webhooks`; the store is the `WebhookInbox` object.
 
-use super::{Trace, body_bytes, header, stores, upstream, with_memory};
+use super::{Trace, body_bytes, header, json_body, stores, upstream, with_memory};
 use crate::config::Config;
 use crate::errors::EdgeError;
 use crate::gate::{self, Facts, Principal};
 use crate::routes::{Route, query_param};
 use crate::webhooks::{self, Accepted, InboxCall, Receipt};
 use api::inbox::{Inbox, Ledger, MAX_BODY_BYTES, RejectReason, VerifyRequest};
-use api::validation::parse_json;
 use api::webhooks::SIGNATURE_HEADER;
 use api::{KeyEnv, Scope};
 use worker::Env;
@@ -118,23 +117,12 @@ pub(crate) async fn handle(
             upstream::json(200, &inbox, &[])
         }
         Route::VerifyWebhook => {
-            let body = body_bytes(&req).await;
-            if body.len() > 2 * MAX_BODY_BYTES {
-                return Err(EdgeError::BodyTooLarge);
-            }
-            let pasted: VerifyRequest = parse_json(&body).map_err(EdgeError::InvalidBody)?;
+            let pasted: VerifyRequest = json_body(&req, 2 * MAX_BODY_BYTES).await?;
             upstream::json(200, &webhooks::verify_pasted(&config.webhook, &pasted), &[])
         }
         Route::Live => {
             // A cross-site page must not open the feed with our cookie.
-            match facts.origin {
-                Some(origin) if origin.eq_ignore_ascii_case(facts.own_origin) => {}
-                other => {
-                    return Err(EdgeError::OriginRefused {
-                        origin: other.unwrap_or("a page that sent no Origin").into(),
-                    });
-                }
-            }
+            gate::require_own_origin(facts)?;
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
                 return Err(EdgeError::UpgradeRequired);
             }

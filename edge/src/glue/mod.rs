@@ -127,6 +127,18 @@ pub(crate) async fn body_bytes(req: &Request) -> Vec<u8> {
     }
 }
 
+/// A small JSON body of the Worker's own endpoints, parsed with its `api` type.
+pub(crate) async fn json_body<T: serde::de::DeserializeOwned>(
+    req: &Request,
+    max: usize,
+) -> Result<T, EdgeError> {
+    let body = body_bytes(req).await;
+    if body.len() > max {
+        return Err(EdgeError::BodyTooLarge);
+    }
+    api::validation::parse_json(&body).map_err(EdgeError::InvalidBody)
+}
+
 async fn handle(
     req: Request,
     url: String,
@@ -157,17 +169,16 @@ async fn handle(
         Route::SignIn => console::sign_in(req, env, &config, &facts, trace).await,
         Route::SignOut => console::sign_out(env, &config, &facts, trace).await,
         Route::ReceiveWebhook => hooks::receive(req, env, &config, trace).await,
-        route @ (Route::Ledger | Route::Inbox | Route::Live | Route::VerifyWebhook) => {
-            let principal = signed_in(env, &config, &facts).await?;
-            trace.principal = Some(principal.label());
-            trace.role = Some(principal.role());
-            hooks::handle(route, req, env, &config, &facts, &principal, query).await
-        }
         other => {
             let principal = signed_in(env, &config, &facts).await?;
             trace.principal = Some(principal.label());
             trace.role = Some(principal.role());
-            console::handle(other, req, env, &config, &facts, &principal, trace).await
+            match other {
+                Route::Ledger | Route::Inbox | Route::Live | Route::VerifyWebhook => {
+                    hooks::handle(other, req, env, &config, &facts, &principal, query).await
+                }
+                _ => console::handle(other, req, env, &config, &facts, &principal, trace).await,
+            }
         }
     }
 }
