@@ -12,7 +12,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Miniflare } from 'miniflare';
+import { benchMiniflare, ourWorker } from './miniflare.mjs';
 import { ROOT, newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -48,57 +48,34 @@ if (!existsSync(path.join(bareRs, 'build/index.js'))) {
   await promisify(execFile)('worker-build', ['--release'], { cwd: bareRs });
 }
 
-const mf = new Miniflare({
-  host: '127.0.0.1',
-  port: 0,
-  // Our Worker writes one log line per request, as in production; drained here.
-  handleRuntimeStdio(stdout, stderr) { stdout.resume(); stderr.resume(); },
-  workers: [
-    {
-      name: 'ours',
-      routes: ['ours.bench/*'],
-      modules: true,
-      scriptPath: path.join(ROOT, 'edge/build/index.js'),
-      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
-      compatibilityDate: '2026-04-01',
-      bindings: {
-        UPSTREAM_URL: sim.url,
-        SVC_LIVE_KEY: key,
-        USERS: usersSecret(users),
-        SESSION_SECRET: 'b'.repeat(64),
-      },
-      durableObjects: {
-        IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
-        CONTROL: { className: 'EdgeControl', useSQLite: true },
-      },
-    },
-    {
-      name: 'bare',
-      routes: ['bare.bench/*'],
-      modules: true,
-      script: BARE,
-      compatibilityDate: '2026-04-01',
-      bindings: { UPSTREAM: sim.url, KEY: key },
-    },
-    {
-      name: 'bare-log',
-      routes: ['bare-log.bench/*'],
-      modules: true,
-      script: BARE_LOG,
-      compatibilityDate: '2026-04-01',
-      bindings: { UPSTREAM: sim.url, KEY: key },
-    },
-    {
-      name: 'bare-rs',
-      routes: ['bare-rs.bench/*'],
-      modules: true,
-      scriptPath: path.join(bareRs, 'build/index.js'),
-      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
-      compatibilityDate: '2026-04-01',
-      bindings: { UPSTREAM: sim.url, KEY: key },
-    },
-  ],
-});
+const mf = benchMiniflare([
+  ourWorker({ UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) }),
+  {
+    name: 'bare',
+    routes: ['bare.bench/*'],
+    modules: true,
+    script: BARE,
+    compatibilityDate: '2026-04-01',
+    bindings: { UPSTREAM: sim.url, KEY: key },
+  },
+  {
+    name: 'bare-log',
+    routes: ['bare-log.bench/*'],
+    modules: true,
+    script: BARE_LOG,
+    compatibilityDate: '2026-04-01',
+    bindings: { UPSTREAM: sim.url, KEY: key },
+  },
+  {
+    name: 'bare-rs',
+    routes: ['bare-rs.bench/*'],
+    modules: true,
+    scriptPath: path.join(bareRs, 'build/index.js'),
+    modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+    compatibilityDate: '2026-04-01',
+    bindings: { UPSTREAM: sim.url, KEY: key },
+  },
+]);
 const base = (await mf.ready).toString().replace(/\/$/, '');
 
 // Sign in once (as an operator) on our Worker; the cookie rides every

@@ -6,9 +6,8 @@
 //   scripts/build-app && scripts/build-edge && cargo build --profile native -p sim && node tests/bench/webhooks.mjs
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import path from 'node:path';
-import { Miniflare } from 'miniflare';
-import { ROOT, newKeys, signInPage, startSim, startStack } from '../support/stack.mjs';
+import { benchMiniflare, ourWorker } from './miniflare.mjs';
+import { newKeys, signInPage, startSim, startStack } from '../support/stack.mjs';
 import { launch } from '../support/browser.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -36,28 +35,10 @@ const BARE = `export default {
 };`;
 
 const sim = await startSim({ keys: newKeys() });
-const mf = new Miniflare({
-  host: '127.0.0.1',
-  port: 0,
-  handleRuntimeStdio(stdout, stderr) { stdout.resume(); stderr.resume(); },
-  workers: [
-    {
-      name: 'ours',
-      routes: ['ours.bench/*'],
-      modules: true,
-      scriptPath: path.join(ROOT, 'edge/build/index.js'),
-      modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
-      compatibilityDate: '2026-04-01',
-      bindings: { UPSTREAM_URL: sim.url, SVC_LIVE_KEY: newKeys().live, SESSION_SECRET: 'b'.repeat(64), WEBHOOK_SECRET: SECRET },
-      durableObjects: {
-        IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
-        CONTROL: { className: 'EdgeControl', useSQLite: true },
-        INBOX: { className: 'WebhookInbox', useSQLite: true },
-      },
-    },
-    { name: 'bare', routes: ['bare.bench/*'], modules: true, script: BARE, compatibilityDate: '2026-04-01', bindings: { SECRET } },
-  ],
-});
+const mf = benchMiniflare([
+  ourWorker({ UPSTREAM_URL: sim.url, SVC_LIVE_KEY: newKeys().live, SESSION_SECRET: 'b'.repeat(64), WEBHOOK_SECRET: SECRET }),
+  { name: 'bare', routes: ['bare.bench/*'], modules: true, script: BARE, compatibilityDate: '2026-04-01', bindings: { SECRET } },
+]);
 const base = new URL((await mf.ready).toString());
 
 /** `connections` keep-alive clients posting distinct signed deliveries for SECONDS. */

@@ -1,0 +1,33 @@
+// One workerd (Miniflare) for the benchmarks, Workers routed by Host, and
+// our Worker as wrangler.toml describes it (the same Durable Objects).
+import path from 'node:path';
+import { Miniflare } from 'miniflare';
+import { ROOT } from '../support/stack.mjs';
+
+export function benchMiniflare(workers) {
+  return new Miniflare({
+    host: '127.0.0.1',
+    port: 0,
+    // Our Worker writes one log line per request, as in production; drained here.
+    handleRuntimeStdio(stdout, stderr) { stdout.resume(); stderr.resume(); },
+    workers,
+  });
+}
+
+/** Our built Worker at Host `ours.bench`, with `bindings` as its vars and secrets. */
+export function ourWorker(bindings) {
+  return {
+    name: 'ours',
+    routes: ['ours.bench/*'],
+    modules: true,
+    scriptPath: path.join(ROOT, 'edge/build/index.js'),
+    modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+    compatibilityDate: '2026-04-01',
+    bindings,
+    durableObjects: {
+      IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
+      CONTROL: { className: 'EdgeControl', useSQLite: true },
+      INBOX: { className: 'WebhookInbox', useSQLite: true },
+    },
+  };
+}
