@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack } from './support/stack.mjs';
 import { launch, screenshot } from './support/browser.mjs';
-import { App, ShipPage, T, buyViaApi } from './support/pages.mjs';
+import { T, buyViaApi, openSignedIn } from './support/pages.mjs';
 
 let stack, browser;
 const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
@@ -18,13 +18,7 @@ after(async () => {
   await stack?.stop();
 });
 
-async function signedIn(role) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const app = new App(page, stack);
-  await app.signIn(stack.users[role]);
-  return { context, page, app, ship: new ShipPage(page) };
-}
+const signedIn = (role) => openSignedIn(browser, stack, stack.users[role]);
 
 test('a viewer compares rates but sees no buy or void button; a forced purchase is refused with 403', async () => {
   const op = await signedIn('operator');

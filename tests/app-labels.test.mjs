@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack } from './support/stack.mjs';
 import { launch, screenshot } from './support/browser.mjs';
-import { App, LabelPage, TrackingPage, T, buyViaApi } from './support/pages.mjs';
+import { LabelPage, T, TrackingPage, buyViaApi, openSignedIn } from './support/pages.mjs';
 
 let stack, browser;
 const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
@@ -17,13 +17,7 @@ after(async () => {
   await stack?.stop();
 });
 
-async function signedIn(role = 'operator') {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const app = new App(page, stack);
-  await app.signIn(stack.users[role]);
-  return { context, page, app };
-}
+const signedIn = (role = 'operator') => openSignedIn(browser, stack, stack.users[role]);
 
 test('the labels page lists the ledger with each label\'s webhook state, searches it, and opens a label by id', async () => {
   const { context, page, app } = await signedIn();

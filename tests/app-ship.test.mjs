@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack } from './support/stack.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
-import { App, ShipPage, SENDER, RECIPIENT, T, cents } from './support/pages.mjs';
+import { RECIPIENT, SENDER, T, cents, openSignedIn } from './support/pages.mjs';
 
 let stack, browser;
 const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
@@ -17,13 +17,7 @@ after(async () => {
   await stack?.stop();
 });
 
-async function signedIn(role = 'operator', viewport) {
-  const context = await browser.newContext(viewport ? { viewport } : {});
-  const page = await context.newPage();
-  const app = new App(page, stack);
-  await app.signIn(stack.users[role]);
-  return { context, page, app, ship: new ShipPage(page) };
-}
+const signedIn = (role = 'operator', viewport) => openSignedIn(browser, stack, stack.users[role], { viewport });
 
 test('live: the cheapest rate is bought after a confirmation; the wallet drops by exactly its price', async () => {
   await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: 50000, card: 'ok', auto_reload: null });

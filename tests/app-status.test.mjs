@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
 import { launch, screenshot } from './support/browser.mjs';
-import { App, T } from './support/pages.mjs';
+import { T, openSignedIn } from './support/pages.mjs';
 
 let sim, edge, browser, keys, users, next;
 before(async () => {
@@ -23,13 +23,7 @@ after(async () => {
 });
 const stack = () => ({ edge, sim, users, keys });
 
-async function signedIn(role, path) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const app = new App(page, stack());
-  await app.signIn(users[role], path);
-  return { context, page, app };
-}
+const signedIn = (role, path) => openSignedIn(browser, stack(), users[role], { path });
 
 test('status: role, environment, scopes and the limits last seen, and never a key', async () => {
   const { context, page, app } = await signedIn('operator', '/wallet');

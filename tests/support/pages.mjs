@@ -22,6 +22,15 @@ export class App {
   alert() { return this.page.locator('.error-view[role="alert"]'); }
 }
 
+/** A fresh browser context signed in as `user`, on `path`, with the page objects. */
+export async function openSignedIn(browser, stack, user, { viewport, path = '/' } = {}) {
+  const context = await browser.newContext(viewport ? { viewport } : {});
+  const page = await context.newPage();
+  const app = new App(page, stack);
+  await app.signIn(user, path);
+  return { context, page, app, ship: new ShipPage(page) };
+}
+
 export class ShipPage {
   constructor(page) { this.page = page; }
   group(name) { return this.page.getByRole('group', { name, exact: true }); }
