@@ -93,8 +93,8 @@ pub fn signed_in_user(
         return Ok(None);
     };
     let ended = EdgeError::SignInRequired(SignInReason::SessionEnded);
-    let session =
-        Session::decode(value, &config.session_secret, facts.now).map_err(|_| ended.clone())?;
+    let session = Session::decode_cached(value, &config.session_secret, facts.now)
+        .map_err(|_| ended.clone())?;
     // The configuration is the authority: a removed user or a changed role ends the session.
     let role = config
         .users

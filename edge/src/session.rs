@@ -30,6 +30,18 @@ pub enum SessionError {
     Expired,
 }
 
+/// Cookies this isolate verified, and the secret that verified them (a
+/// different secret starts afresh); cleared when full.
+const MAX_VERIFIED: usize = 10_000;
+#[derive(Default)]
+struct Verified {
+    secret: Vec<u8>,
+    cookies: std::collections::HashMap<String, Session>,
+}
+thread_local! {
+    static VERIFIED: std::cell::RefCell<Verified> = std::cell::RefCell::default();
+}
+
 /// Characters allowed in every field, so `.` can separate them unambiguously.
 fn is_token(s: &str) -> bool {
     !s.is_empty()
@@ -62,6 +74,37 @@ impl Session {
         let payload = self.payload();
         let sig = hex::encode(mac(secret, &payload).finalize().into_bytes());
         format!("{payload}.{sig}")
+    }
+
+    /// [`Session::decode`], remembering cookies already verified in this
+    /// isolate: a signed-in user sends the same cookie with every call, and
+    /// its HMAC was a measurable share of each forwarded request. The
+    /// signature is still checked once per cookie, secret and isolate; the
+    /// expiry on every call.
+    pub fn decode_cached(value: &str, secret: &[u8], now: u64) -> Result<Session, SessionError> {
+        let hit = VERIFIED.with(|m| {
+            let m = m.borrow();
+            (m.secret == secret).then(|| m.cookies.get(value).cloned())?
+        });
+        let session = match hit {
+            Some(session) => session,
+            None => {
+                let session = Session::decode(value, secret, now)?;
+                VERIFIED.with(|m| {
+                    let mut m = m.borrow_mut();
+                    if m.secret != secret || m.cookies.len() >= MAX_VERIFIED {
+                        m.cookies.clear();
+                        m.secret = secret.to_vec();
+                    }
+                    m.cookies.insert(value.to_string(), session.clone());
+                });
+                session
+            }
+        };
+        if now >= session.expires_at {
+            return Err(SessionError::Expired);
+        }
+        Ok(session)
     }
 
     pub fn decode(value: &str, secret: &[u8], now: u64) -> Result<Session, SessionError> {
@@ -162,6 +205,32 @@ mod tests {
         assert_eq!(
             Session::decode("a.b.zz", SECRET, 1_000),
             Err(SessionError::Malformed)
+        );
+    }
+
+    #[test]
+    fn a_remembered_cookie_still_needs_its_secret_and_expires() {
+        let cookie = session().encode(SECRET);
+        assert_eq!(
+            Session::decode_cached(&cookie, SECRET, 1_000),
+            Ok(session())
+        );
+        assert_eq!(
+            Session::decode_cached(&cookie, SECRET, 1_500),
+            Ok(session())
+        );
+        assert_eq!(
+            Session::decode_cached(&cookie, b"another secret", 1_000),
+            Err(SessionError::BadSignature)
+        );
+        assert_eq!(
+            Session::decode_cached(&cookie, SECRET, 2_000),
+            Err(SessionError::Expired)
+        );
+        let forged = cookie.replace(".operator.", ".admin.");
+        assert_eq!(
+            Session::decode_cached(&forged, SECRET, 1_000),
+            Err(SessionError::BadSignature)
         );
     }
 

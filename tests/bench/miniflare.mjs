@@ -4,12 +4,14 @@ import path from 'node:path';
 import { Miniflare } from 'miniflare';
 import { ROOT } from '../support/stack.mjs';
 
-export function benchMiniflare(workers) {
+export function benchMiniflare(workers, options = {}) {
   return new Miniflare({
+    ...options,
     host: '127.0.0.1',
     port: 0,
-    // Our Worker writes one log line per request, as in production; drained here.
-    handleRuntimeStdio(stdout, stderr) { stdout.resume(); stderr.resume(); },
+    // Our Worker writes one log line per request, as in production; drained
+    // here. BENCH_STDERR=1 shows workerd's errors (a Worker that fails to start).
+    handleRuntimeStdio(stdout, stderr) { stdout.resume(); if (process.env.BENCH_STDERR) stderr.pipe(process.stderr); else stderr.resume(); },
     workers,
   });
 }
@@ -29,5 +31,18 @@ export function ourWorker(bindings) {
       CONTROL: { className: 'EdgeControl', useSQLite: true },
       INBOX: { className: 'WebhookInbox', useSQLite: true },
     },
+  };
+}
+
+/** The bare Rust pass-through (tests/bench/bare-worker) at Host `bare-rs.bench`. */
+export function bareRsWorker(bindings) {
+  return {
+    name: 'bare-rs',
+    routes: ['bare-rs.bench/*'],
+    modules: true,
+    scriptPath: path.join(ROOT, 'tests/bench/bare-worker/build/index.js'),
+    modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+    compatibilityDate: '2026-04-01',
+    bindings,
   };
 }

@@ -9,10 +9,7 @@ use crate::idempotency::StoredResponse;
 use crate::proxy::{self, Forward};
 use worker::wasm_bindgen::{self, JsCast, JsValue, prelude::wasm_bindgen};
 use worker::wasm_bindgen_futures::JsFuture;
-use worker::web_sys::{
-    AbortSignal, Headers, ReadableStream, Request, RequestInit, Response, ResponseInit,
-    WorkerGlobalScope,
-};
+use worker::web_sys::{Headers, Response, ResponseInit};
 use worker::{js_sys, web_sys};
 
 // Headers cross the wasm boundary as one `name\nvalue\n...` string (a
@@ -25,6 +22,16 @@ export function headers_from(lines) {
   for (let i = 0; i + 1 < p.length; i += 2) h.set(p[i], p[i + 1]);
   return h;
 }
+export function send_upstream(url, method, lines, body, timeout_ms) {
+  // A native timer signal: no JS closure or Rust timer future per call.
+  const signal = AbortSignal.timeout(timeout_ms);
+  // The body is copied: the caller's bytes are a view into wasm memory.
+  return fetch(url, { method, headers: headers_from(lines), body: body && body.slice(), signal })
+    .catch(() => Promise.reject(signal.aborted ? 'timeout' : 'unreachable'));
+}
+export function pass_through(raw, lines) {
+  return new Response(raw.body, { status: raw.status, headers: headers_from(lines) });
+}
 export function pick_headers(headers, names) {
   let out = '';
   for (const n of names.split('\\n')) {
@@ -35,11 +42,24 @@ export function pick_headers(headers, names) {
 }")]
 extern "C" {
     fn headers_from(lines: &str) -> Headers;
+    fn send_upstream(
+        url: &str,
+        method: &str,
+        lines: &str,
+        body: Option<&[u8]>,
+        timeout_ms: u32,
+    ) -> js_sys::Promise;
+    fn pass_through(raw: &Response, lines: &str) -> Response;
     fn pick_headers(headers: &Headers, names: &str) -> String;
 }
 
 /// Builds a `Headers` from pairs in one boundary crossing.
 pub(crate) fn headers<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Headers {
+    headers_from(&lines(pairs))
+}
+
+/// Header pairs as one `name\nvalue\n...` string.
+fn lines<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let mut lines = String::with_capacity(512);
     for (name, value) in pairs {
         lines.push_str(name);
@@ -47,7 +67,7 @@ pub(crate) fn headers<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -
         lines.push_str(value);
         lines.push('\n');
     }
-    headers_from(&lines)
+    lines
 }
 
 /// An upstream answer whose body is still unread.
@@ -79,28 +99,23 @@ impl Answer {
     }
 
     /// The browser's answer with the upstream body streamed through unread.
-    pub fn stream(self, extra: &[(&'static str, String)]) -> Result<Response, EdgeError> {
-        let headers = response_headers(&self.headers, extra);
-        build(self.status, &headers, Body::Stream(self.raw.body()))
+    pub fn stream(self, extra: &[(&'static str, String)]) -> Response {
+        pass_through(&self.raw, &lines(response_header_pairs(&self.headers, extra)))
     }
 }
 
-pub(crate) enum Body<'a> {
+enum Body<'a> {
     Text(&'a str),
-    Stream(Option<ReadableStream>),
     Empty,
 }
 
 /// A response; only fails if the runtime refuses to make one.
-pub(crate) fn build(status: u16, headers: &Headers, body: Body) -> Result<Response, EdgeError> {
+fn build(status: u16, headers: &Headers, body: Body) -> Result<Response, EdgeError> {
     let init = ResponseInit::new();
     init.set_status(status);
     init.set_headers(headers);
     match body {
         Body::Text(text) => Response::new_with_opt_str_and_init(Some(text), &init),
-        Body::Stream(stream) => {
-            Response::new_with_opt_readable_stream_and_init(stream.as_ref(), &init)
-        }
         Body::Empty => Response::new_with_opt_str_and_init(None, &init),
     }
     .map_err(|_| EdgeError::ControlUnavailable)
@@ -125,25 +140,19 @@ pub(crate) async fn send(
             ("Authorization", bearer.as_str()),
             ("Accept", "application/json"),
         ];
-        let init = RequestInit::new();
-        init.set_method(method);
         if !body.is_empty() {
             pairs.push(("Content-Type", "application/json"));
-            init.set_body(&js_sys::Uint8Array::from(body).into());
         }
-        init.set_headers(&headers(pairs));
-        // A native timer signal: no JS closure or Rust timer future per call.
-        let signal = AbortSignal::timeout_with_u32(timeout_ms as u32);
-        init.set_signal(Some(&signal));
-        let request =
-            Request::new_with_str_and_init(&forward.url, &init).map_err(|_| unreachable())?;
-        let global: WorkerGlobalScope = js_sys::global().unchecked_into();
-        match JsFuture::from(global.fetch_with_request(&request)).await {
+        let body = (!body.is_empty()).then_some(body);
+        let call = send_upstream(&forward.url, method, &lines(pairs), body, timeout_ms as u32);
+        match JsFuture::from(call).await {
             Ok(response) => response.dyn_into::<Response>().map_err(|_| unreachable()),
-            Err(_) if signal.aborted() => Err(EdgeError::UpstreamTimeout {
-                outcome_unknown,
-                seconds: timeout_ms.div_ceil(1000),
-            }),
+            Err(why) if why.as_string().as_deref() == Some("timeout") => {
+                Err(EdgeError::UpstreamTimeout {
+                    outcome_unknown,
+                    seconds: timeout_ms.div_ceil(1000),
+                })
+            }
             Err(_) => Err(unreachable()),
         }
     };
@@ -175,13 +184,18 @@ pub(crate) async fn send(
 
 /// Security headers on every `/api` answer, then `passed`, then `extra`.
 fn response_headers(passed: &[(String, String)], extra: &[(&'static str, String)]) -> Headers {
-    headers(
-        proxy::API_SECURITY_HEADERS
-            .iter()
-            .copied()
-            .chain(passed.iter().map(|(n, v)| (n.as_str(), v.as_str())))
-            .chain(extra.iter().map(|(n, v)| (*n, v.as_str()))),
-    )
+    headers(response_header_pairs(passed, extra))
+}
+
+fn response_header_pairs<'a>(
+    passed: &'a [(String, String)],
+    extra: &'a [(&'static str, String)],
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    proxy::API_SECURITY_HEADERS
+        .iter()
+        .copied()
+        .chain(passed.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+        .chain(extra.iter().map(|(n, v)| (*n, v.as_str())))
 }
 
 /// A stored answer (fresh, replayed or cached) as the browser gets it.

@@ -117,7 +117,7 @@ pub(crate) async fn forward(
     // Only errors (they teach scopes and key problems) and quotes to cache
     // are read; everything else streams through like a bare proxy.
     if answer.status < 400 && quote_key.is_none() {
-        return answer.stream(&cors_headers);
+        return Ok(answer.stream(&cors_headers));
     }
     let stored = answer.store().await?;
     learn_from_error(env, &stored, mode, key).await;

@@ -1,0 +1,66 @@
+// A/B of two builds of our Worker in one workerd, alternating wrk runs
+// (medians), e.g. before and after a change to the Worker:
+//   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates]
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { benchMiniflare, ourWorker } from './miniflare.mjs';
+import { newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
+
+const [a, b, which = 'wallet'] = process.argv.slice(2);
+const SECONDS = Number(process.env.BENCH_SECONDS || 8);
+const REPS = Number(process.env.BENCH_REPS || 3);
+const sim = await startSim({ keys: newKeys() });
+const ALL = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
+const key = (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL, unlimited: true })).key;
+const users = newUsers();
+const bindings = { UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) };
+const variant = (name, dir) => ({ ...ourWorker(bindings), name, routes: [`${name}.bench/*`], scriptPath: path.resolve(dir, 'index.js'), modulesRoot: path.resolve(dir) });
+const mf = benchMiniflare([variant('a', a), variant('b', b)]);
+const base = (await mf.ready).toString().replace(/\/$/, '');
+
+const signIn = (host) => new Promise((resolve, reject) => {
+  const req = http.request(base + '/api/session', {
+    method: 'POST',
+    headers: { host, origin: `http://${host}`, 'content-type': 'application/json' },
+  }, (res) => {
+    res.resume();
+    if (res.statusCode !== 200) reject(new Error(`sign-in failed: ${res.statusCode}`));
+    else resolve(res.headers['set-cookie'][0].split(';')[0]);
+  });
+  req.on('error', reject);
+  req.end(JSON.stringify({ token: users.operator.token }));
+});
+const shipment = JSON.stringify({
+  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
+  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+});
+const tmp = mkdtempSync(path.join(tmpdir(), 'edge-ab-'));
+const scripts = {};
+for (const name of ['a', 'b']) {
+  const host = `${name}.bench`;
+  const lines = [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${await signIn(host)}"`, `wrk.headers["Origin"] = "http://${host}"`];
+  if (which === 'rates') lines.push('wrk.method = "POST"', `wrk.body = '${shipment}'`, 'wrk.headers["Content-Type"] = "application/json"');
+  scripts[name] = path.join(tmp, `${name}.lua`);
+  writeFileSync(scripts[name], lines.join('\n') + '\n');
+}
+const url = `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
+const runs = { a: [], b: [] };
+try {
+  for (let i = 0; i < REPS; i++) {
+    for (const name of ['a', 'b']) {
+      const { stdout } = await promisify(execFile)('wrk', ['-t2', '-c16', `-d${SECONDS}s`, '-s', scripts[name], url]);
+      if (/Non-2xx/.test(stdout)) throw new Error(`non-2xx answers from ${name}:\n${stdout}`);
+      runs[name].push(Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]));
+    }
+  }
+} finally {
+  await mf.dispose();
+  await sim.stop();
+}
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+console.log(`${which}, 16 connections, ${SECONDS} s × ${REPS}: a ${runs.a.map(Math.round).join('/')} (median ${Math.round(median(runs.a))}), b ${runs.b.map(Math.round).join('/')} (median ${Math.round(median(runs.b))}) req/s: b/a = ${(median(runs.b) / median(runs.a)).toFixed(3)}`);

@@ -1,0 +1,127 @@
+// Where our Worker's CPU goes under load: V8's sampling profiler on the
+// Worker (Miniflare's inspector proxy) while wrk drives it, self time summed
+// by function. Wasm functions carry their Rust names when the build keeps the
+// name section (see BENCHMARKS.md for how it was run).
+//   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/profile-edge.mjs [wallet|rates]
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import WebSocket from 'ws';
+import { bareRsWorker, benchMiniflare, ourWorker } from './miniflare.mjs';
+import { newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
+
+const worker = process.argv[2] || 'ours';
+const which = process.argv[3] || 'wallet';
+const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+const keys = newKeys();
+const sim = await startSim({ keys });
+const ALL = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
+const key = (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL, unlimited: true })).key;
+const users = newUsers();
+const INSPECTOR = 9339;
+const mf = benchMiniflare([
+  { ...ourWorker({ UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) }), unsafeInspectorProxy: worker === 'ours' },
+  { ...bareRsWorker({ UPSTREAM: sim.url, KEY: key }), unsafeInspectorProxy: worker === 'bare-rs' },
+], { inspectorPort: INSPECTOR });
+const base = (await mf.ready).toString().replace(/\/$/, '');
+
+const cookie = await new Promise((resolve, reject) => {
+  const req = http.request(base + '/api/session', {
+    method: 'POST',
+    headers: { host: 'ours.bench', origin: 'http://ours.bench', 'content-type': 'application/json' },
+  }, (res) => {
+    res.resume();
+    if (res.statusCode !== 200) reject(new Error(`sign-in failed: ${res.statusCode}`));
+    else resolve(res.headers['set-cookie'][0].split(';')[0]);
+  });
+  req.on('error', reject);
+  req.end(JSON.stringify({ token: users.operator.token }));
+});
+
+const ws = new WebSocket(`ws://127.0.0.1:${INSPECTOR}/${worker}`);
+await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+let next = 1;
+const pending = new Map();
+ws.on('message', (data) => {
+  const msg = JSON.parse(data);
+  if (msg.id && pending.has(msg.id)) { pending.get(msg.id)(msg); pending.delete(msg.id); }
+});
+const send = (method, params = {}) => new Promise((resolve) => {
+  const id = next++;
+  pending.set(id, resolve);
+  ws.send(JSON.stringify({ id, method, params }));
+});
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'edge-profile-'));
+const shipment = JSON.stringify({
+  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
+  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+});
+const lua = path.join(tmp, 'ours.lua');
+const lines = [`wrk.headers["Host"] = "${worker}.bench"`, `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'];
+if (which === 'rates') lines.push('wrk.method = "POST"', `wrk.body = '${shipment}'`, 'wrk.headers["Content-Type"] = "application/json"');
+writeFileSync(lua, lines.join('\n') + '\n');
+const url = `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
+
+try {
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval: 100 });
+  await send('Profiler.start');
+  const { stdout } = await promisify(execFile)('wrk', ['-t2', '-c16', `-d${SECONDS}s`, '-s', lua, url]);
+  const { result } = await send('Profiler.stop');
+  console.log(stdout.split('\n').filter((l) => /Requests\/sec|Non-2xx/.test(l)).join('\n'));
+  const { nodes, samples, timeDeltas } = result.profile;
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  let total = 0;
+  samples.forEach((id, i) => {
+    const n = byId.get(id);
+    const f = n.callFrame;
+    const name = `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url)}:${f.lineNumber}:${f.columnNumber}` : ''}`.trim();
+    const dt = timeDeltas[i] || 0;
+    self.set(name, (self.get(name) || 0) + dt);
+    total += dt;
+  });
+  const parent = new Map();
+  for (const n of nodes) for (const c of n.children || []) parent.set(c, n.id);
+  const perNode = new Map();
+  samples.forEach((id, i) => perNode.set(id, (perNode.get(id) || 0) + (timeDeltas[i] || 0)));
+  if (process.env.CHAINS) {
+    for (const [id, t] of [...perNode].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CHAINS))) {
+      const chain = [];
+      for (let x = id; x; x = parent.get(x)) { const f = byId.get(x).callFrame; chain.push(f.functionName || '(anon)'); }
+      console.log(`${(100 * t / total).toFixed(1)}% ${chain.slice(0, 8).join(' < ')}`);
+    }
+  }
+  // Each busy sample charged to the platform call it happened under (the
+  // nearest `__wbg_*` import on its stack), else to wasm or the leaf itself.
+  const requests = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]) * SECONDS;
+  const category = new Map();
+  samples.forEach((id, i) => {
+    let label = null;
+    for (let x = id; x && !label; x = parent.get(x)) {
+      const m = /^__wbg_(.+?)_[0-9a-f]{16}$/.exec(byId.get(x).callFrame.functionName);
+      if (m) label = `js ${m[1]}`;
+    }
+    const leaf = byId.get(id).callFrame;
+    label ||= /\.wasm/.test(leaf.url) ? 'wasm (own code)' : (leaf.functionName || '(anonymous)');
+    category.set(label, (category.get(label) || 0) + (timeDeltas[i] || 0));
+  });
+  console.log(`per request (µs), ${Math.round(requests)} requests:`);
+  for (const [label, t] of [...category].sort((x, y) => y[1] - x[1]).slice(0, 25)) {
+    console.log(`${(t / requests).toFixed(1).padStart(7)}  ${label}`);
+  }
+  const idle = self.get('(idle)') || 0;
+  console.log(`profiled ${(total / 1e6).toFixed(2)} s, idle ${(100 * idle / total).toFixed(1)}%; busy time by function (self):`);
+  for (const [name, t] of [...self].filter(([n]) => n !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, 45)) {
+    console.log(`${(100 * t / (total - idle)).toFixed(1).padStart(5)}%  ${name}`);
+  }
+} finally {
+  ws.close();
+  await mf.dispose();
+  await sim.stop();
+}
