@@ -100,7 +100,10 @@ impl Answer {
 
     /// The browser's answer with the upstream body streamed through unread.
     pub fn stream(self, extra: &[(&'static str, String)]) -> Response {
-        pass_through(&self.raw, &lines(response_header_pairs(&self.headers, extra)))
+        pass_through(
+            &self.raw,
+            &lines(response_header_pairs(&self.headers, extra)),
+        )
     }
 }
 
