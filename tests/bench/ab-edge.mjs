@@ -3,48 +3,29 @@
 //   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { benchMiniflare, ourWorker } from './miniflare.mjs';
+import { SHIPMENT, benchMiniflare, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
 import { newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
 
 const [a, b, which = 'wallet'] = process.argv.slice(2);
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const REPS = Number(process.env.BENCH_REPS || 3);
 const sim = await startSim({ keys: newKeys() });
-const ALL = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
-const key = (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL, unlimited: true })).key;
+const key = await benchmarkKey(sim);
 const users = newUsers();
 const bindings = { UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) };
 const variant = (name, dir) => ({ ...ourWorker(bindings), name, routes: [`${name}.bench/*`], scriptPath: path.resolve(dir, 'index.js'), modulesRoot: path.resolve(dir) });
 const mf = benchMiniflare([variant('a', a), variant('b', b)]);
 const base = (await mf.ready).toString().replace(/\/$/, '');
 
-const signIn = (host) => new Promise((resolve, reject) => {
-  const req = http.request(base + '/api/session', {
-    method: 'POST',
-    headers: { host, origin: `http://${host}`, 'content-type': 'application/json' },
-  }, (res) => {
-    res.resume();
-    if (res.statusCode !== 200) reject(new Error(`sign-in failed: ${res.statusCode}`));
-    else resolve(res.headers['set-cookie'][0].split(';')[0]);
-  });
-  req.on('error', reject);
-  req.end(JSON.stringify({ token: users.operator.token }));
-});
-const shipment = JSON.stringify({
-  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
-  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
-  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
-});
 const tmp = mkdtempSync(path.join(tmpdir(), 'edge-ab-'));
 const scripts = {};
 for (const name of ['a', 'b']) {
   const host = `${name}.bench`;
-  const lines = [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${await signIn(host)}"`, `wrk.headers["Origin"] = "http://${host}"`];
-  if (which === 'rates') lines.push('wrk.method = "POST"', `wrk.body = '${shipment}'`, 'wrk.headers["Content-Type"] = "application/json"');
+  const lines = [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${await signIn(base, host, users.operator.token)}"`, `wrk.headers["Origin"] = "http://${host}"`];
+  if (which === 'rates') lines.push('wrk.method = "POST"', `wrk.body = '${SHIPMENT}'`, 'wrk.headers["Content-Type"] = "application/json"');
   scripts[name] = path.join(tmp, `${name}.lua`);
   writeFileSync(scripts[name], lines.join('\n') + '\n');
 }

@@ -9,11 +9,10 @@
 //   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/edge.mjs
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { bareRsWorker, benchMiniflare, ourWorker } from './miniflare.mjs';
+import { SHIPMENT, bareRsWorker, benchMiniflare, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
 import { ROOT, newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -23,9 +22,7 @@ const REPS = Number(process.env.BENCH_REPS || 3);
 const tmp = mkdtempSync(path.join(tmpdir(), 'edge-bench-'));
 const keys = newKeys();
 const sim = await startSim({ keys });
-// A benchmark key: never limited, so every row measures full round trips.
-const ALL = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
-const key = (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL, unlimited: true })).key;
+const key = await benchmarkKey(sim);
 const users = newUsers();
 
 const BARE = `export default {
@@ -89,26 +86,9 @@ const mf = benchMiniflare([
 ]);
 const base = (await mf.ready).toString().replace(/\/$/, '');
 
-// Sign in once (as an operator) on our Worker; the cookie rides every
-// request. node:http, because fetch will not send another Host.
-const cookie = await new Promise((resolve, reject) => {
-  const req = http.request(base + '/api/session', {
-    method: 'POST',
-    headers: { host: 'ours.bench', origin: 'http://ours.bench', 'content-type': 'application/json' },
-  }, (res) => {
-    res.resume();
-    if (res.statusCode !== 200) reject(new Error(`sign-in failed: ${res.statusCode}`));
-    else resolve(res.headers['set-cookie'][0].split(';')[0]);
-  });
-  req.on('error', reject);
-  req.end(JSON.stringify({ token: users.operator.token }));
-});
+// Sign in once (as an operator) on our Worker; the cookie rides every request.
+const cookie = await signIn(base, 'ours.bench', users.operator.token);
 
-const shipment = JSON.stringify({
-  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
-  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
-  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
-});
 
 function script(name, lines) {
   const file = path.join(tmp, `${name}.lua`);
@@ -124,7 +104,7 @@ const routes = {
 };
 const requests = {
   'GET /v1/wallet': { path: '/v1/wallet', lines: [] },
-  'POST /v1/rates': { path: '/v1/rates', lines: ['wrk.method = "POST"', `wrk.body = '${shipment}'`, 'wrk.headers["Content-Type"] = "application/json"'] },
+  'POST /v1/rates': { path: '/v1/rates', lines: ['wrk.method = "POST"', `wrk.body = '${SHIPMENT}'`, 'wrk.headers["Content-Type"] = "application/json"'] },
 };
 
 // Async, so this process keeps draining workerd's log pipe while wrk runs

@@ -1,8 +1,41 @@
 // One workerd (Miniflare) for the benchmarks, Workers routed by Host, and
 // our Worker as wrangler.toml describes it (the same Durable Objects).
+import http from 'node:http';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
 import { ROOT } from '../support/stack.mjs';
+
+/** A key with every scope and no limits, so every row measures full round trips. */
+export async function benchmarkKey(sim) {
+  const scopes = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
+  return (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes, unlimited: true })).key;
+}
+
+/** The body of every rates request the benchmarks send. */
+export const SHIPMENT = JSON.stringify({
+  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
+  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+});
+
+/**
+ * Signs in with `token` on the Worker at Host `host`; resolves to the
+ * `name=value` session cookie. node:http, because fetch will not send another Host.
+ */
+export function signIn(base, host, token) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(base + '/api/session', {
+      method: 'POST',
+      headers: { host, origin: `http://${host}`, 'content-type': 'application/json' },
+    }, (res) => {
+      res.resume();
+      if (res.statusCode !== 200) reject(new Error(`sign-in failed: ${res.statusCode}`));
+      else resolve(res.headers['set-cookie'][0].split(';')[0]);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ token }));
+  });
+}
 
 export function benchMiniflare(workers, options = {}) {
   return new Miniflare({

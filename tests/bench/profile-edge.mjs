@@ -1,16 +1,17 @@
-// Where our Worker's CPU goes under load: V8's sampling profiler on the
-// Worker (Miniflare's inspector proxy) while wrk drives it, self time summed
-// by function. Wasm functions carry their Rust names when the build keeps the
-// name section (see BENCHMARKS.md for how it was run).
-//   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/profile-edge.mjs [wallet|rates]
+// Where a Worker's CPU goes under load: V8's sampling profiler on it (through
+// Miniflare's inspector proxy) while wrk drives 16 connections. Prints the
+// time per request charged to the runtime call each sample happened under
+// (`console.log`, `fetch`, ...; else "own wasm code"), then self time by
+// function, with Rust names from the name section worker-build keeps.
+// CHAINS=N also prints the N heaviest call stacks.
+//   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/profile-edge.mjs [ours|bare-rs] [wallet|rates]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import WebSocket from 'ws';
-import { bareRsWorker, benchMiniflare, ourWorker } from './miniflare.mjs';
+import { SHIPMENT, bareRsWorker, benchMiniflare, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
 import { newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
 
 const worker = process.argv[2] || 'ours';
@@ -18,8 +19,7 @@ const which = process.argv[3] || 'wallet';
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const keys = newKeys();
 const sim = await startSim({ keys });
-const ALL = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
-const key = (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL, unlimited: true })).key;
+const key = await benchmarkKey(sim);
 const users = newUsers();
 const INSPECTOR = 9339;
 const mf = benchMiniflare([
@@ -28,18 +28,8 @@ const mf = benchMiniflare([
 ], { inspectorPort: INSPECTOR });
 const base = (await mf.ready).toString().replace(/\/$/, '');
 
-const cookie = await new Promise((resolve, reject) => {
-  const req = http.request(base + '/api/session', {
-    method: 'POST',
-    headers: { host: 'ours.bench', origin: 'http://ours.bench', 'content-type': 'application/json' },
-  }, (res) => {
-    res.resume();
-    if (res.statusCode !== 200) reject(new Error(`sign-in failed: ${res.statusCode}`));
-    else resolve(res.headers['set-cookie'][0].split(';')[0]);
-  });
-  req.on('error', reject);
-  req.end(JSON.stringify({ token: users.operator.token }));
-});
+// Signed in on our Worker; the bare one ignores the cookie.
+const cookie = await signIn(base, 'ours.bench', users.operator.token);
 
 const ws = new WebSocket(`ws://127.0.0.1:${INSPECTOR}/${worker}`);
 await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
@@ -56,14 +46,9 @@ const send = (method, params = {}) => new Promise((resolve) => {
 });
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'edge-profile-'));
-const shipment = JSON.stringify({
-  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
-  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
-  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
-});
 const lua = path.join(tmp, 'ours.lua');
 const lines = [`wrk.headers["Host"] = "${worker}.bench"`, `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'];
-if (which === 'rates') lines.push('wrk.method = "POST"', `wrk.body = '${shipment}'`, 'wrk.headers["Content-Type"] = "application/json"');
+if (which === 'rates') lines.push('wrk.method = "POST"', `wrk.body = '${SHIPMENT}'`, 'wrk.headers["Content-Type"] = "application/json"');
 writeFileSync(lua, lines.join('\n') + '\n');
 const url = `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
 
