@@ -125,6 +125,24 @@ test('tampered, wrongly signed, unsigned and malformed deliveries get 401 in the
   assert.equal(big.status, 413);
 });
 
+test('refusals keep only the newest 1,000: the oldest goes when the 1,001st arrives', async () => {
+  const run = randomUUID().slice(0, 8);
+  const marker = (i) => `trim_${run}_${String(i).padStart(4, '0')}`;
+  const forge = (i) => post(JSON.stringify({ event: 'label.created', data: { id: marker(i) } }), { 'svc-signature': `sha256=${'0'.repeat(64)}` })
+    .then((res) => { assert.equal(res.status, 401); return res.arrayBuffer(); });
+  const found = async (i) => (await api(`/api/webhooks/inbox?state=rejected&q=${marker(i)}`)).body.rejected.length;
+  // The first two in order, so they are the two oldest; the other 999 eight at a time.
+  await forge(0);
+  await forge(1);
+  assert.equal(await found(0), 1, 'kept while under the cap');
+  for (let i = 2; i <= 1000; i += 8) {
+    await Promise.all(Array.from({ length: Math.min(8, 1001 - i) }, (_, k) => forge(i + k)));
+  }
+  assert.equal(await found(0), 0, 'the oldest refusal is trimmed');
+  assert.equal(await found(1), 1, 'the 1,000 newest stay');
+  assert.equal(await found(1000), 1);
+});
+
 test('the same delivery replayed ten times is stored once, with its count', async () => {
   await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
   const label = await buyOnSim();
