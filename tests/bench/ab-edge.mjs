@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SHIPMENT, benchMiniflare, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
-import { newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
+import { RATES_WRK, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
+import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const [a, b, which = 'wallet'] = process.argv.slice(2);
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
@@ -15,7 +15,7 @@ const REPS = Number(process.env.BENCH_REPS || 3);
 const sim = await startSim({ keys: newKeys() });
 const key = await benchmarkKey(sim);
 const users = newUsers();
-const bindings = { UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) };
+const bindings = benchBindings(sim, key, users);
 const variant = (name, dir) => ({ ...ourWorker(bindings), name, routes: [`${name}.bench/*`], scriptPath: path.resolve(dir, 'index.js'), modulesRoot: path.resolve(dir) });
 const mf = benchMiniflare([variant('a', a), variant('b', b)]);
 const base = (await mf.ready).toString().replace(/\/$/, '');
@@ -25,7 +25,7 @@ const scripts = {};
 for (const name of ['a', 'b']) {
   const host = `${name}.bench`;
   const lines = [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${await signIn(base, host, users.operator.token)}"`, `wrk.headers["Origin"] = "http://${host}"`];
-  if (which === 'rates') lines.push('wrk.method = "POST"', `wrk.body = '${SHIPMENT}'`, 'wrk.headers["Content-Type"] = "application/json"');
+  if (which === 'rates') lines.push(...RATES_WRK);
   scripts[name] = path.join(tmp, `${name}.lua`);
   writeFileSync(scripts[name], lines.join('\n') + '\n');
 }

@@ -12,8 +12,8 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SHIPMENT, bareRsWorker, benchMiniflare, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
-import { ROOT, newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
+import { RATES_WRK, bareRsWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
+import { ROOT, newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 // The two Workers are measured alternately REPS times and the medians kept:
@@ -65,7 +65,7 @@ if (!existsSync(path.join(bareRs, 'build/index.js'))) {
 }
 
 const mf = benchMiniflare([
-  ourWorker({ UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) }),
+  ourWorker(benchBindings(sim, key, users)),
   {
     name: 'bare',
     routes: ['bare.bench/*'],
@@ -104,7 +104,7 @@ const routes = {
 };
 const requests = {
   'GET /v1/wallet': { path: '/v1/wallet', lines: [] },
-  'POST /v1/rates': { path: '/v1/rates', lines: ['wrk.method = "POST"', `wrk.body = '${SHIPMENT}'`, 'wrk.headers["Content-Type"] = "application/json"'] },
+  'POST /v1/rates': { path: '/v1/rates', lines: RATES_WRK },
 };
 
 // Async, so this process keeps draining workerd's log pipe while wrk runs

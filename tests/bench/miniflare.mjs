@@ -3,7 +3,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
-import { ROOT } from '../support/stack.mjs';
+import { ROOT, usersSecret } from '../support/stack.mjs';
 
 /** A key with every scope and no limits, so every row measures full round trips. */
 export async function benchmarkKey(sim) {
@@ -11,12 +11,21 @@ export async function benchmarkKey(sim) {
   return (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes, unlimited: true })).key;
 }
 
-/** The body of every rates request the benchmarks send. */
-export const SHIPMENT = JSON.stringify({
-  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
-  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
-  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
-});
+/** The wrk script lines of the rates request every edge benchmark sends. */
+export const RATES_WRK = [
+  'wrk.method = "POST"',
+  `wrk.body = '${JSON.stringify({
+    from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
+    to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
+    parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+  })}'`,
+  'wrk.headers["Content-Type"] = "application/json"',
+];
+
+/** Our Worker's settings for the edge benchmarks: the simulator, the key and users to sign in. */
+export function benchBindings(sim, key, users) {
+  return { UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) };
+}
 
 /**
  * Signs in with `token` on the Worker at Host `host`; resolves to the

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import WebSocket from 'ws';
-import { SHIPMENT, bareRsWorker, benchMiniflare, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
-import { newKeys, newUsers, startSim, usersSecret } from '../support/stack.mjs';
+import { RATES_WRK, bareRsWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
+import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const worker = process.argv[2] || 'ours';
 const which = process.argv[3] || 'wallet';
@@ -23,7 +23,7 @@ const key = await benchmarkKey(sim);
 const users = newUsers();
 const INSPECTOR = 9339;
 const mf = benchMiniflare([
-  { ...ourWorker({ UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) }), unsafeInspectorProxy: worker === 'ours' },
+  { ...ourWorker(benchBindings(sim, key, users)), unsafeInspectorProxy: worker === 'ours' },
   { ...bareRsWorker({ UPSTREAM: sim.url, KEY: key }), unsafeInspectorProxy: worker === 'bare-rs' },
 ], { inspectorPort: INSPECTOR });
 const base = (await mf.ready).toString().replace(/\/$/, '');
@@ -48,7 +48,7 @@ const send = (method, params = {}) => new Promise((resolve) => {
 const tmp = mkdtempSync(path.join(tmpdir(), 'edge-profile-'));
 const lua = path.join(tmp, 'ours.lua');
 const lines = [`wrk.headers["Host"] = "${worker}.bench"`, `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'];
-if (which === 'rates') lines.push('wrk.method = "POST"', `wrk.body = '${SHIPMENT}'`, 'wrk.headers["Content-Type"] = "application/json"');
+if (which === 'rates') lines.push(...RATES_WRK);
 writeFileSync(lua, lines.join('\n') + '\n');
 const url = `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
 
@@ -61,20 +61,19 @@ try {
   console.log(stdout.split('\n').filter((l) => /Requests\/sec|Non-2xx/.test(l)).join('\n'));
   const { nodes, samples, timeDeltas } = result.profile;
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  const self = new Map();
-  let total = 0;
-  samples.forEach((id, i) => {
-    const n = byId.get(id);
-    const f = n.callFrame;
-    const name = `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url)}:${f.lineNumber}:${f.columnNumber}` : ''}`.trim();
-    const dt = timeDeltas[i] || 0;
-    self.set(name, (self.get(name) || 0) + dt);
-    total += dt;
-  });
   const parent = new Map();
   for (const n of nodes) for (const c of n.children || []) parent.set(c, n.id);
+  // Time per profile node (one pass over the samples); everything below derives from it.
   const perNode = new Map();
   samples.forEach((id, i) => perNode.set(id, (perNode.get(id) || 0) + (timeDeltas[i] || 0)));
+  let total = 0;
+  const self = new Map();
+  for (const [id, t] of perNode) {
+    const f = byId.get(id).callFrame;
+    const name = `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url)}:${f.lineNumber}:${f.columnNumber}` : ''}`.trim();
+    self.set(name, (self.get(name) || 0) + t);
+    total += t;
+  }
   if (process.env.CHAINS) {
     for (const [id, t] of [...perNode].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CHAINS))) {
       const chain = [];
@@ -86,7 +85,7 @@ try {
   // nearest `__wbg_*` import on its stack), else to wasm or the leaf itself.
   const requests = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]) * SECONDS;
   const category = new Map();
-  samples.forEach((id, i) => {
+  for (const [id, t] of perNode) {
     let label = null;
     for (let x = id; x && !label; x = parent.get(x)) {
       const m = /^__wbg_(.+?)_[0-9a-f]{16}$/.exec(byId.get(x).callFrame.functionName);
@@ -94,8 +93,8 @@ try {
     }
     const leaf = byId.get(id).callFrame;
     label ||= /\.wasm/.test(leaf.url) ? 'wasm (own code)' : (leaf.functionName || '(anonymous)');
-    category.set(label, (category.get(label) || 0) + (timeDeltas[i] || 0));
-  });
+    category.set(label, (category.get(label) || 0) + t);
+  }
   console.log(`per request (µs), ${Math.round(requests)} requests:`);
   for (const [label, t] of [...category].sort((x, y) => y[1] - x[1]).slice(0, 25)) {
     console.log(`${(t / requests).toFixed(1).padStart(7)}  ${label}`);
