@@ -19,6 +19,7 @@ pub mod trackers;
 pub mod validation;
 pub mod wallet;
 pub mod webhooks;
+pub mod widget;
 
 pub use address::{Address, AddressValidation};
 pub use batches::{Batch, BatchItem, BatchState, BatchStatus, CreateBatchRequest};

@@ -1,11 +1,13 @@
-//! The merchant dashboard. Pages own their data (one page per route, in
-//! `pages/`); components in `components/` take props and never fetch; every
-//! call goes through the one typed client in `api/`.
+//! The merchant dashboard and the storefront widget (`widget`, its own
+//! build). Pages own their data (one page per route, in `pages/`);
+//! components in `components/` take props and never fetch; every call goes
+//! through the one typed client in `api/`.
 
 pub mod api;
 pub mod components;
 pub mod pages;
 pub mod state;
+pub mod widget;
 
 use api::{Client, ClientError};
 use components::error_view::ErrorView;

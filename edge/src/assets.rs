@@ -3,9 +3,13 @@
 //! otherwise compress it on the fly at a lower quality (locally: gzip, ~30%
 //! larger). Everything else static is served by the platform's assets.
 
-/// The Trunk-built module (`/app-<hash>_bg.wasm`): one path segment, no tricks.
+/// A Trunk-built module (`/app-<hash>_bg.wasm`, or the widget's under
+/// `/widget/`): one file name, no tricks.
 pub fn is_app_wasm(path: &str) -> bool {
-    path.strip_prefix('/').is_some_and(|name| {
+    let name = path
+        .strip_prefix(api::widget::PAGE_PATH)
+        .or_else(|| path.strip_prefix('/'));
+    name.is_some_and(|name| {
         name.ends_with("_bg.wasm")
             && name
                 .bytes()
@@ -37,6 +41,8 @@ mod tests {
     #[test]
     fn only_the_app_module_is_taken() {
         assert!(is_app_wasm("/app-8f66875f74ed6a20_bg.wasm"));
+        assert!(is_app_wasm("/widget/widget-8f66875f74ed6a20_bg.wasm"));
+        assert!(!is_app_wasm("/widget/x/widget_bg.wasm"));
         assert!(!is_app_wasm("/api/app_bg.wasm"));
         assert!(!is_app_wasm("/..%2F_bg.wasm"));
         assert!(!is_app_wasm("/app.js"));

@@ -7,7 +7,7 @@ use crate::roles::RoleTable;
 use crate::users::Users;
 use crate::webhooks::Secrets;
 use api::session::KeySlot;
-use api::{ApiKey, KeyEnv, Scope};
+use api::{Address, ApiKey, KeyEnv, Scope};
 use sha2::{Digest, Sha256};
 
 /// The names of the settings, as set in wrangler.toml (`[vars]`) and as
@@ -28,6 +28,7 @@ pub mod names {
     pub const WIDGET_SHARE: &str = "WIDGET_SHARE";
     pub const WIDGET_IP_PER_MINUTE: &str = "WIDGET_IP_PER_MINUTE";
     pub const WIDGET_QUOTE_CACHE_SECONDS: &str = "WIDGET_QUOTE_CACHE_SECONDS";
+    pub const WIDGET_SHIP_FROM: &str = "WIDGET_SHIP_FROM";
     pub const WEBHOOK_SECRET: &str = "WEBHOOK_SECRET";
     pub const WEBHOOK_SECRET_NEXT: &str = "WEBHOOK_SECRET_NEXT";
 }
@@ -87,6 +88,9 @@ pub struct WidgetConfig {
     pub ip_per_minute: u32,
     /// How long an identical widget quote is answered from cache (0 = never).
     pub quote_cache_seconds: u64,
+    /// The widget page's ship-from address, as compact JSON (`None`: the
+    /// page says it is not configured).
+    pub ship_from: Option<String>,
 }
 
 pub struct Config {
@@ -101,6 +105,36 @@ pub struct Config {
     pub widget: WidgetConfig,
     /// Unset: every webhook delivery is refused with 503 until it is set.
     pub webhook: Secrets,
+}
+
+/// The ship-from address, checked as the rates endpoint will check it.
+fn parse_ship_from(json: &str) -> Result<String, EdgeError> {
+    let address: Address = api::validation::parse_json(json.as_bytes()).map_err(|e| {
+        invalid(
+            names::WIDGET_SHIP_FROM,
+            format!(
+                "it must be the ship-from address as JSON (name, street1, city, state, zip, country): {}",
+                e.message()
+            ),
+        )
+    })?;
+    let blank = [
+        ("name", &address.name),
+        ("street1", &address.street1),
+        ("city", &address.city),
+        ("state", &address.state),
+        ("zip", &address.zip),
+        ("country", &address.country),
+    ]
+    .into_iter()
+    .find(|(_, value)| value.trim().is_empty());
+    if let Some((field, _)) = blank {
+        return Err(invalid(
+            names::WIDGET_SHIP_FROM,
+            format!("its {field} is empty"),
+        ));
+    }
+    Ok(serde_json::to_string(&address).expect("an address serializes"))
 }
 
 fn invalid(setting: &'static str, problem: impl Into<String>) -> EdgeError {
@@ -175,6 +209,9 @@ impl Config {
                 0..=MAX_WIDGET_QUOTE_CACHE_SECONDS,
                 "a whole number of seconds from 0 to 600 (rates are valid 15 minutes)",
             )?,
+            ship_from: get(names::WIDGET_SHIP_FROM)
+                .map(|json| parse_ship_from(&json))
+                .transpose()?,
         };
         let webhook_secret = |name| {
             get(name)
@@ -424,6 +461,21 @@ mod tests {
         assert_eq!(c.modes(), vec![KeyEnv::Live, KeyEnv::Sandbox]);
         assert_eq!(c.keys_for(KeyEnv::Sandbox).current.env(), KeyEnv::Sandbox);
         assert_eq!(c.keys_for(KeyEnv::Live).scopes, Scope::ALL.to_vec());
+    }
+
+    #[test]
+    fn the_widget_ship_from_is_a_whole_address() {
+        let key = ("SVC_LIVE_KEY", LIVE);
+        let json = r#"{"name":"Ada Shop","street1":"500 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"}"#;
+        let c = config(&[UP, key, ("WIDGET_SHIP_FROM", json)]).unwrap();
+        assert_eq!(c.widget.ship_from.as_deref(), Some(json));
+        assert_eq!(config(&[UP, key]).unwrap().widget.ship_from, None);
+        for bad in [r#"{"name":"Ada"}"#, "94105", &json.replace("94105", " ")] {
+            assert_eq!(
+                setting_of(config(&[UP, key, ("WIDGET_SHIP_FROM", bad)])),
+                "WIDGET_SHIP_FROM"
+            );
+        }
     }
 
     #[test]

@@ -56,6 +56,8 @@ pub struct Facts<'a> {
     pub origin: Option<&'a str>,
     /// This Worker's own origin (`https://ship.example`), from the request URL.
     pub own_origin: &'a str,
+    /// `Parcel-Widget-Origin`: the storefront framing our widget page.
+    pub framed_by: Option<&'a str>,
     pub now: u64,
 }
 
@@ -108,13 +110,17 @@ pub fn signed_in_user(
     Ok(Some(Principal::User { session, role }))
 }
 
-/// The principal of a call to a v1 endpoint: a signed-in user (same-origin
-/// writes only) or, without a session, the widget from a configured origin.
+/// The principal of a call to a v1 endpoint: the widget page framed by a
+/// configured storefront; a signed-in user (same-origin writes only); or,
+/// without a session, the widget from a configured origin.
 pub fn identify(
     config: &Config,
     facts: &Facts,
     revoked: impl FnOnce(&str) -> bool,
 ) -> Result<Principal, EdgeError> {
+    if let Some(storefront) = facts.framed_by {
+        return framed_widget(config, facts, storefront);
+    }
     if let Some(user) = signed_in_user(config, facts, revoked)? {
         check_same_origin(facts)?;
         return Ok(user);
@@ -130,6 +136,27 @@ pub fn identify(
         }
         _ => Err(EdgeError::SignInRequired(SignInReason::NoSession)),
     }
+}
+
+/// A call from our widget page: same-origin, tagged with the storefront
+/// that frames it. Always the widget principal, even with a dashboard
+/// session, so the widget's caps and cache apply. The tag can be forged
+/// like any Origin; what stops other sites framing the page is its CSP.
+fn framed_widget(config: &Config, facts: &Facts, storefront: &str) -> Result<Principal, EdgeError> {
+    if let Some(origin) = facts.origin
+        && !origin.eq_ignore_ascii_case(facts.own_origin)
+    {
+        return Err(EdgeError::OriginRefused {
+            origin: origin.to_string(),
+        });
+    }
+    widget_origin(config, storefront)
+        .map(|origin| Principal::Widget {
+            origin: origin.to_ascii_lowercase(),
+        })
+        .ok_or_else(|| EdgeError::OriginRefused {
+            origin: storefront.to_string(),
+        })
 }
 
 /// The configured widget origin equal to `origin`, if any.
@@ -243,6 +270,7 @@ mod tests {
             cookie_header: cookie,
             origin,
             own_origin: OWN,
+            framed_by: None,
             now: 1_000,
         }
     }
@@ -332,6 +360,28 @@ mod tests {
         for origin in [None, Some(OWN)] {
             let e = identify(&c, &facts("GET", None, origin), |_| false).unwrap_err();
             assert_eq!(e.code(), "EDGE.SESSION.REQUIRED");
+        }
+    }
+
+    #[test]
+    fn the_framed_widget_page_is_the_widget_of_its_storefront() {
+        let c = config(&[]);
+        let framed = |origin, storefront, cookie| Facts {
+            framed_by: Some(storefront),
+            ..facts("POST", cookie, origin)
+        };
+        let p = identify(&c, &framed(Some(OWN), "https://Shop.example", None), |_| {
+            false
+        });
+        assert_eq!(p.unwrap().label(), "widget:https://shop.example");
+        // A dashboard session does not turn the widget page into the user.
+        let cookie = cookie("ada", Role::Admin, 2_000);
+        let p = identify(&c, &framed(Some(OWN), SHOP, Some(&cookie)), |_| false).unwrap();
+        assert_eq!(p.role(), "widget");
+        // Another storefront, or a call from another site carrying the tag.
+        for (origin, storefront) in [(Some(OWN), "https://evil.example"), (Some(SHOP), SHOP)] {
+            let e = identify(&c, &framed(origin, storefront, None), |_| false).unwrap_err();
+            assert_eq!(e.code(), "EDGE.ORIGIN.REFUSED");
         }
     }
 

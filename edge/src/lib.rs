@@ -18,6 +18,7 @@ pub mod routes;
 pub mod session;
 pub mod users;
 pub mod webhooks;
+pub mod widget;
 
 #[cfg(target_arch = "wasm32")]
 mod control_store;

@@ -1,11 +1,13 @@
 //! Everything the Worker answers under `/api`: the v1 endpoints it forwards
-//! (see `proxy`) and its own dashboard endpoints (`api::session`).
+//! (see `proxy`) and its own dashboard endpoints (`api::session`); and the
+//! storefront widget page (`api::widget`).
 
 use crate::errors::EdgeError;
 use crate::proxy::{self, Forward};
 use api::KeyEnv;
 use api::inbox::{INBOX_PATH, LEDGER_PATH, LIVE_PATH, RECEIVE_PATH, VERIFY_PATH};
 use api::session::{KEYS_PATH, LIMITS_PATH, MODE_PATH, SESSION_PATH};
+use api::widget::PAGE_PATH;
 
 #[derive(Debug)]
 pub enum Route {
@@ -24,6 +26,8 @@ pub enum Route {
     /// The inbox's live feed (a WebSocket upgrade).
     Live,
     VerifyWebhook,
+    /// The storefront widget page (`api::widget`).
+    WidgetPage,
     /// A CORS preflight for a v1 endpoint (the widget's).
     Preflight(Forward),
     V1(Forward),
@@ -44,6 +48,7 @@ impl Route {
             Route::Inbox => INBOX_PATH,
             Route::Live => LIVE_PATH,
             Route::VerifyWebhook => VERIFY_PATH,
+            Route::WidgetPage => PAGE_PATH,
             Route::Preflight(f) | Route::V1(f) => f.endpoint.pattern,
         }
     }
@@ -134,6 +139,10 @@ pub fn route(
             &["POST"],
             (method == "POST").then_some(Route::ReceiveWebhook),
         ),
+        "/widget" | PAGE_PATH => own(
+            &["GET", "HEAD"],
+            matches!(method, "GET" | "HEAD").then_some(Route::WidgetPage),
+        ),
         LEDGER_PATH => own(&["GET"], (method == "GET").then_some(Route::Ledger)),
         INBOX_PATH => own(&["GET"], (method == "GET").then_some(Route::Inbox)),
         LIVE_PATH => own(&["GET"], (method == "GET").then_some(Route::Live)),
@@ -204,6 +213,16 @@ mod tests {
             route("GET", "/api/ledger", Some("q=1Z"), UP),
             Ok(Route::Ledger)
         ));
+        for path in ["/widget", "/widget/"] {
+            assert!(matches!(
+                route("GET", path, Some("weight_oz=20"), UP),
+                Ok(Route::WidgetPage)
+            ));
+        }
+        assert_eq!(
+            route("POST", "/widget/", None, UP).unwrap_err().status(),
+            405
+        );
         for (method, path) in [
             ("GET", "/hooks/v1/label-created"),
             ("GET", "/api/webhooks/verify"),

@@ -1,4 +1,4 @@
-// Prints the transfer sizes of the two wasm artifacts and the app's JS/CSS:
+// Prints the transfer sizes of the wasm artifacts and the app's and widget's JS/CSS:
 // raw, gzip -9 and brotli (quality 11). Run after scripts/build-app and
 // scripts/build-edge:  node tests/bench/sizes.mjs
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -17,12 +17,16 @@ const measure = (file) => {
 };
 
 const rows = [];
-const dist = path.join(ROOT, 'dist');
-for (const f of readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f))) {
-  rows.push([`app ${f.replace(/-[0-9a-f]{16}(?=[._])/, '')}`, measure(path.join(dist, f))]);
+// The dashboard (dist/) and the storefront widget (dist/widget/): each one's initial transfer.
+for (const [name, dir] of [['app', 'dist'], ['widget', 'dist/widget']]) {
+  const dist = path.join(ROOT, dir);
+  const own = [];
+  for (const f of readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f))) {
+    own.push([`${name} ${f.replace(/-[0-9a-f]{16}(?=[._])/, '')}`, measure(path.join(dist, f))]);
+  }
+  const total = own.reduce((t, [, m]) => ({ raw: t.raw + m.raw, gzip: t.gzip + m.gzip, br: t.br + m.br }), { raw: 0, gzip: 0, br: 0 });
+  rows.push(...own, [`${name} total (initial transfer)`, total]);
 }
-const total = rows.reduce((t, [, m]) => ({ raw: t.raw + m.raw, gzip: t.gzip + m.gzip, br: t.br + m.br }), { raw: 0, gzip: 0, br: 0 });
-rows.push(['app total (initial transfer)', total]);
 for (const f of ['edge/build/index_bg.wasm', 'edge/build/index.js']) {
   if (existsSync(path.join(ROOT, f))) rows.push([`worker ${path.basename(f)}`, measure(path.join(ROOT, f))]);
 }

@@ -32,6 +32,9 @@ const BASE: &str = "/api/v1";
 pub struct Client {
     /// The signed-in user; `None` shows the login page.
     pub session: RwSignal<Option<SessionInfo>>,
+    /// In the storefront widget: the shop's origin framing it, sent as
+    /// `api::widget::ORIGIN_HEADER` so the Worker answers as the widget.
+    framed_by: Option<&'static str>,
 }
 
 /// Percent-encodes one path segment or query value (ids are
@@ -50,11 +53,27 @@ pub fn encode(value: &str) -> String {
 
 impl Client {
     pub fn provide() -> Client {
+        Self::provide_framed(None)
+    }
+
+    /// The storefront widget's client (see `framed_by`).
+    pub fn provide_framed(framed_by: Option<String>) -> Client {
         let client = Client {
             session: RwSignal::new(None),
+            // Once per page load: the widget's one setting for its lifetime.
+            framed_by: framed_by.map(|o| &*Box::leak(o.into_boxed_str())),
         };
         provide_context(client);
         client
+    }
+
+    /// `POST` to a v1 endpoint the widget may call, tagged when framed.
+    fn widget_post(self, path: &str) -> RequestBuilder {
+        let builder = Request::post(&format!("{BASE}{path}"));
+        match self.framed_by {
+            Some(origin) => builder.header(api::widget::ORIGIN_HEADER, origin),
+            None => builder,
+        }
     }
 
     pub fn get() -> Client {
@@ -167,17 +186,15 @@ impl Client {
         self,
         address: Address,
     ) -> Result<AddressValidation, ClientError> {
-        self.send_json(
-            Request::post(&format!("{BASE}/addresses/validate")),
-            &address,
-        )
-        .await
+        self.send_json(self.widget_post("/addresses/validate"), &address)
+            .await
     }
 
     /// `POST /v1/rates`. A 503 `RATE.CARRIER.UNAVAILABLE` still carries the
     /// other carriers' rates: it comes back as `Ok` with `error` set.
     pub async fn rates(self, request: &RatesRequest) -> Result<RatesResponse, ClientError> {
-        let resp = Request::post(&format!("{BASE}/rates"))
+        let resp = self
+            .widget_post("/rates")
             .json(request)
             .map_err(|e| ClientError::Decode(e.to_string()))?
             .send()

@@ -156,7 +156,8 @@ pub(crate) async fn handle(
         | Route::Ledger
         | Route::Inbox
         | Route::Live
-        | Route::VerifyWebhook => {
+        | Route::VerifyWebhook
+        | Route::WidgetPage => {
             unreachable!("routed in glue::handle")
         }
     }

@@ -77,7 +77,8 @@ pub(crate) fn now_s() -> u64 {
 #[wasm_bindgen::prelude::wasm_bindgen(inline_js = "
 export function request_facts(req) {
   const h = req.headers;
-  return req.method + '\\n' + (h.get('cookie') ?? '') + '\\n' + (h.get('origin') ?? '') + '\\n' + req.url;
+  return req.method + '\\n' + (h.get('cookie') ?? '') + '\\n' + (h.get('origin') ?? '') + '\\n' +
+    (h.get('parcel-widget-origin') ?? '') + '\\n' + req.url;
 }")]
 extern "C" {
     fn request_facts(req: &Request) -> String;
@@ -89,21 +90,25 @@ struct Incoming {
     url: String,
     cookie: Option<String>,
     origin: Option<String>,
+    /// `api::widget::ORIGIN_HEADER`, sent by the widget page.
+    framed_by: Option<String>,
 }
 
 impl Incoming {
     fn read(req: &Request) -> Incoming {
         let facts = request_facts(req);
-        let mut parts = facts.splitn(4, '\n');
+        let mut parts = facts.splitn(5, '\n');
         let mut next = || parts.next().unwrap_or_default().to_string();
         let some = |s: String| (!s.is_empty()).then_some(s);
         let method = next();
         let cookie = some(next());
         let origin = some(next());
+        let framed_by = some(next());
         Incoming {
             method,
             cookie,
             origin,
+            framed_by,
             url: next(),
         }
     }
@@ -195,6 +200,7 @@ async fn handle(
         cookie_header: incoming.cookie.as_deref(),
         origin: incoming.origin.as_deref(),
         own_origin,
+        framed_by: incoming.framed_by.as_deref(),
         now: now_s(),
     };
     match route {
@@ -205,6 +211,7 @@ async fn handle(
         Route::SignIn => console::sign_in(req, env, &config, &facts, trace).await,
         Route::SignOut => console::sign_out(env, &config, &facts, trace).await,
         Route::ReceiveWebhook => hooks::receive(req, env, &config, trace).await,
+        Route::WidgetPage => assets::widget_page(env, &config, own_origin).await,
         other => {
             let principal = signed_in(env, &config, &facts).await?;
             trace.principal = Some(principal.label());

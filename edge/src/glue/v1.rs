@@ -53,7 +53,11 @@ pub(crate) async fn forward(
         Principal::Widget { origin } => Some(origin.clone()),
         Principal::User { .. } => None,
     };
-    trace.cors_origin = widget.clone();
+    // CORS for the widget on a storefront's page, not for our framed widget page.
+    let cors_origin = widget
+        .clone()
+        .filter(|o| facts.origin.is_some_and(|r| r.eq_ignore_ascii_case(o)));
+    trace.cors_origin = cors_origin.clone();
     let mode = principal.mode(config);
     let keys = config.keys_for(mode);
     let key_scopes: Vec<Scope> = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
@@ -66,7 +70,7 @@ pub(crate) async fn forward(
     };
     proxy::check_body(endpoint.id, &body)?;
     let now = now_s();
-    let cors_headers = widget
+    let cors_headers = cors_origin
         .as_deref()
         .map(cors::response_headers)
         .unwrap_or_default();
