@@ -270,6 +270,39 @@ test('key rotation: a revoked key shows as a problem; the next key is verified, 
   assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
 });
 
+test('a live label\'s PDF comes through the Worker with the key the service wants: viewers download it, the signed-out and the widget do not', async () => {
+  await freshMinute();
+  const operator = await edge.session(users.operator);
+  const quote = await call('/api/v1/rates', { method: 'POST', body: shipment(), session: operator });
+  const bought = await call('/api/v1/labels', { method: 'POST', body: { rate_id: quote.json.rates[0].id }, session: operator, headers: idem() });
+  assert.equal(bought.status, 201, JSON.stringify(bought.json));
+  const { id, label_url } = bought.json;
+  // The service wants a key for a live label's PDF: a browser could not open label_url itself.
+  assert.equal((await fetch(label_url)).status, 401);
+  const viewer = await edge.session(users.viewer);
+  const pdf = async (query = '', headers = { cookie: viewer.cookie }) => {
+    const res = await fetch(`${edge.url}/api/labels/${id}/pdf${query}`, { headers });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    seen.push(JSON.stringify([...res.headers]) + bytes.toString('latin1'));
+    return { res, bytes };
+  };
+  const download = await pdf();
+  assert.equal(download.res.status, 200);
+  assert.equal(download.res.headers.get('content-type'), 'application/pdf');
+  assert.equal(download.res.headers.get('content-disposition'), `attachment; filename="${id}.pdf"`);
+  assert.equal(download.res.headers.get('cache-control'), 'no-store');
+  assert.equal(download.bytes.subarray(0, 5).toString(), '%PDF-');
+  assert.equal((await pdf('?inline=1')).res.headers.get('content-disposition'), `inline; filename="${id}.pdf"`);
+  for (const headers of [{}, { origin: SHOP }]) {
+    const { res, bytes } = await pdf('', headers);
+    assert.equal(res.status, 401, `${JSON.stringify(headers)}: ${bytes}`);
+    assert.equal(JSON.parse(bytes).error.code, 'EDGE.SESSION.REQUIRED');
+  }
+  const missing = await call('/api/labels/lbl_nope/pdf', { session: viewer });
+  assertError(missing, 404, 'LABEL.NOT_FOUND');
+  assertError(await call('/api/labels/..%2Fwallet/pdf', { session: viewer }), 404, 'EDGE.ROUTE.NOT_FOUND');
+});
+
 test('no response, header or log line carries a key, a token or the session secret; every request has one JSON log line', async () => {
   // The last request's log line may still be in flight.
   await new Promise((r) => setTimeout(r, 300));

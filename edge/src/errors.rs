@@ -107,6 +107,11 @@ pub enum EdgeError {
     InboxUnavailable,
     /// The live feed is a WebSocket; a plain GET gets this.
     UpgradeRequired,
+    /// A bought label's PDF could not be fetched (its upstream status, if
+    /// one answered; `None` for no answer or an unusable `label_url`).
+    LabelPdfUnavailable {
+        status: Option<u16>,
+    },
 }
 
 impl EdgeError {
@@ -123,7 +128,7 @@ impl EdgeError {
             EdgeError::WebhookRefused(RejectReason::TooLarge) => 413,
             EdgeError::WebhookRefused(RejectReason::UnreadableEvent) => 400,
             EdgeError::WebhookRefused(_) => 401,
-            EdgeError::UpstreamUnreachable { .. } => 502,
+            EdgeError::UpstreamUnreachable { .. } | EdgeError::LabelPdfUnavailable { .. } => 502,
             EdgeError::UpstreamTimeout { .. } => 504,
             EdgeError::IdempotencyKeyMissing
             | EdgeError::IdempotencyKeyInvalid
@@ -183,6 +188,7 @@ impl EdgeError {
             EdgeError::WebhookSecretMissing => "WEBHOOK.SECRET.MISSING",
             EdgeError::InboxUnavailable => "EDGE.INBOX.UNAVAILABLE",
             EdgeError::UpgradeRequired => "EDGE.WEBSOCKET.REQUIRED",
+            EdgeError::LabelPdfUnavailable { .. } => "EDGE.LABEL_PDF.UNAVAILABLE",
         }
     }
 
@@ -319,6 +325,13 @@ impl EdgeError {
             EdgeError::UpgradeRequired => (
                 "This is a live feed: it needs a WebSocket connection.".to_string(),
                 "Open it with `new WebSocket(...)`; for a one-off read use GET /api/webhooks/inbox.".to_string(),
+            ),
+            EdgeError::LabelPdfUnavailable { status } => (
+                match status {
+                    Some(status) => format!("The service did not hand over the label PDF (HTTP {status})."),
+                    None => "The label PDF could not be fetched from the service.".to_string(),
+                },
+                "The label itself is bought and unchanged: try the download again in a minute. If it keeps failing, contact support with this request id.".to_string(),
             ),
         };
         let error = ApiError::new(

@@ -10,6 +10,7 @@ pub mod cors;
 pub mod errors;
 pub mod gate;
 pub mod idempotency;
+pub mod labels;
 pub mod log;
 pub mod memory;
 pub mod proxy;

@@ -3,9 +3,10 @@
 //! storefront widget page (`api::widget`).
 
 use crate::errors::EdgeError;
+use crate::labels;
 use crate::proxy::{self, Forward};
 use api::KeyEnv;
-use api::inbox::{INBOX_PATH, LEDGER_PATH, LIVE_PATH, RECEIVE_PATH, VERIFY_PATH};
+use api::inbox::{INBOX_PATH, LABEL_PDF_PREFIX, LEDGER_PATH, LIVE_PATH, RECEIVE_PATH, VERIFY_PATH};
 use api::session::{KEYS_PATH, LIMITS_PATH, MODE_PATH, SESSION_PATH};
 use api::widget::PAGE_PATH;
 
@@ -28,6 +29,11 @@ pub enum Route {
     VerifyWebhook,
     /// The storefront widget page (`api::widget`).
     WidgetPage,
+    /// A label's PDF (`api::inbox::label_pdf_path`), as a download or `inline`.
+    LabelPdf {
+        id: String,
+        inline: bool,
+    },
     /// A CORS preflight for a v1 endpoint (the widget's).
     Preflight(Forward),
     V1(Forward),
@@ -49,6 +55,7 @@ impl Route {
             Route::Live => LIVE_PATH,
             Route::VerifyWebhook => VERIFY_PATH,
             Route::WidgetPage => PAGE_PATH,
+            Route::LabelPdf { .. } => "/api/labels/{id}/pdf",
             Route::Preflight(f) | Route::V1(f) => f.endpoint.pattern,
         }
     }
@@ -164,6 +171,23 @@ pub fn route(
                     }),
                 };
             }
+            if let Some(rest) = raw_path.strip_prefix(LABEL_PDF_PREFIX) {
+                return match rest
+                    .strip_suffix("/pdf")
+                    .filter(|id| labels::is_label_id(id))
+                {
+                    Some(id) => own(
+                        &["GET"],
+                        (method == "GET").then(|| Route::LabelPdf {
+                            id: id.to_string(),
+                            inline: query_param(query, "inline").as_deref() == Some("1"),
+                        }),
+                    ),
+                    None => Err(EdgeError::RouteNotFound {
+                        path: raw_path.to_string(),
+                    }),
+                };
+            }
             if method == "OPTIONS" {
                 // The preflight names the method it asks about; POST is the widget's.
                 return proxy::plan("POST", raw_path, None, upstream).map(Route::Preflight);
@@ -213,6 +237,27 @@ mod tests {
             route("GET", "/api/ledger", Some("q=1Z"), UP),
             Ok(Route::Ledger)
         ));
+        assert!(matches!(
+            route("GET", "/api/labels/lbl_1/pdf", Some("inline=1"), UP),
+            Ok(Route::LabelPdf { id, inline: true }) if id == "lbl_1"
+        ));
+        assert_eq!(
+            route("DELETE", "/api/labels/lbl_1/pdf", None, UP)
+                .unwrap_err()
+                .status(),
+            405
+        );
+        for path in [
+            "/api/labels/../pdf",
+            "/api/labels/a%2Fb/pdf",
+            "/api/labels//pdf",
+        ] {
+            assert_eq!(
+                route("GET", path, None, UP).unwrap_err().status(),
+                404,
+                "{path}"
+            );
+        }
         for path in ["/widget", "/widget/"] {
             assert!(matches!(
                 route("GET", path, Some("weight_oz=20"), UP),

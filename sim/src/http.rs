@@ -8,7 +8,7 @@ use api::endpoints::{self, Endpoint};
 use api::{ApiKey, ErrorCode, KeyEnv};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderName, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 use crate::Sim;
 use crate::clock::id_hex;
 use crate::errors::{SimError, extra};
+use crate::world::{KeyRecord, World};
 
 use api::validation::MAX_BODY_BYTES;
 
@@ -72,16 +73,14 @@ pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) 
     response
 }
 
-fn authorize(
-    sim: &Sim,
-    req: &Request,
-    endpoint: Option<&'static Endpoint>,
-    method: &str,
-    path: &str,
+/// The key in `Authorization`, if it is one the service would accept now:
+/// present, well formed, known, not revoked, not expired.
+pub fn bearer_key(
+    world: &World,
+    headers: &HeaderMap,
     now: u64,
-) -> Result<(Caller, LimitHeaders), SimError> {
-    let header = req
-        .headers()
+) -> Result<(String, KeyRecord), SimError> {
+    let header = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
     let Some(header) = header else {
@@ -104,7 +103,6 @@ fn authorize(
         _ => return Err(invalid()),
     };
     ApiKey::parse(token).map_err(|_| invalid())?;
-    let mut world = sim.world();
     let key = world.keys.get(token).cloned().ok_or_else(invalid)?;
     if key.revoked {
         return Err(SimError::new(
@@ -120,6 +118,20 @@ fn authorize(
             "Create a new key in the dashboard and switch your application to it.",
         ));
     }
+    Ok((token.to_string(), key))
+}
+
+fn authorize(
+    sim: &Sim,
+    req: &Request,
+    endpoint: Option<&'static Endpoint>,
+    method: &str,
+    path: &str,
+    now: u64,
+) -> Result<(Caller, LimitHeaders), SimError> {
+    let mut world = sim.world();
+    let (token, key) = bearer_key(&world, req.headers(), now)?;
+    let token = token.as_str();
     let Some(endpoint) = endpoint else {
         let allowed: Vec<&str> = ["GET", "POST", "DELETE"]
             .into_iter()

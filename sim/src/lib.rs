@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
@@ -26,6 +26,7 @@ use tokio::sync::Notify;
 use crate::clock::{Clock, id_hex, random_hex};
 use crate::errors::{SimError, extra};
 use crate::world::{Config, World};
+use api::{ErrorCode, KeyEnv, Scope};
 
 pub use crate::world::Config as SimConfig;
 
@@ -101,7 +102,7 @@ pub fn app(sim: Arc<Sim>) -> Router {
     Router::new()
         .merge(v1)
         .merge(control)
-        .route("/samples/label.pdf", get(sample_pdf))
+        .route("/samples/label.pdf", get(label_pdf))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(stamp_outside_v1))
         // Outermost: every /v1 request (known path or not) is authenticated first.
@@ -159,9 +160,51 @@ async fn stamp_outside_v1(req: Request, next: axum::middleware::Next) -> Respons
     response
 }
 
-/// A one-page PDF that stands in for every label.
-async fn sample_pdf() -> Response {
-    ([(header::CONTENT_TYPE, "application/pdf")], SAMPLE_PDF).into_response()
+/// Label PDFs (`label_url`), one sample PDF standing in for every label. A
+/// sandbox label's is public, as the interface says ("in sandbox it points
+/// to a sample PDF"); a live label's needs a key of its account with
+/// `labels:read` ("downloading PDFs").
+async fn label_pdf(State(sim): State<Arc<Sim>>, req: Request) -> Response {
+    let label = req.uri().query().and_then(|q| {
+        q.split('&')
+            .find_map(|pair| pair.strip_prefix("label="))
+            .map(str::to_string)
+    });
+    let allowed = || -> Result<(), SimError> {
+        let world = sim.world();
+        let not_found = || {
+            SimError::new(
+                ErrorCode::LabelNotFound,
+                "There is no label PDF at this address.",
+                "Use the label_url of a label you bought with this key's account.",
+            )
+        };
+        let Some(id) = label else {
+            return Err(not_found());
+        };
+        let record = world.labels.get(&id).ok_or_else(not_found)?;
+        if record.env == KeyEnv::Sandbox {
+            return Ok(());
+        }
+        let (_, key) = http::bearer_key(&world, req.headers(), sim.clock.now())?;
+        if key.account != record.account || key.env != record.env {
+            return Err(not_found());
+        }
+        if !key.scopes.contains(&Scope::LabelsRead) {
+            let mut e = SimError::new(
+                ErrorCode::AuthKeyInsufficientScope,
+                "This key lacks the scope labels:read that downloading a label PDF needs.",
+                "Create a key with the labels:read scope in the dashboard, or use one that has it.",
+            );
+            e.error.required_scope = Some(Scope::LabelsRead.as_str().into());
+            return Err(e);
+        }
+        Ok(())
+    };
+    match allowed() {
+        Ok(()) => ([(header::CONTENT_TYPE, "application/pdf")], SAMPLE_PDF).into_response(),
+        Err(e) => e.into_response(),
+    }
 }
 
 const SAMPLE_PDF: &[u8] = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 288 432]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj\n4 0 obj<</Length 60>>stream\nBT /F1 18 Tf 36 380 Td (SAMPLE LABEL - NOT MAILABLE) Tj ET\nendstream endobj\n5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n";

@@ -32,12 +32,39 @@ async fn live_purchase_charges_the_wallet_by_the_rate_and_sandbox_is_free() {
         (json!(true), json!(true))
     );
 
-    // The label PDF is served by the simulator itself.
+    // The label PDF is served by the simulator itself; a sandbox one is public.
     let url = r.json["label_url"].as_str().unwrap();
     let path = &url[url.find("/samples").unwrap()..];
     let pdf = s.call("GET", path, None, None).await;
     assert_eq!(pdf.status, 200);
     assert!(pdf.raw.starts_with(b"%PDF"));
+}
+
+#[tokio::test]
+async fn a_live_label_pdf_needs_a_key_of_its_account_with_labels_read() {
+    let s = start().await;
+    let r = s.buy(LIVE).await;
+    let url = r.json["label_url"].as_str().unwrap();
+    let path = &url[url.find("/samples").unwrap()..];
+    s.call("GET", path, None, None)
+        .await
+        .assert_envelope(401, "AUTH.KEY.MISSING");
+    let pdf = s.get(path, LIVE).await;
+    assert_eq!(pdf.status, 200);
+    assert!(pdf.raw.starts_with(b"%PDF"));
+    let no_scope = s.new_key("live", &["rates:read"], json!({})).await;
+    let refused = s.get(path, &no_scope).await;
+    refused.assert_envelope(403, "AUTH.KEY.INSUFFICIENT_SCOPE");
+    assert_eq!(refused.json["error"]["required_scope"], "labels:read");
+    let stranger = s
+        .new_key("live", &["labels:read"], json!({"account": "acct_other"}))
+        .await;
+    s.get(path, &stranger)
+        .await
+        .assert_envelope(404, "LABEL.NOT_FOUND");
+    s.get("/samples/label.pdf?label=lbl_nope", LIVE)
+        .await
+        .assert_envelope(404, "LABEL.NOT_FOUND");
 }
 
 #[tokio::test]

@@ -76,11 +76,11 @@ export function ourWorker(bindings) {
   };
 }
 
-/** The bare Rust pass-through (tests/bench/bare-worker) at Host `bare-rs.bench`. */
-export function bareRsWorker(bindings) {
+/** The bare Rust pass-through (tests/bench/bare-worker) at Host `<name>.bench`. */
+export function bareRsWorker(bindings, name = 'bare-rs') {
   return {
-    name: 'bare-rs',
-    routes: ['bare-rs.bench/*'],
+    name,
+    routes: [`${name}.bench/*`],
     modules: true,
     scriptPath: path.join(ROOT, 'tests/bench/bare-worker/build/index.js'),
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],

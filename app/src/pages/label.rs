@@ -5,6 +5,7 @@ use crate::components::dates::datetime;
 use crate::components::error_view::ErrorView;
 use crate::components::money::Money;
 use crate::components::status_badge::{StatusBadge, Tone};
+use api::inbox::label_pdf_path;
 use api::{LabelDetails, Scope, VoidStatus};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -123,8 +124,8 @@ pub fn LabelPage() -> impl IntoView {
                             <dt>"Scanned by the carrier"</dt><dd>{if d.scanned { "Yes" } else { "Not yet" }}</dd>
                         </dl>
                         <p class="links">
-                            <a href=l.label_url.clone() target="_blank" rel="noopener">"Open label PDF"</a>
-                            <a href=l.label_url.clone() download=format!("{}.pdf", l.id)>"Download label PDF"</a>
+                            <a href=format!("{}?inline=1", label_pdf_path(&encode(&l.id))) target="_blank" rel="noopener">"Open label PDF"</a>
+                            <a href=label_pdf_path(&encode(&l.id)) download=format!("{}.pdf", l.id)>"Download label PDF"</a>
                             <A href=track>"Track this parcel"</A>
                             <a href=format!("/webhooks?q={}", encode(&l.id))>"Webhook events"</a>
                         </p>

@@ -1,7 +1,7 @@
 //! Ship: from and to addresses (checked by the service), the parcel, every
 //! carrier's rates, and the purchase after a confirmation.
 
-use crate::api::{Client, ClientError};
+use crate::api::{Client, ClientError, encode};
 use crate::components::address_form::{AddressForm, blank_address, missing_field, one_line};
 use crate::components::confirm_purchase::ConfirmPurchase;
 use crate::components::error_view::ErrorView;
@@ -11,6 +11,7 @@ use crate::components::rate_table::RateTable;
 use crate::state::clock::Clock;
 use crate::state::intent::{Intent, fresh_key, key_for, stays_open};
 use crate::state::senders;
+use api::inbox::label_pdf_path;
 use api::rates::RATE_VALIDITY_SECONDS;
 use api::{Address, AddressValidation, ApiError, Label, Rate, RatesRequest, Scope, Wallet};
 use leptos::prelude::*;
@@ -451,8 +452,8 @@ fn Bought(label: Label, on_again: Callback<()>) -> impl IntoView {
                 <dd data-testid="balance-after"><Money cents=label.wallet_balance_after_cents /></dd>
             </dl>
             <p class="links">
-                <a href=label.label_url.clone() target="_blank" rel="noopener">"Open label PDF"</a>
-                <a href=label.label_url.clone() download=format!("{}.pdf", label.id)>"Download label PDF"</a>
+                <a href=format!("{}?inline=1", label_pdf_path(&encode(&label.id))) target="_blank" rel="noopener">"Open label PDF"</a>
+                <a href=label_pdf_path(&encode(&label.id)) download=format!("{}.pdf", label.id)>"Download label PDF"</a>
                 <A href=format!("/labels/{}", label.id)>"Label details"</A>
                 <A href=track_href>"Track this parcel"</A>
             </p>

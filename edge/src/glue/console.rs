@@ -157,7 +157,8 @@ pub(crate) async fn handle(
         | Route::Inbox
         | Route::Live
         | Route::VerifyWebhook
-        | Route::WidgetPage => {
+        | Route::WidgetPage
+        | Route::LabelPdf { .. } => {
             unreachable!("routed in glue::handle")
         }
     }

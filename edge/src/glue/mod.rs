@@ -6,6 +6,7 @@
 mod assets;
 mod console;
 mod hooks;
+mod labels;
 mod stores;
 mod upstream;
 mod v1;
@@ -219,6 +220,9 @@ async fn handle(
             match other {
                 Route::Ledger | Route::Inbox | Route::Live | Route::VerifyWebhook => {
                     hooks::handle(other, req, env, &config, &facts, &principal, query).await
+                }
+                Route::LabelPdf { id, inline } => {
+                    labels::pdf(&id, inline, env, &config, &principal, trace).await
                 }
                 _ => console::handle(other, req, env, &config, &facts, &principal, trace).await,
             }

@@ -185,6 +185,41 @@ pub(crate) async fn send(
     })
 }
 
+/// A file the service names by URL (a label's PDF), fetched with the key
+/// only if `key` is given, and streamed to the browser as `content_type`.
+pub(crate) async fn file(
+    url: &str,
+    key: Option<&str>,
+    content_type: &str,
+    disposition: &str,
+    timeout_ms: u64,
+) -> Result<Response, EdgeError> {
+    let bearer = key.map(|k| format!("Bearer {k}"));
+    let mut pairs = vec![("Accept", content_type)];
+    if let Some(bearer) = &bearer {
+        pairs.push(("Authorization", bearer.as_str()));
+    }
+    let call = send_upstream(url, "GET", &lines(pairs), None, timeout_ms as u32);
+    let raw = JsFuture::from(call)
+        .await
+        .ok()
+        .and_then(|r| r.dyn_into::<Response>().ok())
+        .ok_or(EdgeError::LabelPdfUnavailable { status: None })?;
+    if raw.status() != 200 {
+        return Err(EdgeError::LabelPdfUnavailable {
+            status: Some(raw.status()),
+        });
+    }
+    let extra = [
+        ("Content-Type", content_type.to_string()),
+        ("Content-Disposition", disposition.to_string()),
+    ];
+    Ok(pass_through(
+        &raw,
+        &lines(response_header_pairs(&[], &extra)),
+    ))
+}
+
 /// Security headers on every `/api` answer, then `passed`, then `extra`.
 fn response_headers(passed: &[(String, String)], extra: &[(&'static str, String)]) -> Headers {
     headers(response_header_pairs(passed, extra))

@@ -174,6 +174,47 @@ fn quote_key(mode: KeyEnv, body: &[u8]) -> [u8; 32] {
     hash.finalize().into()
 }
 
+/// A v1 read the Worker makes for one of its own endpoints (a label's PDF),
+/// with the same checks as a forwarded call: the user's scopes and the key's,
+/// the budget, the active key, and what the answer teaches. The answer is
+/// read; errors come back as the upstream's envelope (status >= 400).
+pub(crate) async fn read_for(
+    env: &Env,
+    config: &Config,
+    principal: &Principal,
+    forward: &Forward,
+    trace: &mut Trace,
+) -> Result<StoredResponse, EdgeError> {
+    let endpoint = forward.endpoint;
+    let mode = principal.mode(config);
+    let keys = config.keys_for(mode);
+    let key_scopes: Vec<Scope> = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
+    gate::authorize(principal, endpoint, config, &key_scopes)?;
+    with_memory(|m| {
+        m.check_budget(
+            mode,
+            endpoint,
+            Caller::Dashboard,
+            config.widget.share,
+            now_s(),
+        )
+    })?;
+    let (key, _) = stores::active_key(env, keys).await;
+    let answer = upstream::send(
+        forward,
+        "GET",
+        key.expose(),
+        &[],
+        config.upstream_timeout_ms,
+        trace,
+    )
+    .await?;
+    learn_window(mode, endpoint.id, &answer.headers);
+    let stored = answer.store().await?;
+    learn_from_error(env, &stored, mode, key).await;
+    Ok(stored)
+}
+
 /// The per-minute budget the upstream reported with an answer.
 fn learn_window(mode: KeyEnv, endpoint: EndpointId, headers: &[(String, String)]) {
     let get = |name: &str| {

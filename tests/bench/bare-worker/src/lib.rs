@@ -1,6 +1,8 @@
 //! The floor a Rust Worker pays: take the call, add the key, forward it,
 //! stream the answer back. Same raw `web_sys` types as the real Worker, no
-//! checks, no log line. Only the benchmark uses it.
+//! checks. With the `LOG` var set it also writes the one JSON log line per
+//! request that the real Worker must write: the floor of a Rust Worker that
+//! logs. Only the benchmark uses it.
 
 #[cfg(target_arch = "wasm32")]
 mod worker_glue {
@@ -33,6 +35,17 @@ mod worker_glue {
         let forwarded = Request::new_with_str_and_init(&target, &init)?;
         let global: WorkerGlobalScope = js_sys::global().unchecked_into();
         let answer: JsValue = JsFuture::from(global.fetch_with_request(&forwarded)).await?;
-        Ok(answer.unchecked_into())
+        let answer: Response = answer.unchecked_into();
+        if env.var("LOG").is_ok() {
+            // The real Worker's line, same fields and size (edge/src/log.rs).
+            worker::console_log!(
+                r#"{{"request_id":"req_edge_0123456789abcdef01234567","method":"{}","route":"{}","principal":"user:operator1","role":"operator","status":{},"upstream_status":{},"upstream_request_id":"req_0123456789abcdef","upstream_ms":1,"total_ms":1}}"#,
+                req.method(),
+                path,
+                answer.status(),
+                answer.status()
+            );
+        }
+        Ok(answer)
     }
 }

@@ -1,0 +1,51 @@
+//! A label's PDF through the Worker (see `crate::labels`): the label's
+//! details as a v1 read, then its `label_url` with the key if it is on the
+//! service's origin, streamed back from ours.
+
+use super::{Trace, upstream, v1};
+use crate::config::Config;
+use crate::errors::EdgeError;
+use crate::gate::Principal;
+use crate::labels::{content_disposition, pdf_source};
+use crate::proxy;
+use api::LabelDetails;
+use worker::Env;
+use worker::web_sys::Response;
+
+pub(crate) async fn pdf(
+    id: &str,
+    inline: bool,
+    env: &Env,
+    config: &Config,
+    principal: &Principal,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    let forward = proxy::plan(
+        "GET",
+        &format!("/api/v1/labels/{id}"),
+        None,
+        &config.upstream,
+    )?;
+    let stored = v1::read_for(env, config, principal, &forward, trace).await?;
+    if stored.status >= 400 {
+        // LABEL.NOT_FOUND and the like, as the service said them.
+        return upstream::respond(&stored, None, &[]);
+    }
+    let unavailable = || EdgeError::LabelPdfUnavailable { status: None };
+    let details: LabelDetails = serde_json::from_str(&stored.body).map_err(|_| unavailable())?;
+    let source = pdf_source(&details.label.label_url, &config.upstream)?;
+    let key = if source.with_key {
+        let keys = config.keys_for(principal.mode(config));
+        Some(super::stores::active_key(env, keys).await.0)
+    } else {
+        None
+    };
+    upstream::file(
+        source.url,
+        key.map(|k| k.expose()),
+        "application/pdf",
+        &content_disposition(id, inline),
+        config.upstream_timeout_ms,
+    )
+    .await
+}
