@@ -68,7 +68,7 @@ test('a shopper on the configured shop gets every carrier\'s rate from the shop\
   await widget.getByRole('heading', { name: 'Shipping estimate' }).waitFor({ timeout: T });
   assert.equal(await widget.locator('.widget-from').innerText(), 'Ships from San Francisco, CA');
   await widget.getByRole('button', { name: 'Get rates' }).click();
-  assert.equal(await widget.getByRole('alert').innerText(), 'Enter your street address to see rates.');
+  assert.equal(await widget.getByRole('alert').innerText(), 'Street address is required to see rates.');
   await widget.getByLabel('Street address').fill('12 Elm St');
   await widget.getByLabel('City').fill('Brooklyn');
   await widget.getByLabel('State').fill('NY');

@@ -19,6 +19,24 @@ pub struct Address {
     pub email: Option<String>,
 }
 
+impl Address {
+    /// The first of the six required fields (part 2) that is empty or only
+    /// spaces, by its JSON name, in the interface's order.
+    pub fn first_blank_field(&self) -> Option<&'static str> {
+        [
+            ("name", &self.name),
+            ("street1", &self.street1),
+            ("city", &self.city),
+            ("state", &self.state),
+            ("zip", &self.zip),
+            ("country", &self.country),
+        ]
+        .into_iter()
+        .find(|(_, value)| value.trim().is_empty())
+        .map(|(name, _)| name)
+    }
+}
+
 /// Response of `POST /v1/addresses/validate` (field names are our choice).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AddressValidation {

@@ -5,6 +5,7 @@
 //! shoppers load this and not the dashboard.
 
 use crate::api::{Client, ClientError};
+use crate::components::address_form::{AddressForm, blank_address, missing_field};
 use crate::components::dates::calendar_day;
 use crate::components::error_view::ErrorView;
 use crate::components::money::Money;
@@ -143,23 +144,15 @@ fn Quote(setup: Setup, client: Client) -> impl IntoView {
     let to = RwSignal::new(Address {
         // Rates depend on where, not on whom; the contract wants a name.
         name: "Shopper".into(),
-        ..crate::components::address_form::blank_address()
+        ..blank_address()
     });
     let missing = RwSignal::new(None::<&'static str>);
+    let on_edit = Callback::new(move |()| missing.set(None));
     let answer = RwSignal::new(Answer::None);
     let request = StoredValue::new(setup);
     let ask = move || {
         let address = to.get_untracked();
-        let blank = [
-            (&address.street1, "street address"),
-            (&address.city, "city"),
-            (&address.state, "state"),
-            (&address.zip, "ZIP code"),
-            (&address.country, "country"),
-        ]
-        .into_iter()
-        .find(|(v, _)| v.trim().is_empty())
-        .map(|(_, label)| label);
+        let blank = missing_field(&address);
         missing.set(blank);
         if blank.is_some() {
             return;
@@ -178,30 +171,6 @@ fn Quote(setup: Setup, client: Client) -> impl IntoView {
             });
         });
     };
-    let field = |key: &'static str,
-                 label: &'static str,
-                 autocomplete: &'static str,
-                 get: fn(&Address) -> String,
-                 set: fn(&mut Address, String)| {
-        let id = format!("to-{key}");
-        view! {
-            <div class=format!("field field-{key}")>
-                <label for=id.clone()>{label}</label>
-                <input
-                    id=id
-                    name=key
-                    type="text"
-                    autocomplete=autocomplete
-                    required=true
-                    prop:value=move || to.with(get)
-                    on:input=move |ev| {
-                        let v = event_target_value(&ev);
-                        to.update(|a| set(a, v));
-                    }
-                />
-            </div>
-        }
-    };
     view! {
         <p class="widget-from">"Ships from " {format!("{}, {}", ship_from.city, ship_from.state)}</p>
         <form
@@ -212,16 +181,9 @@ fn Quote(setup: Setup, client: Client) -> impl IntoView {
                 ask();
             }
         >
-            <fieldset>
-                <legend>"Ship to"</legend>
-                {field("street1", "Street address", "shipping address-line1", |a| a.street1.clone(), |a, v| a.street1 = v)}
-                {field("city", "City", "shipping address-level2", |a| a.city.clone(), |a, v| a.city = v)}
-                {field("state", "State", "shipping address-level1", |a| a.state.clone(), |a, v| a.state = v)}
-                {field("zip", "ZIP code", "shipping postal-code", |a| a.zip.clone(), |a, v| a.zip = v)}
-                {field("country", "Country", "shipping country", |a| a.country.clone(), |a, v| a.country = v)}
-            </fieldset>
+            <AddressForm legend="Ship to" prefix="to" address=to on_edit destination_only=true />
             {move || missing.get().map(|label| view! {
-                <p class="field-problem" role="alert">{format!("Enter your {label} to see rates.")}</p>
+                <p class="field-problem" role="alert">{format!("{label} is required to see rates.")}</p>
             })}
             <button type="submit" disabled=move || answer.with(|a| *a == Answer::Asking)>
                 {move || if answer.with(|a| *a == Answer::Asking) { "Getting rates…" } else { "Get rates" }}

@@ -118,17 +118,7 @@ fn parse_ship_from(json: &str) -> Result<String, EdgeError> {
             ),
         )
     })?;
-    let blank = [
-        ("name", &address.name),
-        ("street1", &address.street1),
-        ("city", &address.city),
-        ("state", &address.state),
-        ("zip", &address.zip),
-        ("country", &address.country),
-    ]
-    .into_iter()
-    .find(|(_, value)| value.trim().is_empty());
-    if let Some((field, _)) = blank {
+    if let Some(field) = address.first_blank_field() {
         return Err(invalid(
             names::WIDGET_SHIP_FROM,
             format!("its {field} is empty"),

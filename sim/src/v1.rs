@@ -35,17 +35,8 @@ fn check_address(prefix: &str, a: &Address) -> Result<(), SimError> {
             format!("{prefix}.{name}")
         }
     };
-    for (name, value) in [
-        ("name", &a.name),
-        ("street1", &a.street1),
-        ("city", &a.city),
-        ("state", &a.state),
-        ("zip", &a.zip),
-        ("country", &a.country),
-    ] {
-        if value.trim().is_empty() {
-            return Err(SimError::required(&field(name)));
-        }
+    if let Some(name) = a.first_blank_field() {
+        return Err(SimError::required(&field(name)));
     }
     if a.country.len() != 2 || !a.country.chars().all(|c| c.is_ascii_alphabetic()) {
         return Err(SimError::invalid(

@@ -53,19 +53,22 @@ impl Field {
     }
 }
 
+/// The form's label of an address field (`api::Address` JSON name).
+fn label(name: &str) -> &'static str {
+    match name {
+        "name" => "Name",
+        "street1" => "Street address",
+        "street2" => "Address line 2 (optional)",
+        "city" => "City",
+        "state" => "State",
+        "zip" => "ZIP code",
+        _ => "Country",
+    }
+}
+
 /// The first required field left empty, by its label.
 pub fn missing_field(a: &Address) -> Option<&'static str> {
-    [
-        (&a.name, "Name"),
-        (&a.street1, "Street address"),
-        (&a.city, "City"),
-        (&a.state, "State"),
-        (&a.zip, "ZIP code"),
-        (&a.country, "Country"),
-    ]
-    .into_iter()
-    .find(|(v, _)| v.trim().is_empty())
-    .map(|(_, label)| label)
+    a.first_blank_field().map(label)
 }
 
 /// A full postal address as one fieldset. Pure: it edits `address` and
@@ -81,35 +84,28 @@ pub fn AddressForm(
     /// Extra controls above the fields (the saved-sender picker).
     #[prop(optional)]
     children: Option<Children>,
+    /// Only where a parcel goes, without the name and second line (the
+    /// storefront widget's quote).
+    #[prop(optional)]
+    destination_only: bool,
 ) -> impl IntoView {
-    let fields: [(Field, &str, &str, &str, bool); 7] = [
-        (Field::Name, "name", "Name", "name", true),
-        (
-            Field::Street1,
-            "street1",
-            "Street address",
-            "address-line1",
-            true,
-        ),
-        (
-            Field::Street2,
-            "street2",
-            "Address line 2 (optional)",
-            "address-line2",
-            false,
-        ),
-        (Field::City, "city", "City", "address-level2", true),
-        (Field::State, "state", "State", "address-level1", true),
-        (Field::Zip, "zip", "ZIP code", "postal-code", true),
-        (Field::Country, "country", "Country", "country", true),
+    let fields: [(Field, &str, &str, bool); 7] = [
+        (Field::Name, "name", "name", true),
+        (Field::Street1, "street1", "address-line1", true),
+        (Field::Street2, "street2", "address-line2", false),
+        (Field::City, "city", "address-level2", true),
+        (Field::State, "state", "address-level1", true),
+        (Field::Zip, "zip", "postal-code", true),
+        (Field::Country, "country", "country", true),
     ];
     let inputs = fields
         .into_iter()
-        .map(|(field, key, label, autocomplete, required)| {
+        .filter(|(_, key, ..)| !destination_only || !matches!(*key, "name" | "street2"))
+        .map(|(field, key, autocomplete, required)| {
             let id = format!("{prefix}-{key}");
             view! {
                 <div class=format!("field field-{key}")>
-                    <label for=id.clone()>{label}</label>
+                    <label for=id.clone()>{label(key)}</label>
                     <input
                         id=id
                         name=key
