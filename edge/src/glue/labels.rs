@@ -26,7 +26,7 @@ pub(crate) async fn pdf(
         None,
         &config.upstream,
     )?;
-    let stored = v1::read_for(env, config, principal, &forward, trace).await?;
+    let (stored, key) = v1::read_for(env, config, principal, &forward, trace).await?;
     if stored.status >= 400 {
         // LABEL.NOT_FOUND and the like, as the service said them.
         return upstream::respond(&stored, None, &[]);
@@ -34,15 +34,9 @@ pub(crate) async fn pdf(
     let unavailable = || EdgeError::LabelPdfUnavailable { status: None };
     let details: LabelDetails = serde_json::from_str(&stored.body).map_err(|_| unavailable())?;
     let source = pdf_source(&details.label.label_url, &config.upstream)?;
-    let key = if source.with_key {
-        let keys = config.keys_for(principal.mode(config));
-        Some(super::stores::active_key(env, keys).await.0)
-    } else {
-        None
-    };
     upstream::file(
         source.url,
-        key.map(|k| k.expose()),
+        source.with_key.then(|| key.expose()),
         "application/pdf",
         &content_disposition(id, inline),
         config.upstream_timeout_ms,

@@ -177,14 +177,15 @@ fn quote_key(mode: KeyEnv, body: &[u8]) -> [u8; 32] {
 /// A v1 read the Worker makes for one of its own endpoints (a label's PDF),
 /// with the same checks as a forwarded call: the user's scopes and the key's,
 /// the budget, the active key, and what the answer teaches. The answer is
-/// read; errors come back as the upstream's envelope (status >= 400).
-pub(crate) async fn read_for(
+/// read; errors come back as the upstream's envelope (status >= 400). Also
+/// gives the key it used, for a follow-up call on the service's origin.
+pub(crate) async fn read_for<'a>(
     env: &Env,
-    config: &Config,
+    config: &'a Config,
     principal: &Principal,
     forward: &Forward,
     trace: &mut Trace,
-) -> Result<StoredResponse, EdgeError> {
+) -> Result<(StoredResponse, &'a ApiKey), EdgeError> {
     let endpoint = forward.endpoint;
     let mode = principal.mode(config);
     let keys = config.keys_for(mode);
@@ -212,7 +213,7 @@ pub(crate) async fn read_for(
     learn_window(mode, endpoint.id, &answer.headers);
     let stored = answer.store().await?;
     learn_from_error(env, &stored, mode, key).await;
-    Ok(stored)
+    Ok((stored, key))
 }
 
 /// The per-minute budget the upstream reported with an answer.
