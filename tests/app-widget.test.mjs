@@ -17,12 +17,18 @@ const PER_MINUTE = 2;
 
 let sim, edge, browser, shop, other;
 
-/** A storefront on its own 127.0.0.1 port whose product page frames `src()`. */
+/**
+ * A storefront on its own 127.0.0.1 port. Its product page frames `src()`;
+ * at /embed it uses the one-line embed instead.
+ */
 async function storefront(src) {
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><html lang="en"><title>Shop</title><h1>Blue mug</h1>
-      <iframe title="Shipping estimate" src="${src(req.url)}" width="480" height="640"></iframe>`);
+    const widget = req.url === '/embed'
+      ? `<div data-parcel-widget data-weight-oz="20" data-length="10" data-width="8" data-height="4"></div>
+         <script src="${edge.url}/widget/embed.js" async></script>`
+      : `<iframe title="Shipping estimate" src="${src(req.url)}" width="480" height="640"></iframe>`;
+    res.end(`<!doctype html><html lang="en"><title>Shop</title><h1>Blue mug</h1>${widget}`);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return { server, url: `http://127.0.0.1:${server.address().port}` };
@@ -55,8 +61,13 @@ after(async () => {
   other?.server.close();
 });
 
+// Each test's shopper has an address of its own, so one test's use of the
+// per-shopper cap does not spill into the next.
+let shoppers = 0;
+const newShopper = () => browser.newContext({ extraHTTPHeaders: { 'cf-connecting-ip': `203.0.113.${++shoppers}` } });
+
 async function openShop(store, query) {
-  const context = await browser.newContext();
+  const context = await newShopper();
   const page = await context.newPage();
   const problems = watchProblems(page);
   await page.goto(`${store.url}/?${query}`);
@@ -96,6 +107,37 @@ test('a shopper on the configured shop gets every carrier\'s rate from the shop\
   assert.match(await refusal.innerText(), /AUTH\.RATE_LIMIT\.EXCEEDED \(HTTP 429\)/);
   assert.match(await widget.getByTestId('retry-countdown').innerText(), /Retrying automatically in \d+ s/);
   assert.deepEqual(problems.filter((p) => !/429/.test(p)), [], 'no console errors or failed requests');
+  await context.close();
+});
+
+test('the one-line embed frames the widget and keeps the iframe as tall as its content', async () => {
+  const context = await newShopper();
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${shop.url}/embed`);
+  const widget = page.frameLocator('iframe[title="Shipping estimate"]');
+  await widget.getByRole('heading', { name: 'Shipping estimate' }).waitFor({ timeout: T });
+  const fits = () => page.evaluate(() => {
+    const frame = document.querySelector('[data-parcel-widget] iframe');
+    return { outer: frame.clientHeight, src: frame.src };
+  });
+  const inner = () => widget.locator('body').evaluate((b) => b.scrollHeight);
+  // The iframe follows the page's height (a ResizeObserver message), not the 420 px it starts at.
+  await page.waitForFunction(() => document.querySelector('[data-parcel-widget] iframe').clientHeight !== 420);
+  const before = await fits();
+  assert.match(before.src, /\/widget\/\?weight_oz=20&length=10&width=8&height=4$/);
+  assert.equal(before.outer, await inner());
+  await widget.getByLabel('Street address').fill('12 Elm St');
+  await widget.getByLabel('City').fill('Brooklyn');
+  await widget.getByLabel('State').fill('NY');
+  await widget.getByLabel('ZIP code').fill('10001');
+  await widget.getByRole('button', { name: 'Get rates' }).click();
+  await widget.getByRole('list', { name: 'Shipping rates' }).getByRole('listitem').first().waitFor({ timeout: T });
+  await page.waitForFunction((h) => document.querySelector('[data-parcel-widget] iframe').clientHeight > h, before.outer);
+  const after = await fits();
+  assert.equal(after.outer, await inner(), 'no scrollbar inside the iframe: it is exactly as tall as the page');
+  await screenshot(page, 'widget-embed');
+  assert.deepEqual(problems, []);
   await context.close();
 });
 

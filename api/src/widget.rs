@@ -11,6 +11,9 @@
 //!   set to the storefront that frames it; the Worker answers it as the
 //!   widget principal of that origin (caps, cache and scopes of the widget),
 //!   never as a signed-in user.
+//! - The page tells the framing window its height (`postMessage` of
+//!   `{type: HEIGHT_MESSAGE, height}` to the shop's origin only), so the
+//!   embed script (`widget/embed.js`) keeps the iframe as tall as its content.
 
 /// Where the widget page lives (Trunk builds it with this public URL).
 pub const PAGE_PATH: &str = "/widget/";
@@ -23,3 +26,6 @@ pub const SHIP_FROM_META: &str = "parcel-ship-from";
 
 /// The iframe URL's parcel parameters, in the order the page reads them.
 pub const PARCEL_PARAMS: [&str; 4] = ["weight_oz", "length", "width", "height"];
+
+/// The `type` of the page's height messages (restated in `widget/embed.js`).
+pub const HEIGHT_MESSAGE: &str = "parcel-widget:height";

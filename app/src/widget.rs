@@ -10,10 +10,12 @@ use crate::components::dates::calendar_day;
 use crate::components::error_view::ErrorView;
 use crate::components::money::Money;
 use crate::state::clock::Clock;
-use api::widget::{PARCEL_PARAMS, SHIP_FROM_META};
+use api::widget::{HEIGHT_MESSAGE, PARCEL_PARAMS, SHIP_FROM_META};
 use api::{Address, Parcel, Rate, RatesRequest, RatesResponse};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// What the shop configured: where parcels leave from, and what is quoted.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +89,34 @@ fn storefront() -> Option<String> {
     first.or_else(|| origin_of(&window.document()?.referrer()))
 }
 
+/// Tells the shop's window this page's height whenever it changes (to that
+/// origin only), so its embed script can size the iframe to fit.
+fn report_height(storefront: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let (Ok(Some(parent)), Some(document)) = (window.parent(), window.document()) else {
+        return;
+    };
+    let Some(body) = document.body() else {
+        return;
+    };
+    let observed = body.clone();
+    let origin = storefront.to_string();
+    let report = Closure::<dyn FnMut()>::new(move || {
+        let message = js_sys::Object::new();
+        let set = |k: &str, v: JsValue| js_sys::Reflect::set(&message, &k.into(), &v);
+        let _ = set("type", HEIGHT_MESSAGE.into());
+        let _ = set("height", f64::from(body.scroll_height()).into());
+        let _ = parent.post_message(&message, &origin);
+    });
+    if let Ok(observer) = web_sys::ResizeObserver::new(report.as_ref().unchecked_ref()) {
+        observer.observe(&observed);
+    }
+    // Lives as long as the page.
+    report.forget();
+}
+
 fn meta_content(name: &str) -> String {
     web_sys::window()
         .and_then(|w| w.document())
@@ -103,6 +133,9 @@ fn meta_content(name: &str) -> String {
 #[component]
 pub fn Widget() -> impl IntoView {
     let framed_by = storefront();
+    if let Some(origin) = &framed_by {
+        report_height(origin);
+    }
     let client = Client::provide_framed(framed_by.clone());
     Clock::provide();
     let query = web_sys::window()
