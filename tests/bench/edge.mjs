@@ -21,6 +21,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 // The two Workers are measured alternately REPS times and the medians kept:
 // other load on a 2-core machine moves single runs by ±30%.
 const REPS = Number(process.env.BENCH_REPS || 3);
+const bareRs = path.join(ROOT, 'tests/bench/bare-worker');
+// Before the simulator starts, so a failed build leaves nothing running.
+// Quick when up to date; always run, so a changed bare Worker is measured
+// (with the pinned tools of scripts/env: worker-build must not download).
+await promisify(execFile)('bash', ['-c', `. scripts/env && cd ${bareRs} && worker-build --release`], { cwd: ROOT });
 const tmp = mkdtempSync(path.join(tmpdir(), 'edge-bench-'));
 const keys = newKeys();
 const sim = await startSim({ keys });
@@ -61,10 +66,6 @@ const DUTIES = `export default {
   },
 };`;
 
-const bareRs = path.join(ROOT, 'tests/bench/bare-worker');
-// Quick when up to date; always run, so a changed bare Worker is measured
-// (with the pinned tools of scripts/env: worker-build must not download).
-await promisify(execFile)('bash', ['-c', `. scripts/env && cd ${bareRs} && worker-build --release`], { cwd: ROOT });
 
 const mf = benchMiniflare([
   ourWorker(benchBindings(sim, key, users)),
