@@ -18,7 +18,7 @@ import { RATES_WRK, bareRsWorker, benchMiniflare, benchBindings, benchmarkKey, o
 import { ROOT, newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
-// The two Workers are measured alternately REPS times and the medians kept:
+// The Workers are measured alternately REPS times and the medians kept:
 // other load on a 2-core machine moves single runs by ±30%.
 const REPS = Number(process.env.BENCH_REPS || 3);
 const bareRs = path.join(ROOT, 'tests/bench/bare-worker');
