@@ -3,7 +3,7 @@
 //! and the `X-Request-Id` header, so the two always agree.
 
 use api::validation::BodyError;
-use api::{ApiError, ErrorCode, ErrorEnvelope};
+use api::{ApiError, ErrorCode, ErrorEnvelope, Scope};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
@@ -56,6 +56,21 @@ impl SimError {
     pub fn field(mut self, field: impl Into<String>) -> SimError {
         self.error.field = Some(field.into());
         self
+    }
+
+    /// `AUTH.KEY.INSUFFICIENT_SCOPE` for `action` (what needs `required`),
+    /// naming the scope and listing the key's own.
+    pub fn insufficient_scope(required: Scope, action: &str, key_scopes: &[Scope]) -> SimError {
+        let mut e = SimError::new(
+            ErrorCode::AuthKeyInsufficientScope,
+            format!("This key lacks the scope {required} that {action} needs."),
+            format!(
+                "Create a key with the {required} scope in the dashboard, or use one that has it."
+            ),
+        );
+        e.error.required_scope = Some(required.as_str().into());
+        e.error.key_scopes = Some(key_scopes.iter().map(|s| s.as_str().to_string()).collect());
+        e
     }
 
     pub fn required(field: &str) -> SimError {

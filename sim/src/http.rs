@@ -192,21 +192,8 @@ fn authorize(
     let headers = limit_headers(limit, remaining, reset);
 
     if !key.scopes.contains(&endpoint.scope) {
-        let mut e = SimError::new(
-            ErrorCode::AuthKeyInsufficientScope,
-            format!(
-                "This key lacks the scope {} that {} {} needs.",
-                endpoint.scope,
-                endpoint.method.as_str(),
-                endpoint.pattern
-            ),
-            format!(
-                "Create a key with the {} scope in the dashboard, or use one that has it.",
-                endpoint.scope
-            ),
-        );
-        e.error.required_scope = Some(endpoint.scope.as_str().into());
-        e.error.key_scopes = Some(key.scopes.iter().map(|s| s.as_str().to_string()).collect());
+        let action = format!("{} {}", endpoint.method.as_str(), endpoint.pattern);
+        let mut e = SimError::insufficient_scope(endpoint.scope, &action, &key.scopes);
         e.headers = headers;
         return Err(e);
     }

@@ -191,13 +191,11 @@ async fn label_pdf(State(sim): State<Arc<Sim>>, req: Request) -> Response {
             return Err(not_found());
         }
         if !key.scopes.contains(&Scope::LabelsRead) {
-            let mut e = SimError::new(
-                ErrorCode::AuthKeyInsufficientScope,
-                "This key lacks the scope labels:read that downloading a label PDF needs.",
-                "Create a key with the labels:read scope in the dashboard, or use one that has it.",
-            );
-            e.error.required_scope = Some(Scope::LabelsRead.as_str().into());
-            return Err(e);
+            return Err(SimError::insufficient_scope(
+                Scope::LabelsRead,
+                "downloading a label PDF",
+                &key.scopes,
+            ));
         }
         Ok(())
     };
