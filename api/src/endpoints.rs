@@ -1,30 +1,39 @@
-//! The endpoint table of parts 4, 5 and 8: method, path, scope and limit.
+//! The endpoint tables: v1's (parts 4, 5 and 8: method, path, scope and
+//! limit), and the Worker's own beside it (`OWN_ENDPOINTS`), so the app, the
+//! Worker and the simulator route and build paths from one statement.
 
 use crate::scopes::Scope;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
     Get,
+    Head,
     Post,
+    Put,
     Delete,
 }
 
 impl Method {
+    pub const ALL: [Method; 5] = [
+        Method::Get,
+        Method::Head,
+        Method::Post,
+        Method::Put,
+        Method::Delete,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
+            Method::Head => "HEAD",
             Method::Post => "POST",
+            Method::Put => "PUT",
             Method::Delete => "DELETE",
         }
     }
 
     pub fn parse(method: &str) -> Option<Method> {
-        match method {
-            "GET" => Some(Method::Get),
-            "POST" => Some(Method::Post),
-            "DELETE" => Some(Method::Delete),
-            _ => None,
-        }
+        Method::ALL.into_iter().find(|m| m.as_str() == method)
     }
 }
 
@@ -192,32 +201,146 @@ pub fn is_valid_id(segment: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// Whether `path` fits `pattern` segment by segment; gives the one `{id}`
+/// or `{mode}` segment if the pattern has one. Ids must be [`is_valid_id`];
+/// a mode is `live` or `sandbox`.
+fn fit(pattern: &str, path: &str) -> Option<Option<String>> {
+    let segments = path.strip_prefix('/')?.split('/');
+    let mut pattern = pattern.strip_prefix('/')?.split('/');
+    let mut param = None;
+    for s in segments {
+        match pattern.next()? {
+            "{id}" if is_valid_id(s) => param = Some(s.to_string()),
+            "{mode}" if s.parse::<crate::KeyEnv>().is_ok() => param = Some(s.to_string()),
+            p if p == s && !p.starts_with('{') => {}
+            _ => return None,
+        }
+    }
+    pattern.next().is_none().then_some(param)
+}
+
 /// Matches a request to a v1 endpoint, strictly: exact segments, no empty
 /// segments, no trailing slash, no query in `path`.
 pub fn match_route(method: &str, path: &str) -> Option<RouteMatch> {
     let method = Method::parse(method)?;
-    let segments: Vec<&str> = path.strip_prefix('/')?.split('/').collect();
     ENDPOINTS
         .iter()
         .filter(|e| e.method == method)
-        .find_map(|endpoint| {
-            let pattern: Vec<&str> = endpoint.pattern[1..].split('/').collect();
-            if pattern.len() != segments.len() {
-                return None;
+        .find_map(|endpoint| fit(endpoint.pattern, path).map(|id| RouteMatch { endpoint, id }))
+}
+
+/// The methods a v1 path does answer to (empty: no such path), to tell a
+/// wrong method (405, with these named) from a wrong path (404).
+pub fn allowed_methods(path: &str) -> Vec<Method> {
+    ENDPOINTS
+        .iter()
+        .filter(|e| fit(e.pattern, path).is_some())
+        .map(|e| e.method)
+        .collect()
+}
+
+/// The Worker's own endpoints (not v1): sign-in and the session
+/// (`session`), the webhook receiver, inbox and ledger (`inbox`), label
+/// PDFs, and the storefront widget page (`widget`). Types and who may call
+/// each are documented where their paths are declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OwnId {
+    SignIn,
+    GetSession,
+    SignOut,
+    SetMode,
+    Keys,
+    VerifyKey,
+    ActivateKey,
+    Limits,
+    ReceiveWebhook,
+    Ledger,
+    Inbox,
+    Live,
+    VerifyWebhook,
+    LabelPdf,
+    WidgetPage,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnEndpoint {
+    pub id: OwnId,
+    pub method: Method,
+    /// Path pattern; `{id}` is one id segment, `{mode}` is `live` or `sandbox`.
+    pub pattern: &'static str,
+}
+
+impl OwnEndpoint {
+    /// The path with its one placeholder filled in.
+    pub fn path(&self, param: &str) -> String {
+        self.pattern.replace("{id}", param).replace("{mode}", param)
+    }
+}
+
+const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
+    OwnEndpoint {
+        id,
+        method,
+        pattern,
+    }
+}
+
+use crate::{inbox, session, widget};
+
+pub static OWN_ENDPOINTS: [OwnEndpoint; 18] = [
+    own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
+    own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
+    own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
+    own(OwnId::SetMode, Method::Put, session::MODE_PATH),
+    own(OwnId::Keys, Method::Get, session::KEYS_PATH),
+    own(OwnId::VerifyKey, Method::Post, session::VERIFY_KEY_PATH),
+    own(OwnId::ActivateKey, Method::Post, session::ACTIVATE_KEY_PATH),
+    own(OwnId::Limits, Method::Get, session::LIMITS_PATH),
+    own(OwnId::ReceiveWebhook, Method::Post, inbox::RECEIVE_PATH),
+    own(OwnId::Ledger, Method::Get, inbox::LEDGER_PATH),
+    own(OwnId::Inbox, Method::Get, inbox::INBOX_PATH),
+    own(OwnId::Live, Method::Get, inbox::LIVE_PATH),
+    own(OwnId::VerifyWebhook, Method::Post, inbox::VERIFY_PATH),
+    own(OwnId::LabelPdf, Method::Get, inbox::LABEL_PDF_PATH),
+    own(OwnId::WidgetPage, Method::Get, widget::PAGE_PATH),
+    own(OwnId::WidgetPage, Method::Head, widget::PAGE_PATH),
+    own(OwnId::WidgetPage, Method::Get, widget::PAGE_PATH_BARE),
+    own(OwnId::WidgetPage, Method::Head, widget::PAGE_PATH_BARE),
+];
+
+/// A request to one of the Worker's own endpoints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnMatch {
+    pub endpoint: &'static OwnEndpoint,
+    /// The `{id}` or `{mode}` segment, if the pattern has one.
+    pub param: Option<String>,
+}
+
+/// What the Worker's own table says of `method path`: `Ok` the endpoint;
+/// `Err` with the methods the path does answer to (empty: not one of ours).
+pub fn match_own(method: &str, path: &str) -> Result<OwnMatch, Vec<Method>> {
+    let method = Method::parse(method);
+    let mut allowed = Vec::new();
+    for endpoint in &OWN_ENDPOINTS {
+        if let Some(param) = fit(endpoint.pattern, path) {
+            if Some(endpoint.method) == method {
+                return Ok(OwnMatch { endpoint, param });
             }
-            let mut id = None;
-            for (p, s) in pattern.iter().zip(&segments) {
-                if *p == "{id}" {
-                    if !is_valid_id(s) {
-                        return None;
-                    }
-                    id = Some((*s).to_string());
-                } else if p != s {
-                    return None;
-                }
+            if !allowed.contains(&endpoint.method) {
+                allowed.push(endpoint.method);
             }
-            Some(RouteMatch { endpoint, id })
-        })
+        }
+    }
+    Err(allowed)
+}
+
+/// The Worker's own endpoint `id` (its first entry in the table).
+pub fn own_endpoint(id: OwnId) -> &'static OwnEndpoint {
+    // Every OwnId has an entry; the test below checks it. The fallback keeps this total.
+    OWN_ENDPOINTS
+        .iter()
+        .find(|e| e.id == id)
+        .unwrap_or(&OWN_ENDPOINTS[0])
 }
 
 #[cfg(test)]
@@ -263,6 +386,63 @@ mod tests {
         );
         assert!(match_route("PUT", "/v1/wallet").is_none());
         assert!(match_route("POST", "/v1/wallet").is_none());
+    }
+
+    #[test]
+    fn allowed_methods_tell_405_from_404() {
+        assert_eq!(
+            allowed_methods("/v1/labels/lbl_1"),
+            vec![Method::Get, Method::Delete]
+        );
+        assert_eq!(allowed_methods("/v1/wallet"), vec![Method::Get]);
+        assert!(allowed_methods("/v1/nope").is_empty());
+        assert!(allowed_methods("/v1/labels/a%2Fb").is_empty());
+    }
+
+    #[test]
+    fn own_endpoints_route_and_fill_paths() {
+        let m = match_own("POST", "/api/keys/live/verify").unwrap();
+        assert_eq!(
+            (m.endpoint.id, m.param.as_deref()),
+            (OwnId::VerifyKey, Some("live"))
+        );
+        assert_eq!(
+            match_own("GET", "/api/labels/lbl_1/pdf")
+                .unwrap()
+                .endpoint
+                .id,
+            OwnId::LabelPdf
+        );
+        for path in ["/widget", "/widget/"] {
+            assert_eq!(
+                match_own("GET", path).unwrap().endpoint.id,
+                OwnId::WidgetPage
+            );
+        }
+        assert_eq!(
+            match_own("PUT", "/api/session").unwrap_err(),
+            vec![Method::Post, Method::Get, Method::Delete]
+        );
+        for path in [
+            "/api/keys/prod/verify",
+            "/api/labels/../pdf",
+            "/api/labels/a%2Fb/pdf",
+            "/api/session/",
+            "/api/v1/wallet",
+        ] {
+            assert_eq!(match_own("POST", path), Err(vec![]), "{path}");
+        }
+        assert_eq!(
+            own_endpoint(OwnId::ActivateKey).path("sandbox"),
+            "/api/keys/sandbox/activate"
+        );
+        assert_eq!(
+            own_endpoint(OwnId::LabelPdf).path("lbl_9"),
+            "/api/labels/lbl_9/pdf"
+        );
+        for e in &OWN_ENDPOINTS {
+            assert_eq!(own_endpoint(e.id).id, e.id);
+        }
     }
 
     #[test]

@@ -22,15 +22,15 @@ pub const LIVE_PATH: &str = "/api/webhooks/live";
 /// against the configured secrets, in the Worker.
 pub const VERIFY_PATH: &str = "/api/webhooks/verify";
 
-/// `GET {LABEL_PDF_PREFIX}{id}/pdf`: the label's PDF through the Worker,
-/// which adds the key where the service wants it (`labels:read`, "downloading
-/// PDFs") and serves it from the dashboard's own origin, as a download;
-/// `?inline=1` to view it instead. See [`label_pdf_path`].
-pub const LABEL_PDF_PREFIX: &str = "/api/labels/";
+/// `GET`: the label's PDF through the Worker, which adds the key where the
+/// service wants it (`labels:read`, "downloading PDFs") and serves it from
+/// the dashboard's own origin, as a download; `?inline=1` to view it
+/// instead. See [`label_pdf_path`].
+pub const LABEL_PDF_PATH: &str = "/api/labels/{id}/pdf";
 
 /// The Worker's PDF path of label `id` (ids are `[A-Za-z0-9_-]`).
 pub fn label_pdf_path(id: &str) -> String {
-    format!("{LABEL_PDF_PREFIX}{id}/pdf")
+    LABEL_PDF_PATH.replace("{id}", id)
 }
 
 /// Largest webhook body the endpoint reads (a Label is well under 2 KiB).

@@ -24,6 +24,25 @@ impl KeyEnv {
             KeyEnv::Sandbox => "svc_test_",
         }
     }
+
+    pub const ALL: [KeyEnv; 2] = [KeyEnv::Live, KeyEnv::Sandbox];
+}
+
+impl fmt::Display for KeyEnv {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `live` or `sandbox`, as in paths (`/api/keys/live/verify`) and settings.
+impl std::str::FromStr for KeyEnv {
+    type Err = String;
+    fn from_str(s: &str) -> Result<KeyEnv, String> {
+        KeyEnv::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| format!("unknown mode {s:?} (live or sandbox)"))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +137,14 @@ mod tests {
             ApiKey::parse(&format!("svc_test_{HEX}")).unwrap().env(),
             KeyEnv::Sandbox
         );
+    }
+
+    #[test]
+    fn modes_round_trip_by_name() {
+        for mode in KeyEnv::ALL {
+            assert_eq!(mode.to_string().parse::<KeyEnv>(), Ok(mode));
+        }
+        assert!("prod".parse::<KeyEnv>().is_err());
     }
 
     #[test]

@@ -11,20 +11,25 @@ pub mod error;
 pub mod inbox;
 pub mod keys;
 pub mod labels;
+pub mod origins;
 pub mod parcel;
 pub mod rates;
 pub mod scopes;
 pub mod session;
+pub mod signing;
 pub mod trackers;
 pub mod validation;
 pub mod wallet;
 pub mod webhooks;
 pub mod widget;
 
-pub use address::{Address, AddressValidation};
+pub use address::{Address, AddressValidation, FieldProblem};
 pub use batches::{Batch, BatchItem, BatchState, BatchStatus, CreateBatchRequest};
 pub use carrier_accounts::{CarrierAccount, CarrierAccountList, CarrierAccountStatus};
-pub use endpoints::{ENDPOINTS, Endpoint, EndpointId, Method, RouteMatch, match_route};
+pub use endpoints::{
+    ENDPOINTS, Endpoint, EndpointId, Method, OWN_ENDPOINTS, OwnEndpoint, OwnId, RouteMatch,
+    match_own, match_route,
+};
 pub use error::{ApiError, DOCS_BASE_URL, ErrorCode, ErrorEnvelope};
 pub use keys::{ApiKey, KeyEnv, KeyError};
 pub use labels::{BuyLabelRequest, Label, LabelDetails, VoidResponse, VoidStatus};

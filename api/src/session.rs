@@ -26,6 +26,8 @@ use std::str::FromStr;
 pub const SESSION_PATH: &str = "/api/session";
 pub const MODE_PATH: &str = "/api/session/mode";
 pub const KEYS_PATH: &str = "/api/keys";
+pub const VERIFY_KEY_PATH: &str = "/api/keys/{mode}/verify";
+pub const ACTIVATE_KEY_PATH: &str = "/api/keys/{mode}/activate";
 pub const LIMITS_PATH: &str = "/api/limits";
 
 /// A dashboard user's role. What each may do is the Worker's configuration

@@ -9,11 +9,22 @@ use crate::error::ErrorCode;
 /// Largest request body accepted: a 5,000-item batch of full addresses is about 3 MB.
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
+/// Deepest nesting of objects and arrays a body may have. The deepest v1
+/// body (a batch: `items[n].to_address.name`) is 3 levels; 32 leaves room
+/// for growth and stops a crafted body from exhausting the parser's stack.
+pub const MAX_DEPTH: usize = 32;
+
+/// The `field` of an error about the body as a whole (not JSON, trailing
+/// data, too deep, empty).
+pub const BODY_FIELD: &str = "body";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BodyError {
     Empty,
-    /// Not JSON at all.
+    /// Not one well-formed JSON value in UTF-8 (syntax, trailing data, bad bytes).
     Syntax(String),
+    /// Nested deeper than [`MAX_DEPTH`].
+    TooDeep,
     /// A required field is missing; dotted path such as `to_address.zip` or `items[3].rate_id`.
     Required {
         field: String,
@@ -33,10 +44,11 @@ impl BodyError {
         }
     }
 
-    pub fn field(&self) -> Option<&str> {
+    /// The offending field's path, or [`BODY_FIELD`] when the body as a whole is wrong.
+    pub fn field(&self) -> &str {
         match self {
-            BodyError::Required { field } | BodyError::Invalid { field, .. } => Some(field),
-            BodyError::Empty | BodyError::Syntax(_) => None,
+            BodyError::Required { field } | BodyError::Invalid { field, .. } => field,
+            BodyError::Empty | BodyError::Syntax(_) | BodyError::TooDeep => BODY_FIELD,
         }
     }
 
@@ -44,6 +56,9 @@ impl BodyError {
         match self {
             BodyError::Empty => "The request body is empty.".into(),
             BodyError::Syntax(detail) => format!("The request body is not valid JSON ({detail})."),
+            BodyError::TooDeep => {
+                format!("The request body nests objects or arrays deeper than {MAX_DEPTH} levels.")
+            }
             BodyError::Required { field } => format!("The field {field} is required."),
             BodyError::Invalid { field, reason } => {
                 format!("The field {field} is invalid: {reason}.")
@@ -54,9 +69,8 @@ impl BodyError {
     pub fn suggestion(&self) -> String {
         match self {
             BodyError::Empty => "Send a JSON object as the request body.".into(),
-            BodyError::Syntax(_) => {
-                "Send a well-formed JSON object with Content-Type: application/json.".into()
-            }
+            BodyError::Syntax(_) => "Send exactly one well-formed JSON object in UTF-8, with nothing after it, and Content-Type: application/json.".into(),
+            BodyError::TooDeep => "Send the body in the shape the v1 interface shows.".into(),
             BodyError::Required { field } => format!("Add {field} to the request body."),
             BodyError::Invalid { field, .. } => {
                 format!("Correct {field} and send the request again.")
@@ -65,12 +79,53 @@ impl BodyError {
     }
 }
 
+/// How deep objects and arrays nest, outside strings; stops counting past `limit`.
+fn depth_exceeds(body: &[u8], limit: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in body {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The one strict reader of a JSON request body into a contract type: UTF-8,
+/// exactly one JSON value (white space after it, nothing else), at most
+/// [`MAX_DEPTH`] levels deep, then the type's own rules, naming the field
+/// that does not fit.
 pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, BodyError> {
-    if body.is_empty() {
+    if body.iter().all(u8::is_ascii_whitespace) {
         return Err(BodyError::Empty);
     }
+    if let Err(e) = std::str::from_utf8(body) {
+        return Err(BodyError::Syntax(format!(
+            "the bytes at offset {} are not UTF-8",
+            e.valid_up_to()
+        )));
+    }
+    if depth_exceeds(body, MAX_DEPTH) {
+        return Err(BodyError::TooDeep);
+    }
     let mut de = serde_json::Deserializer::from_slice(body);
-    serde_path_to_error::deserialize::<_, T>(&mut de).map_err(|err| {
+    let value = serde_path_to_error::deserialize::<_, T>(&mut de).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner();
         let msg = inner.to_string();
@@ -89,13 +144,18 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, BodyError> {
             return BodyError::Syntax(msg);
         }
         let field = if path == "." {
-            "body".to_string()
+            BODY_FIELD.to_string()
         } else {
             path
         };
         let reason = msg.split(" at line").next().unwrap_or(&msg).to_string();
         BodyError::Invalid { field, reason }
-    })
+    })?;
+    // Trailing data (`{...}garbage`, `{...}{}`) is refused: the body must be
+    // read the same way by every party that reads it.
+    de.end()
+        .map_err(|e| BodyError::Syntax(format!("unexpected data after the JSON value: {e}")))?;
+    Ok(value)
 }
 
 #[cfg(test)]
@@ -114,7 +174,7 @@ mod tests {
         let e = parse_json::<BuyLabelRequest>(br#"{"rate_id": 7}"#).unwrap_err();
         assert_eq!(
             (e.code(), e.field()),
-            (ErrorCode::ValidationFieldInvalid, Some("rate_id"))
+            (ErrorCode::ValidationFieldInvalid, "rate_id")
         );
         let e = parse_json::<RatesRequest>(br#"{"from_address": {}}"#).unwrap_err();
         assert_eq!(
@@ -124,7 +184,7 @@ mod tests {
             }
         );
         let e = parse_json::<CreateBatchRequest>(br#"{"items": [{"rate_id": "r"}]}"#).unwrap_err();
-        assert_eq!(e.field(), Some("items[0].from_address"));
+        assert_eq!(e.field(), "items[0].from_address");
     }
 
     #[test]
@@ -138,5 +198,45 @@ mod tests {
             parse_json::<BuyLabelRequest>(b"{nope").unwrap_err().code(),
             ErrorCode::ValidationFieldInvalid
         );
+        assert_eq!(
+            parse_json::<BuyLabelRequest>(b"  \n").unwrap_err().field(),
+            "body"
+        );
+    }
+
+    #[test]
+    fn trailing_data_is_refused_naming_the_body() {
+        for body in [
+            &br#"{"rate_id":"r"}garbage"#[..],
+            br#"{"rate_id":"r"}{}"#,
+            br#"{"rate_id":"r"} 1"#,
+            br#"{"rate_id":"r"}]"#,
+        ] {
+            let e = parse_json::<BuyLabelRequest>(body).unwrap_err();
+            assert!(matches!(e, BodyError::Syntax(_)), "{e:?}");
+            assert_eq!(
+                (e.code(), e.field()),
+                (ErrorCode::ValidationFieldInvalid, "body")
+            );
+        }
+        // White space after the value is fine.
+        assert!(parse_json::<BuyLabelRequest>(b"{\"rate_id\":\"r\"} \r\n").is_ok());
+    }
+
+    #[test]
+    fn bad_bytes_and_deep_nesting_are_refused() {
+        let e = parse_json::<BuyLabelRequest>(b"{\"rate_id\":\"r\xff\"}").unwrap_err();
+        assert_eq!(e.field(), "body");
+        assert!(e.message().contains("UTF-8"), "{}", e.message());
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert_eq!(
+            parse_json::<serde_json::Value>(deep.as_bytes()),
+            Err(BodyError::TooDeep)
+        );
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse_json::<serde_json::Value>(ok.as_bytes()).is_ok());
+        // Brackets inside strings do not count.
+        let quoted = format!("{{\"rate_id\":\"{}\\\"\"}}", "[".repeat(100));
+        assert!(parse_json::<BuyLabelRequest>(quoted.as_bytes()).is_ok());
     }
 }

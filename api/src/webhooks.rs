@@ -1,11 +1,9 @@
 //! The `label.created` webhook (part 6): event body, signature, deliveries.
 
-use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
-use subtle::ConstantTimeEq;
 
 use crate::labels::Label;
+use crate::signing::{hmac_matches, hmac_sha256};
 
 pub const SIGNATURE_HEADER: &str = "svc-signature";
 pub const EVENT_LABEL_CREATED: &str = "label.created";
@@ -50,15 +48,9 @@ impl std::fmt::Display for SignatureError {
 
 impl std::error::Error for SignatureError {}
 
-fn mac(secret: &[u8], body: &[u8]) -> [u8; 32] {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
-    mac.update(body);
-    mac.finalize().into_bytes().into()
-}
-
 /// The `svc-signature` value for `body`: `sha256=` + lowercase hex HMAC-SHA256.
 pub fn sign(secret: &[u8], body: &[u8]) -> String {
-    format!("sha256={}", hex::encode(mac(secret, body)))
+    format!("sha256={}", hex::encode(hmac_sha256(secret, body)))
 }
 
 /// Checks a `svc-signature` header against the raw body, in constant time.
@@ -75,7 +67,7 @@ pub fn verify(secret: &[u8], body: &[u8], header: Option<&str>) -> Result<(), Si
         return Err(SignatureError::Malformed);
     }
     let given = hex::decode(hex_sig).map_err(|_| SignatureError::Malformed)?;
-    if bool::from(mac(secret, body).ct_eq(&given[..])) {
+    if hmac_matches(secret, body, &given) {
         Ok(())
     } else {
         Err(SignatureError::Mismatch)

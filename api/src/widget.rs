@@ -17,6 +17,8 @@
 
 /// Where the widget page lives (Trunk builds it with this public URL).
 pub const PAGE_PATH: &str = "/widget/";
+/// The same page without the slash (served alike).
+pub const PAGE_PATH_BARE: &str = "/widget";
 
 /// The storefront origin that frames the widget page, sent on its calls.
 pub const ORIGIN_HEADER: &str = "Parcel-Widget-Origin";

@@ -344,10 +344,7 @@ impl EdgeError {
             EdgeError::IdempotencyKeyMissing | EdgeError::IdempotencyKeyInvalid => {
                 error.with_field(crate::idempotency::HEADER)
             }
-            EdgeError::InvalidBody(e) => match e.field() {
-                Some(field) => error.with_field(field),
-                None => error,
-            },
+            EdgeError::InvalidBody(e) => error.with_field(e.field()),
             EdgeError::InsufficientScope {
                 required, scopes, ..
             } => ApiError {

@@ -3,12 +3,8 @@
 //! storefront widget page (`api::widget`).
 
 use crate::errors::EdgeError;
-use crate::labels;
 use crate::proxy::{self, Forward};
-use api::KeyEnv;
-use api::inbox::{INBOX_PATH, LABEL_PDF_PREFIX, LEDGER_PATH, LIVE_PATH, RECEIVE_PATH, VERIFY_PATH};
-use api::session::{KEYS_PATH, LIMITS_PATH, MODE_PATH, SESSION_PATH};
-use api::widget::PAGE_PATH;
+use api::{KeyEnv, OwnId};
 
 #[derive(Debug)]
 pub enum Route {
@@ -42,20 +38,22 @@ pub enum Route {
 impl Route {
     /// The route pattern for the log line.
     pub fn pattern(&self) -> &'static str {
+        use api::endpoints::own_endpoint;
+        let own = |id| own_endpoint(id).pattern;
         match self {
-            Route::SignIn | Route::GetSession | Route::SignOut => SESSION_PATH,
-            Route::SetMode => MODE_PATH,
-            Route::Keys => KEYS_PATH,
-            Route::VerifyKey(_) => "/api/keys/{mode}/verify",
-            Route::ActivateKey(_) => "/api/keys/{mode}/activate",
-            Route::Limits => LIMITS_PATH,
-            Route::ReceiveWebhook => RECEIVE_PATH,
-            Route::Ledger => LEDGER_PATH,
-            Route::Inbox => INBOX_PATH,
-            Route::Live => LIVE_PATH,
-            Route::VerifyWebhook => VERIFY_PATH,
-            Route::WidgetPage => PAGE_PATH,
-            Route::LabelPdf { .. } => "/api/labels/{id}/pdf",
+            Route::SignIn | Route::GetSession | Route::SignOut => own(OwnId::SignIn),
+            Route::SetMode => own(OwnId::SetMode),
+            Route::Keys => own(OwnId::Keys),
+            Route::VerifyKey(_) => own(OwnId::VerifyKey),
+            Route::ActivateKey(_) => own(OwnId::ActivateKey),
+            Route::Limits => own(OwnId::Limits),
+            Route::ReceiveWebhook => own(OwnId::ReceiveWebhook),
+            Route::Ledger => own(OwnId::Ledger),
+            Route::Inbox => own(OwnId::Inbox),
+            Route::Live => own(OwnId::Live),
+            Route::VerifyWebhook => own(OwnId::VerifyWebhook),
+            Route::WidgetPage => own(OwnId::WidgetPage),
+            Route::LabelPdf { .. } => own(OwnId::LabelPdf),
             Route::Preflight(f) | Route::V1(f) => f.endpoint.pattern,
         }
     }
@@ -108,93 +106,55 @@ pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn mode(segment: &str) -> Option<KeyEnv> {
-    match segment {
-        "live" => Some(KeyEnv::Live),
-        "sandbox" => Some(KeyEnv::Sandbox),
-        _ => None,
-    }
-}
-
 pub fn route(
     method: &str,
     raw_path: &str,
     query: Option<&str>,
     upstream: &str,
 ) -> Result<Route, EdgeError> {
-    let own = |allowed: &[&'static str], route: Option<Route>| -> Result<Route, EdgeError> {
-        route.ok_or_else(|| EdgeError::MethodNotAllowed {
-            method: method.to_string(),
-            path: raw_path.to_string(),
-            allowed: allowed.to_vec(),
-        })
-    };
-    match raw_path {
-        SESSION_PATH => own(
-            &["GET", "POST", "DELETE"],
-            match method {
-                "POST" => Some(Route::SignIn),
-                "GET" => Some(Route::GetSession),
-                "DELETE" => Some(Route::SignOut),
-                _ => None,
-            },
-        ),
-        MODE_PATH => own(&["PUT"], (method == "PUT").then_some(Route::SetMode)),
-        KEYS_PATH => own(&["GET"], (method == "GET").then_some(Route::Keys)),
-        LIMITS_PATH => own(&["GET"], (method == "GET").then_some(Route::Limits)),
-        RECEIVE_PATH => own(
-            &["POST"],
-            (method == "POST").then_some(Route::ReceiveWebhook),
-        ),
-        "/widget" | PAGE_PATH => own(
-            &["GET", "HEAD"],
-            matches!(method, "GET" | "HEAD").then_some(Route::WidgetPage),
-        ),
-        LEDGER_PATH => own(&["GET"], (method == "GET").then_some(Route::Ledger)),
-        INBOX_PATH => own(&["GET"], (method == "GET").then_some(Route::Inbox)),
-        LIVE_PATH => own(&["GET"], (method == "GET").then_some(Route::Live)),
-        VERIFY_PATH => own(
-            &["POST"],
-            (method == "POST").then_some(Route::VerifyWebhook),
-        ),
-        _ => {
-            if let Some(rest) = raw_path.strip_prefix("/api/keys/") {
-                let target = match rest.split_once('/') {
-                    Some((m, "verify")) => mode(m).map(Route::VerifyKey),
-                    Some((m, "activate")) => mode(m).map(Route::ActivateKey),
-                    _ => None,
-                };
-                return match target {
-                    Some(route) => own(&["POST"], (method == "POST").then_some(route)),
-                    None => Err(EdgeError::RouteNotFound {
-                        path: raw_path.to_string(),
-                    }),
-                };
-            }
-            if let Some(rest) = raw_path.strip_prefix(LABEL_PDF_PREFIX) {
-                return match rest
-                    .strip_suffix("/pdf")
-                    .filter(|id| labels::is_label_id(id))
-                {
-                    Some(id) => own(
-                        &["GET"],
-                        (method == "GET").then(|| Route::LabelPdf {
-                            id: id.to_string(),
-                            inline: query_param(query, "inline").as_deref() == Some("1"),
-                        }),
-                    ),
-                    None => Err(EdgeError::RouteNotFound {
-                        path: raw_path.to_string(),
-                    }),
-                };
-            }
-            if method == "OPTIONS" {
-                // The preflight names the method it asks about; POST is the widget's.
-                return proxy::plan("POST", raw_path, None, upstream).map(Route::Preflight);
-            }
-            proxy::plan(method, raw_path, query, upstream).map(Route::V1)
+    let own = match api::match_own(method, raw_path) {
+        Ok(own) => own,
+        Err(allowed) if !allowed.is_empty() => {
+            return Err(EdgeError::MethodNotAllowed {
+                method: method.to_string(),
+                path: raw_path.to_string(),
+                allowed: allowed.iter().map(|m| m.as_str()).collect(),
+            });
         }
-    }
+        Err(_) if method == "OPTIONS" => {
+            // The preflight names the method it asks about; POST is the widget's.
+            return proxy::plan("POST", raw_path, None, upstream).map(Route::Preflight);
+        }
+        Err(_) => return proxy::plan(method, raw_path, query, upstream).map(Route::V1),
+    };
+    let param = own.param.unwrap_or_default();
+    let mode = || {
+        param
+            .parse::<KeyEnv>()
+            .map_err(|_| EdgeError::RouteNotFound {
+                path: raw_path.to_string(),
+            })
+    };
+    Ok(match own.endpoint.id {
+        OwnId::SignIn => Route::SignIn,
+        OwnId::GetSession => Route::GetSession,
+        OwnId::SignOut => Route::SignOut,
+        OwnId::SetMode => Route::SetMode,
+        OwnId::Keys => Route::Keys,
+        OwnId::VerifyKey => Route::VerifyKey(mode()?),
+        OwnId::ActivateKey => Route::ActivateKey(mode()?),
+        OwnId::Limits => Route::Limits,
+        OwnId::ReceiveWebhook => Route::ReceiveWebhook,
+        OwnId::Ledger => Route::Ledger,
+        OwnId::Inbox => Route::Inbox,
+        OwnId::Live => Route::Live,
+        OwnId::VerifyWebhook => Route::VerifyWebhook,
+        OwnId::LabelPdf => Route::LabelPdf {
+            inline: query_param(query, "inline").as_deref() == Some("1"),
+            id: param,
+        },
+        OwnId::WidgetPage => Route::WidgetPage,
+    })
 }
 
 #[cfg(test)]

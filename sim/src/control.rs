@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use api::{AutoReload, CardState, CarrierAccount, CarrierAccountStatus, KeyEnv, Scope};
+use api::{AutoReload, CardState, CarrierAccount, CarrierAccountStatus, ErrorCode, KeyEnv, Scope};
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -14,16 +14,15 @@ use serde_json::json;
 
 use crate::Sim;
 use crate::clock::random_hex;
-use crate::errors::{SimError, extra};
+use crate::errors::SimError;
 use crate::http::{parse_json, read_body};
 use crate::world::{CarrierAccountRecord, DEFAULT_ACCOUNT, Faults, KeyRecord};
 
 type Reply = Result<Response, SimError>;
 
 fn not_found(what: &str) -> SimError {
-    SimError::custom(
-        404,
-        extra::CONTROL_NOT_FOUND,
+    SimError::new(
+        ErrorCode::SimControlNotFound,
         format!("{what} does not exist."),
         "Check the id.",
     )

@@ -7,15 +7,6 @@ use api::{ApiError, ErrorCode, ErrorEnvelope, Scope};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-/// Codes the simulator needs where part 7 has none (documented in README).
-pub mod extra {
-    pub const ROUTE_NOT_FOUND: &str = "ROUTE.PATH.NOT_FOUND";
-    pub const METHOD_NOT_ALLOWED: &str = "ROUTE.METHOD.NOT_ALLOWED";
-    pub const BODY_TOO_LARGE: &str = "VALIDATION.BODY.TOO_LARGE";
-    pub const CONTROL_INVALID: &str = "SIM.CONTROL.INVALID";
-    pub const CONTROL_NOT_FOUND: &str = "SIM.CONTROL.NOT_FOUND";
-}
-
 #[derive(Debug, Clone)]
 pub struct SimError {
     pub status: u16,
@@ -39,18 +30,6 @@ impl SimError {
             headers: vec![],
             body_extra: None,
         }
-    }
-
-    /// An error with a code outside part 7 (see `extra`).
-    pub fn custom(
-        status: u16,
-        code: &str,
-        message: impl Into<String>,
-        suggestion: impl Into<String>,
-    ) -> SimError {
-        let mut e = SimError::new(ErrorCode::Unknown(code.to_string()), message, suggestion);
-        e.status = status;
-        e
     }
 
     pub fn field(mut self, field: impl Into<String>) -> SimError {
@@ -102,11 +81,7 @@ impl SimError {
 /// Body and field errors read the same whether the edge or the simulator catches them.
 impl From<BodyError> for SimError {
     fn from(e: BodyError) -> SimError {
-        let error = SimError::new(e.code(), e.message(), e.suggestion());
-        match e.field() {
-            Some(field) => error.field(field),
-            None => error,
-        }
+        SimError::new(e.code(), e.message(), e.suggestion()).field(e.field())
     }
 }
 

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 
 use crate::Sim;
 use crate::clock::id_hex;
-use crate::errors::{SimError, extra};
+use crate::errors::SimError;
 use crate::world::{KeyRecord, World};
 
 use api::validation::MAX_BODY_BYTES;
@@ -133,21 +133,19 @@ fn authorize(
     let (token, key) = bearer_key(&world, req.headers(), now)?;
     let token = token.as_str();
     let Some(endpoint) = endpoint else {
-        let allowed: Vec<&str> = ["GET", "POST", "DELETE"]
+        let allowed: Vec<&str> = endpoints::allowed_methods(path)
             .into_iter()
-            .filter(|m| endpoints::match_route(m, path).is_some())
+            .map(|m| m.as_str())
             .collect();
         return Err(if allowed.is_empty() {
-            SimError::custom(
-                404,
-                extra::ROUTE_NOT_FOUND,
+            SimError::new(
+                ErrorCode::RoutePathNotFound,
                 format!("There is no endpoint at {method} {path}."),
                 "See the v1 interface for the list of endpoints.",
             )
         } else {
-            SimError::custom(
-                405,
-                extra::METHOD_NOT_ALLOWED,
+            SimError::new(
+                ErrorCode::RouteMethodNotAllowed,
                 format!("{method} is not allowed on {path}."),
                 format!("Use {}.", allowed.join(" or ")),
             )
@@ -256,9 +254,8 @@ pub async fn read_body(body: Body) -> Result<Bytes, SimError> {
     axum::body::to_bytes(body, MAX_BODY_BYTES)
         .await
         .map_err(|_| {
-            SimError::custom(
-                413,
-                extra::BODY_TOO_LARGE,
+            SimError::new(
+                ErrorCode::ValidationBodyTooLarge,
                 format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
                 "Send at most 5,000 batch items per request.",
             )

@@ -24,7 +24,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
 use crate::clock::{Clock, id_hex, random_hex};
-use crate::errors::{SimError, extra};
+use crate::errors::SimError;
 use crate::world::{Config, World};
 use api::{ErrorCode, KeyEnv, Scope};
 
@@ -115,9 +115,8 @@ pub fn app(sim: Arc<Sim>) -> Router {
 
 async fn not_found(req: Request) -> SimError {
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
-    SimError::custom(
-        404,
-        extra::ROUTE_NOT_FOUND,
+    SimError::new(
+        ErrorCode::RoutePathNotFound,
         format!("There is no endpoint at {method} {path}."),
         "The v1 endpoints start with /v1; the control surface with /__sim.",
     )
@@ -141,18 +140,22 @@ async fn stamp_outside_v1(req: Request, next: axum::middleware::Next) -> Respons
     {
         let (code, message, suggestion) = if status.as_u16() == 405 {
             (
-                extra::METHOD_NOT_ALLOWED,
+                ErrorCode::RouteMethodNotAllowed,
                 "This method is not allowed on this path.",
                 "See sim/README.md for the control surface.",
             )
         } else {
             (
-                extra::CONTROL_INVALID,
+                ErrorCode::SimControlInvalid,
                 "The request could not be read.",
                 "Send a JSON body matching the documented shape.",
             )
         };
-        response = SimError::custom(status.as_u16(), code, message, suggestion).into_response();
+        // The table's status, except that axum's own rejection status (415,
+        // 422...) is kept: it says more about what was wrong.
+        let mut error = SimError::new(code, message, suggestion);
+        error.status = status.as_u16();
+        response = error.into_response();
     }
     if response.headers().get("x-request-id").is_none() {
         http::finish(&mut response, &format!("req_{}", id_hex(12)));

@@ -26,33 +26,10 @@ fn ok<T: serde::Serialize>(status: StatusCode, value: T) -> Reply {
     Ok((status, Json(value)).into_response())
 }
 
-/// Field checks serde cannot express: non-empty strings, two-letter codes.
+/// Field checks serde cannot express (non-empty strings, two-letter
+/// codes): `api::Address::check`, the rule the Worker applies too.
 fn check_address(prefix: &str, a: &Address) -> Result<(), SimError> {
-    let field = |name: &str| {
-        if prefix.is_empty() {
-            name.to_string()
-        } else {
-            format!("{prefix}.{name}")
-        }
-    };
-    if let Some(name) = a.first_blank_field() {
-        return Err(SimError::required(&field(name)));
-    }
-    if a.country.len() != 2 || !a.country.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Err(SimError::invalid(
-            &field("country"),
-            "must be a two-letter country code such as US",
-        ));
-    }
-    if a.country.eq_ignore_ascii_case("US")
-        && (a.state.len() != 2 || !a.state.chars().all(|c| c.is_ascii_alphabetic()))
-    {
-        return Err(SimError::invalid(
-            &field("state"),
-            "must be a two-letter state code such as CA",
-        ));
-    }
-    Ok(())
+    a.check(prefix).map_err(SimError::from)
 }
 
 fn check_parcel(prefix: &str, p: &Parcel) -> Result<(), SimError> {

@@ -339,16 +339,10 @@ impl World {
                 }
                 CardState::Ok => {}
             }
-            // The card is charged `amount_cents` as many times as needed to
-            // keep the balance at or above the threshold after the purchase.
-            let step = reload.amount_cents.max(1);
-            let needed = reload
-                .threshold_cents
-                .max(0)
-                .saturating_add(cost)
-                .saturating_sub(a.balance_cents);
-            let times = needed.saturating_add(step - 1) / step;
-            a.balance_cents = a.balance_cents.saturating_add(times.saturating_mul(step));
+            let times = reload.charges_for(a.balance_cents, cost);
+            a.balance_cents = a
+                .balance_cents
+                .saturating_add(times.saturating_mul(reload.amount_cents.max(1)));
         }
         a.balance_cents = a.balance_cents.saturating_sub(cost);
         Ok(a.balance_cents)
