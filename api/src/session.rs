@@ -18,7 +18,7 @@
 //! (403, an admin action), `EDGE.ORIGIN.REFUSED` (403, cross-site write or an
 //! origin not configured for the widget).
 
-use crate::{KeyEnv, Scope};
+use crate::{ErrorCode, KeyEnv, Scope};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -94,7 +94,7 @@ pub struct SessionInfo {
     pub can_rotate_keys: bool,
     /// Problem with the active key the Worker has seen, for a "rotate the
     /// key" banner: `AUTH.KEY.REVOKED` or `AUTH.KEY.EXPIRED`.
-    pub key_problem: Option<String>,
+    pub key_problem: Option<ErrorCode>,
     /// Unix seconds when the session ends.
     pub expires_at: u64,
 }
@@ -131,7 +131,7 @@ pub struct ModeKeys {
     /// The active key's scopes as last known (configuration, then upstream 403s).
     pub scopes: Vec<Scope>,
     /// `AUTH.KEY.REVOKED` / `AUTH.KEY.EXPIRED` seen on the active key.
-    pub problem: Option<String>,
+    pub problem: Option<ErrorCode>,
 }
 
 /// `GET /api/keys`.
@@ -146,7 +146,7 @@ pub struct KeyVerification {
     pub mode: KeyEnv,
     pub ok: bool,
     /// The upstream's error code when `ok` is false.
-    pub code: Option<String>,
+    pub code: Option<ErrorCode>,
     pub message: String,
 }
 

@@ -16,7 +16,7 @@ use api::session::{
 pub fn mode_keys(
     keys: &ModeKeys,
     activated: Option<&str>,
-    problem: Option<String>,
+    problem: Option<api::ErrorCode>,
     memory: &Memory,
 ) -> ModeKeysInfo {
     let (_, active_slot) = keys.active(activated);
@@ -42,7 +42,7 @@ pub fn session_info(
     principal: &Principal,
     config: &Config,
     memory: &Memory,
-    key_problem: Option<String>,
+    key_problem: Option<api::ErrorCode>,
 ) -> Option<SessionInfo> {
     let Principal::User { session, role } = principal else {
         return None;
@@ -129,11 +129,16 @@ mod tests {
         assert_eq!(admin.mode, KeyEnv::Sandbox);
         assert_eq!(admin.scopes, vec![Scope::LabelsWrite, Scope::WalletRead]);
         assert!(admin.can_switch_mode && admin.can_rotate_keys);
-        let viewer =
-            session_info(&user(Role::Viewer), &c, &m, Some("AUTH.KEY.REVOKED".into())).unwrap();
+        let viewer = session_info(
+            &user(Role::Viewer),
+            &c,
+            &m,
+            Some(api::ErrorCode::AuthKeyRevoked),
+        )
+        .unwrap();
         assert_eq!(viewer.scopes, vec![Scope::WalletRead]);
         assert!(!viewer.can_switch_mode && !viewer.can_rotate_keys);
-        assert_eq!(viewer.key_problem.as_deref(), Some("AUTH.KEY.REVOKED"));
+        assert_eq!(viewer.key_problem, Some(api::ErrorCode::AuthKeyRevoked));
         let widget = Principal::Widget {
             origin: "https://shop.example".into(),
         };

@@ -48,6 +48,9 @@ pub struct ControlReply {
 }
 
 /// Upstream codes that mean the key must be replaced.
-pub fn is_key_problem(code: &str) -> bool {
-    matches!(code, "AUTH.KEY.REVOKED" | "AUTH.KEY.EXPIRED")
+pub fn is_key_problem(code: &api::ErrorCode) -> bool {
+    matches!(
+        code,
+        api::ErrorCode::AuthKeyRevoked | api::ErrorCode::AuthKeyExpired
+    )
 }

@@ -57,7 +57,7 @@ fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
             </div>
             {move || verified.get().map(|r| match r {
                 Ok(v) if v.ok => view! { <p role="status" class="ok">"Verified: " {v.message}</p> }.into_any(),
-                Ok(v) => view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.unwrap_or_default(), v.message)}</p> }.into_any(),
+                Ok(v) => view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.map(|c| c.to_string()).unwrap_or_default(), v.message)}</p> }.into_any(),
                 Err(error) => view! { <ErrorView error /> }.into_any(),
             })}
             {move || confirm.get().then(|| view! {

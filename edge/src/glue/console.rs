@@ -10,7 +10,7 @@ use crate::proxy::{self, Forward};
 use crate::routes::Route;
 use crate::session::{self, SESSION_SECONDS, Session};
 use api::session::{KeySlot, KeyVerification, ModeRequest, SignInRequest};
-use api::{ErrorEnvelope, KeyEnv};
+use api::{ErrorCode, ErrorEnvelope, KeyEnv};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
@@ -219,9 +219,9 @@ async fn verify_next(
             let error = serde_json::from_str::<ErrorEnvelope>(&r.body)
                 .ok()
                 .map(|e| e.error);
-            let code = error.as_ref().map(|e| e.code.as_str().to_string());
+            let code = error.as_ref().map(|e| e.code.clone());
             // A key without wallet:read still authenticated: that is what rotation needs.
-            let ok = code.as_deref() == Some("AUTH.KEY.INSUFFICIENT_SCOPE");
+            let ok = code == Some(api::ErrorCode::AuthKeyInsufficientScope);
             KeyVerification {
                 mode,
                 ok,
@@ -238,7 +238,7 @@ async fn verify_next(
         Err(e) => KeyVerification {
             mode,
             ok: false,
-            code: Some(e.code().to_string()),
+            code: Some(ErrorCode::parse(e.code())),
             message: format!(
                 "Could not verify {redacted}: {}",
                 e.to_api_error("").message

@@ -127,7 +127,7 @@ pub(crate) async fn activate(env: &Env, keys: &ModeKeys, key: &ApiKey) -> Result
     Ok(())
 }
 
-pub(crate) async fn key_problem(env: &Env, key: &ApiKey) -> Option<String> {
+pub(crate) async fn key_problem(env: &Env, key: &ApiKey) -> Option<api::ErrorCode> {
     control(
         env,
         &ControlCall::Problem {
@@ -137,14 +137,15 @@ pub(crate) async fn key_problem(env: &Env, key: &ApiKey) -> Option<String> {
     .await
     .ok()
     .and_then(|r| r.problem)
+    .map(|code| api::ErrorCode::parse(&code))
 }
 
-pub(crate) async fn report_key_problem(env: &Env, key: &ApiKey, code: &str) {
+pub(crate) async fn report_key_problem(env: &Env, key: &ApiKey, code: &api::ErrorCode) {
     let _ = control(
         env,
         &ControlCall::ReportProblem {
             fingerprint: fingerprint(key),
-            code: code.into(),
+            code: code.to_string(),
         },
     )
     .await;

@@ -242,8 +242,8 @@ async fn learn_from_error(env: &Env, stored: &StoredResponse, mode: KeyEnv, key:
     let Ok(envelope) = serde_json::from_str::<ErrorEnvelope>(&stored.body) else {
         return;
     };
-    let code = envelope.error.code.as_str().to_string();
-    if code == "AUTH.KEY.INSUFFICIENT_SCOPE" {
+    let code = envelope.error.code;
+    if code == api::ErrorCode::AuthKeyInsufficientScope {
         if let Some(scopes) = envelope.error.key_scopes {
             let scopes: Vec<Scope> = scopes.iter().filter_map(|s| s.parse().ok()).collect();
             with_memory(|m| m.learn_key_scopes(mode, scopes));
