@@ -2,9 +2,9 @@
 //! fails with an error naming the setting instead of a confusing upstream call.
 //! Every setting is documented in edge/README.md, Configuration.
 
+use crate::access::roles::RoleTable;
+use crate::access::users::Users;
 use crate::errors::EdgeError;
-use crate::roles::RoleTable;
-use crate::users::Users;
 use crate::webhooks::Secrets;
 use api::session::KeySlot;
 use api::{Address, ApiKey, KeyEnv, Scope};
@@ -93,11 +93,17 @@ pub struct WidgetConfig {
     pub ship_from: Option<String>,
 }
 
+/// The keys of a deployment: one mode or both, never none.
+pub enum Keys {
+    Live(ModeKeys),
+    Sandbox(ModeKeys),
+    Both { live: ModeKeys, sandbox: ModeKeys },
+}
+
 pub struct Config {
     /// Base URL of the v1 service, without a trailing slash.
     pub upstream: String,
-    pub live: Option<ModeKeys>,
-    pub sandbox: Option<ModeKeys>,
+    pub keys: Keys,
     pub upstream_timeout_ms: u64,
     pub users: Users,
     pub session_secret: Vec<u8>,
@@ -107,24 +113,22 @@ pub struct Config {
     pub webhook: Secrets,
 }
 
-/// The ship-from address, checked as the rates endpoint will check it.
+/// The ship-from address, checked with the rule the service applies to
+/// `from_address` (`api::Address::check`), so a bad one fails here, naming
+/// the setting, and not in every widget quote.
 fn parse_ship_from(json: &str) -> Result<String, EdgeError> {
-    let address: Address = api::validation::parse_json(json.as_bytes()).map_err(|e| {
+    let bad = |problem: String| {
         invalid(
             names::WIDGET_SHIP_FROM,
             format!(
-                "it must be the ship-from address as JSON (name, street1, city, state, zip, country): {}",
-                e.message()
+                "it must be the ship-from address as JSON (name, street1, city, state, zip, country): {problem}"
             ),
         )
-    })?;
-    if let Some(field) = address.first_blank_field() {
-        return Err(invalid(
-            names::WIDGET_SHIP_FROM,
-            format!("its {field} is empty"),
-        ));
-    }
-    Ok(serde_json::to_string(&address).expect("an address serializes"))
+    };
+    let address: Address =
+        api::validation::parse_json(json.as_bytes()).map_err(|e| bad(e.message()))?;
+    address.check("").map_err(|e| bad(e.message()))?;
+    serde_json::to_string(&address).map_err(|e| bad(e.to_string()))
 }
 
 fn invalid(setting: &'static str, problem: impl Into<String>) -> EdgeError {
@@ -141,18 +145,24 @@ impl Config {
         let upstream =
             get(names::UPSTREAM_URL).ok_or(invalid(names::UPSTREAM_URL, "it is not set"))?;
         let upstream = validate_upstream(&upstream)?;
-        let live = read_mode(&get, KeyEnv::Live)?;
-        let sandbox = read_mode(&get, KeyEnv::Sandbox)?;
-        if live.is_none() && sandbox.is_none() {
-            return Err(invalid(
-                names::LIVE_KEY,
-                format!(
-                    "neither {} nor {} is set",
+        let keys = match (
+            read_mode(&get, KeyEnv::Live)?,
+            read_mode(&get, KeyEnv::Sandbox)?,
+        ) {
+            (Some(live), Some(sandbox)) => Keys::Both { live, sandbox },
+            (Some(live), None) => Keys::Live(live),
+            (None, Some(sandbox)) => Keys::Sandbox(sandbox),
+            (None, None) => {
+                return Err(invalid(
                     names::LIVE_KEY,
-                    names::SANDBOX_KEY
-                ),
-            ));
-        }
+                    format!(
+                        "neither {} nor {} is set",
+                        names::LIVE_KEY,
+                        names::SANDBOX_KEY
+                    ),
+                ));
+            }
+        };
         let upstream_timeout_ms = bounded(
             get(names::UPSTREAM_TIMEOUT_MS),
             names::UPSTREAM_TIMEOUT_MS,
@@ -224,8 +234,7 @@ impl Config {
         };
         Ok(Config {
             upstream,
-            live,
-            sandbox,
+            keys,
             upstream_timeout_ms,
             users,
             session_secret,
@@ -236,9 +245,10 @@ impl Config {
     }
 
     pub fn mode(&self, mode: KeyEnv) -> Option<&ModeKeys> {
-        match mode {
-            KeyEnv::Live => self.live.as_ref(),
-            KeyEnv::Sandbox => self.sandbox.as_ref(),
+        match (&self.keys, mode) {
+            (Keys::Live(live) | Keys::Both { live, .. }, KeyEnv::Live) => Some(live),
+            (Keys::Sandbox(sandbox) | Keys::Both { sandbox, .. }, KeyEnv::Sandbox) => Some(sandbox),
+            _ => None,
         }
     }
 
@@ -250,21 +260,22 @@ impl Config {
             .collect()
     }
 
+    /// The keys a new session starts with: live when a live key is set.
+    fn default_keys(&self) -> &ModeKeys {
+        match &self.keys {
+            Keys::Live(keys) | Keys::Sandbox(keys) | Keys::Both { live: keys, .. } => keys,
+        }
+    }
+
     /// The mode a new session starts in: live when a live key is set.
     pub fn default_mode(&self) -> KeyEnv {
-        if self.live.is_some() {
-            KeyEnv::Live
-        } else {
-            KeyEnv::Sandbox
-        }
+        self.default_keys().mode
     }
 
     /// The keys of `mode`, or of the default mode when `mode` has none
     /// (a session from before a key was removed).
     pub fn keys_for(&self, mode: KeyEnv) -> &ModeKeys {
-        self.mode(mode)
-            .or_else(|| self.mode(self.default_mode()))
-            .expect("validated: one mode has a key")
+        self.mode(mode).unwrap_or_else(|| self.default_keys())
     }
 }
 
@@ -460,12 +471,29 @@ mod tests {
         let c = config(&[UP, key, ("WIDGET_SHIP_FROM", json)]).unwrap();
         assert_eq!(c.widget.ship_from.as_deref(), Some(json));
         assert_eq!(config(&[UP, key]).unwrap().widget.ship_from, None);
-        for bad in [r#"{"name":"Ada"}"#, "94105", &json.replace("94105", " ")] {
+        for bad in [
+            r#"{"name":"Ada"}"#,
+            "94105",
+            &json.replace("94105", " "),
+            // The service wants two-letter codes: "USA" would fail every quote.
+            &json.replace(r#""US""#, r#""USA""#),
+            &json.replace(r#""CA""#, r#""Calif""#),
+            &format!("{json}garbage"),
+        ] {
             assert_eq!(
                 setting_of(config(&[UP, key, ("WIDGET_SHIP_FROM", bad)])),
-                "WIDGET_SHIP_FROM"
+                "WIDGET_SHIP_FROM",
+                "{bad}"
             );
         }
+        let Err(EdgeError::Config { problem, .. }) = config(&[
+            UP,
+            key,
+            ("WIDGET_SHIP_FROM", &json.replace(r#""US""#, r#""USA""#)),
+        ]) else {
+            panic!("USA accepted")
+        };
+        assert!(problem.contains("country"), "{problem}");
     }
 
     #[test]

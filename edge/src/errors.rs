@@ -60,8 +60,16 @@ pub enum EdgeError {
     IdempotencyInProgress,
     /// The key was used for a different request.
     IdempotencyKeyReused,
-    /// The idempotency ledger could not be reached, so a purchase is not risked.
-    LedgerUnavailable,
+    /// The purchase records could not be reached, so a purchase is not risked.
+    PurchaseRecordsUnavailable,
+    /// The purchase record of this `Idempotency-Key` exists but cannot be
+    /// read: an earlier attempt may have bought, so nothing is sent.
+    PurchaseRecordUnreadable,
+    /// Something the Worker needs from its runtime failed (e.g. the random
+    /// source); nothing was sent upstream.
+    Internal {
+        what: &'static str,
+    },
     /// The JSON body does not fit the contract type (caught before any upstream call).
     InvalidBody(BodyError),
     BodyTooLarge,
@@ -115,34 +123,9 @@ pub enum EdgeError {
 }
 
 impl EdgeError {
+    /// The status is the code's, from the one table in `api::error`.
     pub fn status(&self) -> u16 {
-        match self {
-            EdgeError::RouteNotFound { .. } => 404,
-            EdgeError::MethodNotAllowed { .. } => 405,
-            EdgeError::Config { .. }
-            | EdgeError::LedgerUnavailable
-            | EdgeError::ControlUnavailable
-            | EdgeError::WebhookSecretMissing
-            | EdgeError::InboxUnavailable => 503,
-            EdgeError::UpgradeRequired => 426,
-            EdgeError::WebhookRefused(RejectReason::TooLarge) => 413,
-            EdgeError::WebhookRefused(RejectReason::UnreadableEvent) => 400,
-            EdgeError::WebhookRefused(_) => 401,
-            EdgeError::UpstreamUnreachable { .. } | EdgeError::LabelPdfUnavailable { .. } => 502,
-            EdgeError::UpstreamTimeout { .. } => 504,
-            EdgeError::IdempotencyKeyMissing
-            | EdgeError::IdempotencyKeyInvalid
-            | EdgeError::IdempotencyKeyReused => 422,
-            EdgeError::IdempotencyInProgress => 409,
-            EdgeError::InvalidBody(_) => 422,
-            EdgeError::BodyTooLarge => 413,
-            EdgeError::SignInRequired(_) | EdgeError::InvalidToken => 401,
-            EdgeError::OriginRefused { .. }
-            | EdgeError::AdminOnly { .. }
-            | EdgeError::InsufficientScope { .. } => 403,
-            EdgeError::RateLimited { .. } => 429,
-            EdgeError::ModeUnavailable { .. } | EdgeError::NoNextKey { .. } => 409,
-        }
+        self.code().http_status()
     }
 
     /// Seconds after which a retry makes sense, sent as `Retry-After`.
@@ -154,41 +137,59 @@ impl EdgeError {
         }
     }
 
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            EdgeError::RouteNotFound { .. } => "EDGE.ROUTE.NOT_FOUND",
-            EdgeError::MethodNotAllowed { .. } => "EDGE.ROUTE.METHOD_NOT_ALLOWED",
-            EdgeError::Config { .. } => "EDGE.CONFIG.INVALID",
-            EdgeError::UpstreamUnreachable { .. } => "EDGE.UPSTREAM.UNREACHABLE",
-            EdgeError::UpstreamTimeout { .. } => "EDGE.UPSTREAM.TIMEOUT",
-            EdgeError::IdempotencyKeyMissing => "VALIDATION.FIELD.REQUIRED",
-            EdgeError::IdempotencyKeyInvalid => "VALIDATION.FIELD.INVALID",
-            EdgeError::IdempotencyInProgress => "EDGE.IDEMPOTENCY.IN_PROGRESS",
-            EdgeError::IdempotencyKeyReused => "EDGE.IDEMPOTENCY.KEY_REUSED",
-            EdgeError::LedgerUnavailable => "EDGE.IDEMPOTENCY.UNAVAILABLE",
-            EdgeError::InvalidBody(BodyError::Required { .. }) => "VALIDATION.FIELD.REQUIRED",
-            EdgeError::InvalidBody(_) => "VALIDATION.FIELD.INVALID",
-            EdgeError::BodyTooLarge => "VALIDATION.BODY.TOO_LARGE",
-            EdgeError::SignInRequired(_) => "EDGE.SESSION.REQUIRED",
-            EdgeError::InvalidToken => "EDGE.SESSION.INVALID_TOKEN",
-            EdgeError::OriginRefused { .. } => "EDGE.ORIGIN.REFUSED",
-            EdgeError::AdminOnly { .. } => "EDGE.ROLE.FORBIDDEN",
-            EdgeError::InsufficientScope { .. } => "AUTH.KEY.INSUFFICIENT_SCOPE",
-            EdgeError::RateLimited { .. } => "AUTH.RATE_LIMIT.EXCEEDED",
-            EdgeError::ModeUnavailable { .. } => "EDGE.MODE.UNAVAILABLE",
-            EdgeError::NoNextKey { .. } => "EDGE.KEY.NO_NEXT_KEY",
-            EdgeError::ControlUnavailable => "EDGE.CONTROL.UNAVAILABLE",
+            EdgeError::RouteNotFound { .. } => ErrorCode::EdgeRouteNotFound,
+            EdgeError::MethodNotAllowed { .. } => ErrorCode::EdgeRouteMethodNotAllowed,
+            EdgeError::Config { .. } => ErrorCode::EdgeConfigInvalid,
+            EdgeError::UpstreamUnreachable { .. } => ErrorCode::EdgeUpstreamUnreachable,
+            EdgeError::UpstreamTimeout { .. } => ErrorCode::EdgeUpstreamTimeout,
+            EdgeError::IdempotencyKeyMissing => ErrorCode::ValidationFieldRequired,
+            EdgeError::IdempotencyKeyInvalid => ErrorCode::ValidationFieldInvalid,
+            EdgeError::IdempotencyInProgress => ErrorCode::EdgeIdempotencyInProgress,
+            EdgeError::IdempotencyKeyReused => ErrorCode::EdgeIdempotencyKeyReused,
+            EdgeError::PurchaseRecordsUnavailable => ErrorCode::EdgeIdempotencyUnavailable,
+            EdgeError::PurchaseRecordUnreadable => ErrorCode::EdgeIdempotencyRecordUnreadable,
+            EdgeError::Internal { .. } => ErrorCode::EdgeInternal,
+            EdgeError::InvalidBody(e) => e.code(),
+            EdgeError::BodyTooLarge => ErrorCode::ValidationBodyTooLarge,
+            EdgeError::SignInRequired(_) => ErrorCode::EdgeSessionRequired,
+            EdgeError::InvalidToken => ErrorCode::EdgeSessionInvalidToken,
+            EdgeError::OriginRefused { .. } => ErrorCode::EdgeOriginRefused,
+            EdgeError::AdminOnly { .. } => ErrorCode::EdgeRoleForbidden,
+            EdgeError::InsufficientScope { .. } => ErrorCode::AuthKeyInsufficientScope,
+            EdgeError::RateLimited { .. } => ErrorCode::AuthRateLimitExceeded,
+            EdgeError::ModeUnavailable { .. } => ErrorCode::EdgeModeUnavailable,
+            EdgeError::NoNextKey { .. } => ErrorCode::EdgeKeyNoNextKey,
+            EdgeError::ControlUnavailable => ErrorCode::EdgeControlUnavailable,
             EdgeError::WebhookRefused(reason) => match reason {
-                RejectReason::MissingSignature => "WEBHOOK.SIGNATURE.MISSING",
-                RejectReason::MalformedSignature => "WEBHOOK.SIGNATURE.MALFORMED",
-                RejectReason::WrongSignature => "WEBHOOK.SIGNATURE.INVALID",
-                RejectReason::UnreadableEvent => "WEBHOOK.EVENT.UNREADABLE",
-                RejectReason::TooLarge => "WEBHOOK.BODY.TOO_LARGE",
+                RejectReason::MissingSignature => ErrorCode::WebhookSignatureMissing,
+                RejectReason::MalformedSignature => ErrorCode::WebhookSignatureMalformed,
+                RejectReason::WrongSignature => ErrorCode::WebhookSignatureInvalid,
+                RejectReason::UnreadableEvent => ErrorCode::WebhookEventUnreadable,
+                RejectReason::TooLarge => ErrorCode::WebhookBodyTooLarge,
             },
-            EdgeError::WebhookSecretMissing => "WEBHOOK.SECRET.MISSING",
-            EdgeError::InboxUnavailable => "EDGE.INBOX.UNAVAILABLE",
-            EdgeError::UpgradeRequired => "EDGE.WEBSOCKET.REQUIRED",
-            EdgeError::LabelPdfUnavailable { .. } => "EDGE.LABEL_PDF.UNAVAILABLE",
+            EdgeError::WebhookSecretMissing => ErrorCode::WebhookSecretMissing,
+            EdgeError::InboxUnavailable => ErrorCode::EdgeInboxUnavailable,
+            EdgeError::UpgradeRequired => ErrorCode::EdgeWebsocketRequired,
+            EdgeError::LabelPdfUnavailable { .. } => ErrorCode::EdgeLabelPdfUnavailable,
+        }
+    }
+
+    /// Whether an earlier attempt of this purchase may have spent money
+    /// (`api::ApiError::outcome_unknown`); `None` where it says nothing.
+    pub fn outcome_unknown(&self) -> Option<bool> {
+        match self {
+            EdgeError::UpstreamUnreachable { outcome_unknown }
+            | EdgeError::UpstreamTimeout {
+                outcome_unknown, ..
+            } => Some(*outcome_unknown),
+            // The first attempt is running, or its record is out of reach:
+            // the retry must carry the same key.
+            EdgeError::IdempotencyInProgress
+            | EdgeError::PurchaseRecordsUnavailable
+            | EdgeError::PurchaseRecordUnreadable => Some(true),
+            _ => None,
         }
     }
 
@@ -245,9 +246,17 @@ impl EdgeError {
                 format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
                 "Send at most 5,000 batch items per request.".to_string(),
             ),
-            EdgeError::LedgerUnavailable => (
+            EdgeError::PurchaseRecordsUnavailable => (
                 "The purchase was not sent: the Worker could not record it safely.".to_string(),
                 "Try again in a moment with the same Idempotency-Key.".to_string(),
+            ),
+            EdgeError::PurchaseRecordUnreadable => (
+                "The purchase was not sent: the record of earlier attempts with this Idempotency-Key could not be read, so one of them may already have bought it.".to_string(),
+                "Try again in a moment with the same Idempotency-Key. If this keeps happening, check your labels and wallet before buying with a new key, so nothing is bought twice.".to_string(),
+            ),
+            EdgeError::Internal { what } => (
+                format!("The Worker could not {what}; nothing was sent to the shipping service."),
+                "Try again in a moment. If it keeps happening, contact support with this request id.".to_string(),
             ),
             EdgeError::SignInRequired(SignInReason::NoSession) => (
                 "You are not signed in.".to_string(),
@@ -334,15 +343,11 @@ impl EdgeError {
                 "The label itself is bought and unchanged: try the download again in a minute. If it keeps failing, contact support with this request id.".to_string(),
             ),
         };
-        let error = ApiError::new(
-            ErrorCode::parse(self.code()),
-            message,
-            suggestion,
-            request_id.to_string(),
-        );
+        let mut error = ApiError::new(self.code(), message, suggestion, request_id.to_string());
+        error.outcome_unknown = self.outcome_unknown();
         match self {
             EdgeError::IdempotencyKeyMissing | EdgeError::IdempotencyKeyInvalid => {
-                error.with_field(crate::idempotency::HEADER)
+                error.with_field(crate::purchases::HEADER)
             }
             EdgeError::InvalidBody(e) => error.with_field(e.field()),
             EdgeError::InsufficientScope {

@@ -1,31 +1,48 @@
-//! The edge Worker. Decisions live in plain modules that `cargo test` runs
-//! natively; `glue` is the only place that touches the `worker` crate.
+//! The edge Worker, one folder per feature. Each feature keeps its
+//! decisions in plain modules that `cargo test` runs natively, beside its
+//! thin platform glue (`glue.rs`, and its Durable Object if it has one),
+//! which only the wasm build compiles. `runtime` is the fetch handler.
+//!
+//! | folder | what lives there |
+//! |---|---|
+//! | `access/` | sessions, users, roles, the gate (who calls, may they), the Worker's own sign-in/mode/key endpoints |
+//! | `upstream/` | forwarding the v1 endpoints: the allow-list, body checks, budgets, the upstream call |
+//! | `purchases/` | never buying twice: `Idempotency-Key` decisions and the `PurchaseRecords` object |
+//! | `webhooks/` | `label.created` verification, the `WebhookInbox` object (inbox and label ledger), their endpoints |
+//! | `control/` | what holds across isolates: signed-out sessions, the active key, key alerts (`EdgeControl`) |
+//! | `dashboard/` | the app's assets (the wasm as its brotli file) |
+//! | `label_pdf/` | label PDFs through the Worker |
+//! | `widget/` | the storefront widget page and its CORS |
+//! | `runtime/` | the fetch handler, the answers it builds, and Durable Object calls |
 
-pub mod assets;
-pub mod budget;
+// A panic aborts the isolate (`panic = "abort"`): the caller would get a
+// bare 500 outside the envelope and no log line. Request paths return errors.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
+pub mod access;
 pub mod config;
-pub mod console;
 pub mod control;
-pub mod cors;
+pub mod dashboard;
 pub mod errors;
-pub mod gate;
-pub mod idempotency;
-pub mod labels;
+pub mod label_pdf;
 pub mod log;
 pub mod memory;
-pub mod proxy;
-pub mod roles;
+pub mod objects;
+pub mod purchases;
 pub mod routes;
-pub mod session;
-pub mod users;
+pub mod upstream;
 pub mod webhooks;
 pub mod widget;
 
 #[cfg(target_arch = "wasm32")]
-mod control_store;
-#[cfg(target_arch = "wasm32")]
-mod glue;
-#[cfg(target_arch = "wasm32")]
-mod inbox_store;
-#[cfg(target_arch = "wasm32")]
-mod ledger;
+mod runtime;

@@ -22,7 +22,7 @@ pub struct RequestLog<'a> {
     pub upstream_request_id: Option<&'a str>,
     pub upstream_ms: Option<u64>,
     pub total_ms: u64,
-    /// `replayed` (idempotency ledger) or `cached` (widget quote) when upstream was not asked.
+    /// `replayed` (purchase records) or `cached` (widget quote) when upstream was not asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answered_from: Option<&'static str>,
     /// The error code, when the answer is an error.

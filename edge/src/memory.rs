@@ -4,9 +4,9 @@
 //! is a cache: losing it (a new isolate) is safe, it only costs upstream calls
 //! or a Durable Object lookup. Bounded, so no traffic pattern can grow it.
 
-use crate::budget::{Caller, Window};
 use crate::errors::{Budget, EdgeError};
-use crate::idempotency::StoredResponse;
+use crate::purchases::StoredResponse;
+use crate::upstream::budget::{Caller, Window};
 use api::{Endpoint, EndpointId, KeyEnv, Scope};
 use std::collections::HashMap;
 

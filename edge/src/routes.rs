@@ -3,58 +3,93 @@
 //! storefront widget page (`api::widget`).
 
 use crate::errors::EdgeError;
-use crate::proxy::{self, Forward};
+use crate::upstream::proxy::{self, Forward};
+use api::endpoints::own_endpoint;
 use api::{KeyEnv, OwnId};
 
+/// Every request the Worker answers itself, by feature, so each feature's
+/// handler matches all of its own cases and nothing else.
 #[derive(Debug)]
 pub enum Route {
+    /// A v1 endpoint, forwarded (`upstream`).
+    V1(Forward),
+    /// A CORS preflight for a v1 endpoint (the widget's).
+    Preflight(Forward),
+    /// Sign-in, the session, the mode switch, keys, limits (`access`).
+    Access(AccessRoute),
+    /// The webhook receiver and the dashboard's inbox reads (`webhooks`).
+    Webhooks(WebhooksRoute),
+    /// A label's PDF (`label_pdf`), as a download or `inline`.
+    LabelPdf { id: String, inline: bool },
+    /// The storefront widget page (`widget`).
+    WidgetPage,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessRoute {
     SignIn,
-    GetSession,
     SignOut,
+    /// The rest need a signed-in user.
+    Session(SessionRoute),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionRoute {
+    Get,
     SetMode,
     Keys,
     VerifyKey(KeyEnv),
     ActivateKey(KeyEnv),
     Limits,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WebhooksRoute {
     /// `label.created` deliveries from the service (no session: the signature is the credential).
-    ReceiveWebhook,
+    Receive,
+    /// The dashboard's reads, for a signed-in user.
+    Dashboard(InboxRoute),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InboxRoute {
     Ledger,
     Inbox,
     /// The inbox's live feed (a WebSocket upgrade).
     Live,
-    VerifyWebhook,
-    /// The storefront widget page (`api::widget`).
-    WidgetPage,
-    /// A label's PDF (`api::inbox::label_pdf_path`), as a download or `inline`.
-    LabelPdf {
-        id: String,
-        inline: bool,
-    },
-    /// A CORS preflight for a v1 endpoint (the widget's).
-    Preflight(Forward),
-    V1(Forward),
+    Verify,
 }
 
 impl Route {
     /// The route pattern for the log line.
     pub fn pattern(&self) -> &'static str {
-        use api::endpoints::own_endpoint;
-        let own = |id| own_endpoint(id).pattern;
         match self {
-            Route::SignIn | Route::GetSession | Route::SignOut => own(OwnId::SignIn),
-            Route::SetMode => own(OwnId::SetMode),
-            Route::Keys => own(OwnId::Keys),
-            Route::VerifyKey(_) => own(OwnId::VerifyKey),
-            Route::ActivateKey(_) => own(OwnId::ActivateKey),
-            Route::Limits => own(OwnId::Limits),
-            Route::ReceiveWebhook => own(OwnId::ReceiveWebhook),
-            Route::Ledger => own(OwnId::Ledger),
-            Route::Inbox => own(OwnId::Inbox),
-            Route::Live => own(OwnId::Live),
-            Route::VerifyWebhook => own(OwnId::VerifyWebhook),
-            Route::WidgetPage => own(OwnId::WidgetPage),
-            Route::LabelPdf { .. } => own(OwnId::LabelPdf),
             Route::Preflight(f) | Route::V1(f) => f.endpoint.pattern,
+            Route::Access(route) => {
+                own_endpoint(match route {
+                    AccessRoute::SignIn
+                    | AccessRoute::SignOut
+                    | AccessRoute::Session(SessionRoute::Get) => OwnId::SignIn,
+                    AccessRoute::Session(SessionRoute::SetMode) => OwnId::SetMode,
+                    AccessRoute::Session(SessionRoute::Keys) => OwnId::Keys,
+                    AccessRoute::Session(SessionRoute::VerifyKey(_)) => OwnId::VerifyKey,
+                    AccessRoute::Session(SessionRoute::ActivateKey(_)) => OwnId::ActivateKey,
+                    AccessRoute::Session(SessionRoute::Limits) => OwnId::Limits,
+                })
+                .pattern
+            }
+            Route::Webhooks(route) => {
+                own_endpoint(match route {
+                    WebhooksRoute::Receive => OwnId::ReceiveWebhook,
+                    WebhooksRoute::Dashboard(InboxRoute::Ledger) => OwnId::Ledger,
+                    WebhooksRoute::Dashboard(InboxRoute::Inbox) => OwnId::Inbox,
+                    WebhooksRoute::Dashboard(InboxRoute::Live) => OwnId::Live,
+                    WebhooksRoute::Dashboard(InboxRoute::Verify) => OwnId::VerifyWebhook,
+                })
+                .pattern
+            }
+            Route::LabelPdf { .. } => own_endpoint(OwnId::LabelPdf).pattern,
+            Route::WidgetPage => own_endpoint(OwnId::WidgetPage).pattern,
         }
     }
 }
@@ -135,20 +170,22 @@ pub fn route(
                 path: raw_path.to_string(),
             })
     };
+    let session = |route| Ok::<_, EdgeError>(Route::Access(AccessRoute::Session(route)));
+    let inbox = |route| Route::Webhooks(WebhooksRoute::Dashboard(route));
     Ok(match own.endpoint.id {
-        OwnId::SignIn => Route::SignIn,
-        OwnId::GetSession => Route::GetSession,
-        OwnId::SignOut => Route::SignOut,
-        OwnId::SetMode => Route::SetMode,
-        OwnId::Keys => Route::Keys,
-        OwnId::VerifyKey => Route::VerifyKey(mode()?),
-        OwnId::ActivateKey => Route::ActivateKey(mode()?),
-        OwnId::Limits => Route::Limits,
-        OwnId::ReceiveWebhook => Route::ReceiveWebhook,
-        OwnId::Ledger => Route::Ledger,
-        OwnId::Inbox => Route::Inbox,
-        OwnId::Live => Route::Live,
-        OwnId::VerifyWebhook => Route::VerifyWebhook,
+        OwnId::SignIn => Route::Access(AccessRoute::SignIn),
+        OwnId::SignOut => Route::Access(AccessRoute::SignOut),
+        OwnId::GetSession => session(SessionRoute::Get)?,
+        OwnId::SetMode => session(SessionRoute::SetMode)?,
+        OwnId::Keys => session(SessionRoute::Keys)?,
+        OwnId::VerifyKey => session(SessionRoute::VerifyKey(mode()?))?,
+        OwnId::ActivateKey => session(SessionRoute::ActivateKey(mode()?))?,
+        OwnId::Limits => session(SessionRoute::Limits)?,
+        OwnId::ReceiveWebhook => Route::Webhooks(WebhooksRoute::Receive),
+        OwnId::Ledger => inbox(InboxRoute::Ledger),
+        OwnId::Inbox => inbox(InboxRoute::Inbox),
+        OwnId::Live => inbox(InboxRoute::Live),
+        OwnId::VerifyWebhook => inbox(InboxRoute::Verify),
         OwnId::LabelPdf => Route::LabelPdf {
             inline: query_param(query, "inline").as_deref() == Some("1"),
             id: param,
@@ -167,35 +204,41 @@ mod tests {
     fn own_endpoints_and_their_methods() {
         assert!(matches!(
             route("POST", "/api/session", None, UP),
-            Ok(Route::SignIn)
+            Ok(Route::Access(AccessRoute::SignIn))
         ));
         assert!(matches!(
             route("DELETE", "/api/session", None, UP),
-            Ok(Route::SignOut)
+            Ok(Route::Access(AccessRoute::SignOut))
         ));
         assert!(matches!(
             route("PUT", "/api/session/mode", None, UP),
-            Ok(Route::SetMode)
+            Ok(Route::Access(AccessRoute::Session(SessionRoute::SetMode)))
         ));
         assert!(matches!(
             route("POST", "/api/keys/sandbox/verify", None, UP),
-            Ok(Route::VerifyKey(KeyEnv::Sandbox))
+            Ok(Route::Access(AccessRoute::Session(
+                SessionRoute::VerifyKey(KeyEnv::Sandbox)
+            )))
         ));
         assert!(matches!(
             route("POST", "/api/keys/live/activate", None, UP),
-            Ok(Route::ActivateKey(KeyEnv::Live))
+            Ok(Route::Access(AccessRoute::Session(
+                SessionRoute::ActivateKey(KeyEnv::Live)
+            )))
         ));
         assert!(matches!(
             route("POST", "/hooks/v1/label-created", None, UP),
-            Ok(Route::ReceiveWebhook)
+            Ok(Route::Webhooks(WebhooksRoute::Receive))
         ));
         assert!(matches!(
             route("GET", "/api/webhooks/live", None, UP),
-            Ok(Route::Live)
+            Ok(Route::Webhooks(WebhooksRoute::Dashboard(InboxRoute::Live)))
         ));
         assert!(matches!(
             route("GET", "/api/ledger", Some("q=1Z"), UP),
-            Ok(Route::Ledger)
+            Ok(Route::Webhooks(WebhooksRoute::Dashboard(
+                InboxRoute::Ledger
+            )))
         ));
         assert!(matches!(
             route("GET", "/api/labels/lbl_1/pdf", Some("inline=1"), UP),

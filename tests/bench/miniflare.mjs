@@ -69,7 +69,7 @@ export function ourWorker(bindings) {
     compatibilityDate: '2026-04-01',
     bindings,
     durableObjects: {
-      IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
+      IDEMPOTENCY: { className: 'PurchaseRecords', useSQLite: true },
       CONTROL: { className: 'EdgeControl', useSQLite: true },
       INBOX: { className: 'WebhookInbox', useSQLite: true },
     },

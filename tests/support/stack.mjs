@@ -68,15 +68,20 @@ export async function startSim({ keys, env = {} } = {}) {
   };
 }
 
-/** Starts our Worker (edge/build, already built) in workerd, in front of `upstream`. */
-export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
+/**
+ * Starts our Worker (edge/build, already built) in workerd, in front of
+ * `upstream`. `persist`: a directory for the Durable Objects' SQLite files,
+ * so a second start with the same directory (and `sessionSecret`) is the
+ * same deployment restarted.
+ */
+export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, persist = false, sessionSecret = randomBytes(32).toString('hex'), logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
   for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
   const secret = (name, value) => { if (value) bindings[name] = { type: 'secret_text', value }; };
   secret('SVC_LIVE_KEY', keys.live);
   secret('SVC_SANDBOX_KEY', keys.sandbox);
   secret('USERS', users && usersSecret(users));
-  secret('SESSION_SECRET', randomBytes(32).toString('hex'));
+  secret('SESSION_SECRET', sessionSecret);
   for (const [name, value] of Object.entries(secrets)) secret(name, value);
   const worker = await unstable_startWorker({
     config: path.join(ROOT, 'wrangler.toml'),
@@ -89,7 +94,7 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     dev: {
       server: { hostname: '127.0.0.1', port: 0 },
       inspector: false,
-      persist: false,
+      persist,
       watch: false,
       logLevel,
     },
@@ -157,11 +162,22 @@ function edgeClient(url) {
  * ...); `edgeVars`/`edgeSecrets` override the Worker's settings, `keys` may
  * drop one of the two keys.
  */
-export async function startStack({ edgeVars, edgeSecrets, keys = newKeys() } = {}) {
+export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), persist = false } = {}) {
   const users = newUsers();
   const sim = await startSim({ keys: { ...newKeys(), ...keys } });
-  const edge = await startEdge({ upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets });
-  return { keys, users, sim, edge, async stop() { await edge.stop(); await sim.stop(); } };
+  const options = { upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets, persist, sessionSecret: randomBytes(32).toString('hex') };
+  const stack = {
+    keys, users, sim,
+    edge: await startEdge(options),
+    /** Stops workerd and starts it again on the same persisted state (needs `persist`). */
+    async restartEdge() {
+      await stack.edge.stop();
+      stack.edge = await startEdge(options);
+      return stack.edge;
+    },
+    async stop() { await stack.edge.stop(); await sim.stop(); },
+  };
+  return stack;
 }
 
 /** Signs `user` in through the app's login page in a Playwright page. */

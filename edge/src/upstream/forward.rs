@@ -2,20 +2,24 @@
 //! upstream once (purchases through the idempotency ledger), and what the
 //! answer teaches (budgets, the key's scopes, a revoked key).
 
-use super::{Trace, body_bytes, header, now_s, principal, stores, upstream, with_memory};
-use crate::budget::{Caller, Window};
+use super::budget::{Caller, Window};
+use super::proxy::{self, Forward};
+use super::send;
+use crate::access::gate::{self, Facts, Principal};
+use crate::access::glue::principal;
+use crate::access::roles::WIDGET_SCOPES;
 use crate::config::Config;
+use crate::control::glue as control;
 use crate::control::is_key_problem;
-use crate::cors;
 use crate::errors::EdgeError;
-use crate::gate::{self, Facts, Principal};
-use crate::idempotency::{self, Begin, StoredResponse};
-use crate::ledger::{BeginCall, FinishCall};
-use crate::proxy::{self, Forward};
-use crate::roles::WIDGET_SCOPES;
-use crate::webhooks::InboxCall;
+use crate::purchases::StoredResponse;
+use crate::runtime::objects::ask;
+use crate::runtime::reply;
+use crate::runtime::{Trace, body_bytes, header, now_s, with_memory};
+use crate::webhooks::{INSTANCE as INBOX, InboxStore, RecordPurchase};
+use crate::widget::cors;
 use api::validation::MAX_BODY_BYTES;
-use api::{ApiKey, Endpoint, EndpointId, ErrorEnvelope, KeyEnv, Scope};
+use api::{ApiKey, Endpoint, EndpointId, ErrorCode, ErrorEnvelope, KeyEnv, Scope};
 use sha2::{Digest, Sha256};
 use worker::Env;
 use worker::web_sys::{Request, Response};
@@ -33,7 +37,7 @@ pub(crate) fn preflight(
         .ok_or_else(|| EdgeError::OriginRefused {
             origin: facts.origin.unwrap_or("a page that sent no Origin").into(),
         })?;
-    upstream::empty(204, &cors::preflight_headers(origin))
+    reply::empty(204, &cors::preflight_headers(origin))
 }
 
 pub(crate) async fn forward(
@@ -47,8 +51,7 @@ pub(crate) async fn forward(
 ) -> Result<Response, EdgeError> {
     let endpoint = forward.endpoint;
     let principal = principal(env, config, facts).await?;
-    trace.principal = Some(principal.label());
-    trace.role = Some(principal.role());
+    trace.caller(&principal);
     let widget = match &principal {
         Principal::Widget { origin } => Some(origin.clone()),
         Principal::User { .. } => None,
@@ -89,16 +92,20 @@ pub(crate) async fn forward(
         .and_then(|key| with_memory(|m| m.cached_quote(key, now).cloned()))
     {
         trace.answered_from = Some("cached");
-        return upstream::respond(&hit, Some("cached"), &cors_headers);
+        return reply::respond(&hit, Some("cached"), &cors_headers);
     }
     with_memory(|m| m.check_budget(mode, endpoint, caller, config.widget.share, now))?;
 
-    let (key, _) = stores::active_key(env, keys).await;
+    let (key, _) = control::active_key(env, keys).await;
     if endpoint.spends_money() {
-        let (stored, replayed) = purchase(
-            &req, env, config, &forward, key, mode, &body, request_id, trace,
-        )
-        .await?;
+        let purchase = crate::purchases::glue::Purchase {
+            forward: &forward,
+            key,
+            mode,
+            body: &body,
+            idempotency_key: header(&req, crate::purchases::HEADER),
+        };
+        let (stored, replayed) = purchase.run(env, config, request_id, trace).await?;
         if replayed {
             trace.answered_from = Some("replayed");
         } else {
@@ -106,9 +113,9 @@ pub(crate) async fn forward(
             learn_from_error(env, &stored, mode, key).await;
             record_purchase(env, &principal, endpoint.id, &stored).await;
         }
-        return upstream::respond(&stored, trace.answered_from, &cors_headers);
+        return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
-    let answer = upstream::send(
+    let answer = send::send(
         &forward,
         facts.method,
         key.expose(),
@@ -135,7 +142,7 @@ pub(crate) async fn forward(
             )
         });
     }
-    upstream::respond(&stored, None, &cors_headers)
+    reply::respond(&stored, None, &cors_headers)
 }
 
 /// A label bought here joins the ledger with its buyer. The purchase stands
@@ -153,11 +160,13 @@ async fn record_purchase(
         return;
     }
     if let Ok(label) = serde_json::from_str::<api::Label>(&stored.body) {
-        let call = InboxCall::Bought {
+        let call = RecordPurchase {
             label,
             user: session.user.clone(),
         };
-        let _: Result<(), EdgeError> = stores::inbox(env, &call).await;
+        if let Err(e) = ask::<InboxStore, _>(env, INBOX, call).await {
+            worker::console_error!("a bought label missed the ledger: {}", e.code());
+        }
     }
 }
 
@@ -200,8 +209,8 @@ pub(crate) async fn read_for<'a>(
             now_s(),
         )
     })?;
-    let (key, _) = stores::active_key(env, keys).await;
-    let answer = upstream::send(
+    let (key, _) = control::active_key(env, keys).await;
+    let answer = send::send(
         forward,
         "GET",
         key.expose(),
@@ -217,7 +226,7 @@ pub(crate) async fn read_for<'a>(
 }
 
 /// The per-minute budget the upstream reported with an answer.
-fn learn_window(mode: KeyEnv, endpoint: EndpointId, headers: &[(String, String)]) {
+pub(crate) fn learn_window(mode: KeyEnv, endpoint: EndpointId, headers: &[(String, String)]) {
     let get = |name: &str| {
         headers
             .iter()
@@ -235,7 +244,12 @@ fn learn_window(mode: KeyEnv, endpoint: EndpointId, headers: &[(String, String)]
 
 /// What an upstream error teaches: the key's real scopes, or that it was
 /// revoked or expired (an alert for admins).
-async fn learn_from_error(env: &Env, stored: &StoredResponse, mode: KeyEnv, key: &ApiKey) {
+pub(crate) async fn learn_from_error(
+    env: &Env,
+    stored: &StoredResponse,
+    mode: KeyEnv,
+    key: &ApiKey,
+) {
     if stored.status < 400 {
         return;
     }
@@ -243,91 +257,13 @@ async fn learn_from_error(env: &Env, stored: &StoredResponse, mode: KeyEnv, key:
         return;
     };
     let code = envelope.error.code;
-    if code == api::ErrorCode::AuthKeyInsufficientScope {
+    if code == ErrorCode::AuthKeyInsufficientScope {
         if let Some(scopes) = envelope.error.key_scopes {
             let scopes: Vec<Scope> = scopes.iter().filter_map(|s| s.parse().ok()).collect();
             with_memory(|m| m.learn_key_scopes(mode, scopes));
         }
     } else if is_key_problem(&code) {
-        stores::report_key_problem(env, key, &code).await;
-    }
-}
-
-/// A purchase through the idempotency ledger: never twice upstream.
-#[allow(clippy::too_many_arguments)]
-async fn purchase(
-    req: &Request,
-    env: &Env,
-    config: &Config,
-    forward: &Forward,
-    key: &ApiKey,
-    mode: KeyEnv,
-    body: &[u8],
-    request_id: &str,
-    trace: &mut Trace,
-) -> Result<(StoredResponse, bool), EdgeError> {
-    let idem_key = idempotency::check_key(header(req, idempotency::HEADER).as_deref())?.to_string();
-    let ledger = stores::ledger(env, mode, &idem_key)?;
-    let method = forward.endpoint.method.as_str();
-    let path = forward
-        .url
-        .strip_prefix(&config.upstream)
-        .unwrap_or(&forward.url);
-    let fingerprint = idempotency::fingerprint(method, path, body);
-    let decision: Begin = stores::ledger_call(
-        &ledger,
-        "begin",
-        &BeginCall {
-            fingerprint: fingerprint.clone(),
-        },
-    )
-    .await?;
-    match decision {
-        Begin::Replay { response } => Ok((response, true)),
-        Begin::InProgress => Err(EdgeError::IdempotencyInProgress),
-        Begin::KeyReused => Err(EdgeError::IdempotencyKeyReused),
-        Begin::OutcomeUnknown => Err(EdgeError::UpstreamUnreachable {
-            outcome_unknown: true,
-        }),
-        Begin::Proceed => {
-            let result = match upstream::send(
-                forward,
-                method,
-                key.expose(),
-                body,
-                config.upstream_timeout_ms,
-                trace,
-            )
-            .await
-            {
-                Ok(answer) => answer.store().await,
-                Err(e) => Err(e),
-            };
-            // An unanswered purchase is remembered as such, so a repeat cannot buy again.
-            let stored = match &result {
-                Ok(response) => response.clone(),
-                // Replays carry the first answer's request id, in body and header alike.
-                Err(err) => StoredResponse {
-                    status: err.status(),
-                    headers: vec![
-                        ("content-type".into(), "application/json".into()),
-                        ("x-request-id".into(), request_id.into()),
-                    ],
-                    body: err.to_body(request_id),
-                },
-            };
-            // If the ledger misses the outcome, the entry times out into "outcome unknown": still never twice.
-            let _: Result<(), EdgeError> = stores::ledger_call(
-                &ledger,
-                "finish",
-                &FinishCall {
-                    fingerprint,
-                    response: stored,
-                },
-            )
-            .await;
-            result.map(|r| (r, false))
-        }
+        control::report_key_problem(env, key, &code).await;
     }
 }
 

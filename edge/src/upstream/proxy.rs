@@ -94,7 +94,12 @@ pub fn check_body(endpoint: EndpointId, body: &[u8]) -> Result<(), EdgeError> {
         EndpointId::BuyLabel => parse_json::<api::BuyLabelRequest>(body).map(drop),
         EndpointId::CreateTracker => parse_json::<api::CreateTrackerRequest>(body).map(drop),
         EndpointId::CreateBatch => parse_json::<api::CreateBatchRequest>(body).map(drop),
-        // No body (GET, DELETE) or none needed (buying a batch).
+        // Buying a batch needs no body; one that is sent must still be one
+        // JSON value, as the service reads it.
+        EndpointId::BuyBatch if !body.is_empty() => {
+            parse_json::<serde::de::IgnoredAny>(body).map(drop)
+        }
+        // No body (GET, DELETE).
         _ => Ok(()),
     };
     parsed.map_err(EdgeError::InvalidBody)

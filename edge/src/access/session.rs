@@ -2,8 +2,7 @@
 //! SESSION_SECRET); sign-out adds the session id to a revocation list.
 
 use api::KeyEnv;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use api::signing::{hmac_matches, hmac_sha256};
 
 use api::session::Role;
 
@@ -50,12 +49,6 @@ fn is_token(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-fn mac(secret: &[u8], payload: &str) -> Hmac<Sha256> {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes keys of any length");
-    mac.update(payload.as_bytes());
-    mac
-}
-
 impl Session {
     fn payload(&self) -> String {
         format!(
@@ -72,7 +65,7 @@ impl Session {
     pub fn encode(&self, secret: &[u8]) -> String {
         debug_assert!(is_token(&self.sid) && is_token(&self.user));
         let payload = self.payload();
-        let sig = hex::encode(mac(secret, &payload).finalize().into_bytes());
+        let sig = hex::encode(hmac_sha256(secret, payload.as_bytes()));
         format!("{payload}.{sig}")
     }
 
@@ -111,9 +104,9 @@ impl Session {
         let (payload, sig) = value.rsplit_once('.').ok_or(SessionError::Malformed)?;
         let sig = hex::decode(sig).map_err(|_| SessionError::Malformed)?;
         // Constant-time comparison of the signature.
-        mac(secret, payload)
-            .verify_slice(&sig)
-            .map_err(|_| SessionError::BadSignature)?;
+        if !hmac_matches(secret, payload.as_bytes(), &sig) {
+            return Err(SessionError::BadSignature);
+        }
         let parts: Vec<&str> = payload.split('.').collect();
         let [version, sid, user, role, mode, expires_at] = parts.as_slice() else {
             return Err(SessionError::Malformed);
@@ -122,11 +115,7 @@ impl Session {
             return Err(SessionError::Malformed);
         }
         let role: Role = role.parse().map_err(|_| SessionError::Malformed)?;
-        let mode = match *mode {
-            "live" => KeyEnv::Live,
-            "sandbox" => KeyEnv::Sandbox,
-            _ => return Err(SessionError::Malformed),
-        };
+        let mode: KeyEnv = mode.parse().map_err(|_| SessionError::Malformed)?;
         let expires_at: u64 = expires_at.parse().map_err(|_| SessionError::Malformed)?;
         if now >= expires_at {
             return Err(SessionError::Expired);

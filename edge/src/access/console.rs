@@ -2,8 +2,8 @@
 //! built from configuration and what the isolate remembers. No key value
 //! ever enters these types: only `redacted()` forms.
 
+use crate::access::gate::{self, Principal};
 use crate::config::{Config, ModeKeys};
-use crate::gate::{self, Principal};
 use crate::memory::Memory;
 use api::KeyEnv;
 use api::session::{
@@ -86,9 +86,9 @@ pub fn limits(mode: KeyEnv, memory: &Memory) -> LimitsSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::Window;
+    use crate::access::session::Session;
     use crate::config::fingerprint;
-    use crate::session::Session;
+    use crate::upstream::budget::Window;
     use api::{EndpointId, Scope};
     use std::collections::HashMap;
 

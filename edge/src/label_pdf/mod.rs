@@ -3,7 +3,11 @@
 //! key only when the file is on the service's own origin (never sending the
 //! key anywhere else), and serves it from the dashboard's origin.
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod glue;
+
 use crate::errors::EdgeError;
+use api::origins::origin_of;
 
 /// Where to fetch a label's PDF, and whether the key goes with it.
 #[derive(Debug, PartialEq, Eq)]
@@ -12,31 +16,12 @@ pub struct PdfSource<'a> {
     pub with_key: bool,
 }
 
-/// `scheme://host[:port]` of an absolute http(s) URL, lowercased.
-fn origin(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    let host = rest.split(['/', '?', '#']).next()?;
-    // `user@host` would let a URL look like ours while going elsewhere.
-    (matches!(scheme.as_str(), "http" | "https") && !host.is_empty() && !host.contains('@'))
-        .then(|| format!("{scheme}://{}", host.to_ascii_lowercase()))
-}
-
 pub fn pdf_source<'a>(label_url: &'a str, upstream: &str) -> Result<PdfSource<'a>, EdgeError> {
-    let theirs = origin(label_url).ok_or(EdgeError::LabelPdfUnavailable { status: None })?;
+    let theirs = origin_of(label_url).ok_or(EdgeError::LabelPdfUnavailable { status: None })?;
     Ok(PdfSource {
         url: label_url,
-        with_key: origin(upstream).is_some_and(|ours| ours == theirs),
+        with_key: origin_of(upstream).is_some_and(|ours| ours == theirs),
     })
-}
-
-/// A label id as the route takes it: the service's id alphabet only.
-pub fn is_label_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
 }
 
 /// `attachment` (a download named after the label) or `inline` (viewed).
@@ -73,11 +58,7 @@ mod tests {
     }
 
     #[test]
-    fn ids_and_dispositions() {
-        assert!(is_label_id("lbl_0123abcd"));
-        for bad in ["", "..", "a/b", "a%2Fb", "a b", &"x".repeat(65)] {
-            assert!(!is_label_id(bad), "{bad}");
-        }
+    fn dispositions() {
         assert_eq!(
             content_disposition("lbl_1", false),
             r#"attachment; filename="lbl_1.pdf""#

@@ -17,7 +17,11 @@ use worker::{
     WebSocket, WebSocketIncomingMessage, WebSocketPair, durable_object,
 };
 
-use crate::webhooks::{Accepted, InboxCall};
+use super::{
+    AcceptEvent, Accepted, InboxCall, InboxStore, ReadInbox, ReadLedger, RecordPurchase,
+    RecordRefusal,
+};
+use crate::objects::reply;
 
 /// How often stored rows are pruned to the retention limits.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
@@ -28,6 +32,8 @@ pub struct WebhookInbox {
     /// Whether this instance already knows a prune alarm is set (saves a
     /// storage read per delivery).
     prune_set: Cell<bool>,
+    /// Whether this instance created its tables already.
+    tables_ready: Cell<bool>,
 }
 
 fn now() -> u64 {
@@ -128,6 +134,24 @@ impl WebhookInbox {
         self.state.storage().sql()
     }
 
+    /// Creates the tables once per instance; an error here surfaces (the
+    /// caller answers 503, and the service retries the delivery).
+    fn tables(&self) -> Result<()> {
+        if self.tables_ready.get() {
+            return Ok(());
+        }
+        for ddl in [
+            "CREATE TABLE IF NOT EXISTS labels (id TEXT PRIMARY KEY, sandbox INTEGER NOT NULL, seen_at INTEGER NOT NULL, json TEXT NOT NULL, tracking TEXT NOT NULL, carrier TEXT NOT NULL, bought_by TEXT, first_at INTEGER, last_at INTEGER, deliveries INTEGER NOT NULL DEFAULT 0, slot TEXT)",
+            "CREATE INDEX IF NOT EXISTS labels_seen ON labels (sandbox, seen_at)",
+            "CREATE INDEX IF NOT EXISTS labels_event ON labels (sandbox, last_at)",
+            "CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL, reason TEXT NOT NULL, source_ip TEXT NOT NULL, excerpt TEXT NOT NULL, body_bytes INTEGER NOT NULL)",
+        ] {
+            self.sql().exec(ddl, None)?;
+        }
+        self.tables_ready.set(true);
+        Ok(())
+    }
+
     fn labels(
         &self,
         sandbox: bool,
@@ -198,10 +222,11 @@ impl WebhookInbox {
         }
     }
 
-    async fn call(&self, call: InboxCall) -> Result<Response> {
+    async fn call(&self, call: InboxCall) -> Result<String> {
+        self.tables()?;
         let now = now();
-        match call {
-            InboxCall::Accept { label, slot } => {
+        let json = match call {
+            InboxCall::Accept(AcceptEvent { label, slot }) => {
                 // Stored once per label: repeats only count and move the last time.
                 let mut values = label_values(&label, now)?;
                 values.push(text(&slot)?.into());
@@ -229,9 +254,9 @@ impl WebhookInbox {
                     &LiveMessage::Accepted { entry },
                 );
                 self.schedule_prune().await?;
-                Response::from_json(&Accepted { deliveries })
+                reply::<InboxStore, AcceptEvent>(&Accepted { deliveries })
             }
-            InboxCall::Bought { label, user } => {
+            InboxCall::Bought(RecordPurchase { label, user }) => {
                 // The event may have come first: then only the buyer is added.
                 let mut values = label_values(&label, now)?;
                 values.push(user.into());
@@ -242,14 +267,14 @@ impl WebhookInbox {
                     values,
                 )?;
                 self.schedule_prune().await?;
-                Response::from_json(&())
+                reply::<InboxStore, RecordPurchase>(&())
             }
-            InboxCall::Reject {
+            InboxCall::Reject(RecordRefusal {
                 reason,
                 source_ip,
                 excerpt,
                 body_bytes,
-            } => {
+            }) => {
                 let rows: Vec<RejectedRow> = self
                     .sql()
                     .exec(
@@ -275,17 +300,19 @@ impl WebhookInbox {
                     }
                 }
                 self.schedule_prune().await?;
-                Response::from_json(&())
+                reply::<InboxStore, RecordRefusal>(&())
             }
-            InboxCall::Ledger { sandbox, needle } => Response::from_json(&Ledger {
-                labels: self.labels(sandbox, needle.as_deref(), false)?,
-            }),
-            InboxCall::Inbox {
+            InboxCall::Ledger(ReadLedger { sandbox, needle }) => {
+                reply::<InboxStore, ReadLedger>(&Ledger {
+                    labels: self.labels(sandbox, needle.as_deref(), false)?,
+                })
+            }
+            InboxCall::Inbox(ReadInbox {
                 sandbox,
                 needle,
                 accepted,
                 rejected,
-            } => Response::from_json(&Inbox {
+            }) => reply::<InboxStore, ReadInbox>(&Inbox {
                 accepted: if accepted {
                     self.labels(sandbox, needle.as_deref(), true)?
                 } else {
@@ -298,29 +325,23 @@ impl WebhookInbox {
                 },
                 receiving: true,
             }),
-        }
+        };
+        json.map_err(internal)
     }
 }
 
 impl DurableObject for WebhookInbox {
     fn new(state: State, _env: Env) -> Self {
-        let sql = state.storage().sql();
-        for ddl in [
-            "CREATE TABLE IF NOT EXISTS labels (id TEXT PRIMARY KEY, sandbox INTEGER NOT NULL, seen_at INTEGER NOT NULL, json TEXT NOT NULL, tracking TEXT NOT NULL, carrier TEXT NOT NULL, bought_by TEXT, first_at INTEGER, last_at INTEGER, deliveries INTEGER NOT NULL DEFAULT 0, slot TEXT)",
-            "CREATE INDEX IF NOT EXISTS labels_seen ON labels (sandbox, seen_at)",
-            "CREATE INDEX IF NOT EXISTS labels_event ON labels (sandbox, last_at)",
-            "CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL, reason TEXT NOT NULL, source_ip TEXT NOT NULL, excerpt TEXT NOT NULL, body_bytes INTEGER NOT NULL)",
-        ] {
-            let _ = sql.exec(ddl, None);
-        }
         Self {
             state,
             prune_set: Cell::new(false),
+            tables_ready: Cell::new(false),
         }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         if req.path() == "/live" {
+            // `super::LIVE_URL`: the Worker checked the session.
             // The Worker checked the session; the tag is the session's mode.
             let sandbox = req.url()?.query() == Some("mode=sandbox");
             let pair = WebSocketPair::new()?;
@@ -329,11 +350,12 @@ impl DurableObject for WebhookInbox {
             return Response::from_websocket(pair.client);
         }
         let call: InboxCall = req.json().await?;
-        self.call(call).await
+        Response::ok(self.call(call).await?)
     }
 
     async fn alarm(&self) -> Result<Response> {
         self.prune_set.set(false);
+        self.tables()?;
         let sql = self.sql();
         let now = now();
         sql.exec(
@@ -353,15 +375,11 @@ impl DurableObject for WebhookInbox {
 
     async fn websocket_message(
         &self,
-        ws: WebSocket,
-        message: WebSocketIncomingMessage,
+        _ws: WebSocket,
+        _message: WebSocketIncomingMessage,
     ) -> Result<()> {
-        // The feed is one-way; a ping from the page gets a pong so it can tell a dead socket.
-        if let WebSocketIncomingMessage::String(text) = message
-            && text == "ping"
-        {
-            ws.send_with_str("pong")?;
-        }
+        // The feed is one-way: what a page sends is ignored (the trait's
+        // default would abort the object).
         Ok(())
     }
 

@@ -1,16 +1,20 @@
 //! The Worker's own dashboard endpoints (`api::session`): sign-in and out,
-//! the session, the mode switch, key rotation and the limits last seen.
+//! the session, the mode switch, key rotation and the limits last seen; and
+//! who the caller of any endpoint is (`principal`, `signed_in`).
 
-use super::{Trace, json_body, now_s, random_hex, stores, upstream, with_memory};
-use crate::config::Config;
-use crate::console;
-use crate::errors::EdgeError;
-use crate::gate::{self, Facts, Principal};
-use crate::proxy::{self, Forward};
-use crate::routes::Route;
-use crate::session::{self, SESSION_SECONDS, Session};
-use api::session::{KeySlot, KeyVerification, ModeRequest, SignInRequest};
-use api::{ErrorCode, ErrorEnvelope, KeyEnv};
+use super::console;
+use super::gate::{self, Facts, Principal};
+use super::session::{self, SESSION_SECONDS, Session};
+use crate::config::{Config, ModeKeys};
+use crate::control::glue as control;
+use crate::errors::{EdgeError, SignInReason};
+use crate::routes::{AccessRoute, SessionRoute};
+use crate::runtime::reply;
+use crate::runtime::{Trace, json_body, now_s, random_hex, with_memory};
+use crate::upstream::proxy;
+use crate::upstream::send;
+use api::session::{KeyVerification, ModeRequest, SignInRequest};
+use api::{ApiKey, ErrorCode, ErrorEnvelope, KeyEnv};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
@@ -24,14 +28,47 @@ async fn session_response(
     cookie: Option<String>,
 ) -> Result<Response, EdgeError> {
     let keys = config.keys_for(principal.mode(config));
-    let (key, _) = stores::active_key(env, keys).await;
-    let problem = stores::key_problem(env, key).await;
+    let (key, _) = control::active_key(env, keys).await;
+    let problem = control::key_problem(env, key).await;
     let info = with_memory(|m| console::session_info(principal, config, m, problem));
     let extra: Vec<_> = cookie.map(|c| (SET_COOKIE, c)).into_iter().collect();
-    upstream::json(200, &info, &extra)
+    reply::json(200, &info, &extra)
 }
 
-pub(crate) async fn sign_in(
+/// The caller of a v1 endpoint: a user (sign-out checked across isolates) or the widget.
+pub(crate) async fn principal(
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+) -> Result<Principal, EdgeError> {
+    not_signed_out(env, gate::identify(config, facts)?, facts.now).await
+}
+
+/// A signed-in dashboard user (the widget cannot reach the dashboard endpoints).
+pub(crate) async fn signed_in(
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+    trace: &mut Trace,
+) -> Result<Principal, EdgeError> {
+    let user = gate::signed_in_user(config, facts)?
+        .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))?;
+    gate::check_same_origin(facts)?;
+    let principal = not_signed_out(env, user, facts.now).await?;
+    trace.caller(&principal);
+    Ok(principal)
+}
+
+async fn not_signed_out(env: &Env, principal: Principal, now: u64) -> Result<Principal, EdgeError> {
+    if let Principal::User { session, .. } = &principal
+        && control::is_revoked(env, &session.sid, now).await?
+    {
+        return Err(EdgeError::SignInRequired(SignInReason::SessionEnded));
+    }
+    Ok(principal)
+}
+
+async fn sign_in(
     req: Request,
     env: &Env,
     config: &Config,
@@ -53,7 +90,7 @@ pub(crate) async fn sign_in(
         .ok_or(EdgeError::InvalidToken)?;
     let now = now_s();
     let session = Session {
-        sid: random_hex(16),
+        sid: random_hex(16)?,
         user: user.name.clone(),
         role: user.role,
         mode: config.default_mode(),
@@ -63,53 +100,53 @@ pub(crate) async fn sign_in(
         session: session.clone(),
         role: user.role,
     };
-    trace.principal = Some(principal.label());
-    trace.role = Some(principal.role());
+    trace.caller(&principal);
     let cookie = session.set_cookie(&config.session_secret, now);
     session_response(env, config, &principal, Some(cookie)).await
 }
 
 /// Signing out always clears the cookie; a valid session is also revoked
 /// everywhere, so a copy of the cookie stops working.
-pub(crate) async fn sign_out(
+async fn sign_out(
     env: &Env,
     config: &Config,
     facts: &Facts<'_>,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     gate::check_same_origin(facts)?;
-    if let Ok(Some(Principal::User { session, role })) =
-        gate::signed_in_user(config, facts, |_| false)
-    {
-        trace.principal = Some(format!("user:{}", session.user));
-        trace.role = Some(role.as_str());
-        stores::revoke(env, &session.sid, session.expires_at).await?;
+    if let Ok(Some(principal)) = gate::signed_in_user(config, facts) {
+        trace.caller(&principal);
+        if let Principal::User { session, .. } = &principal {
+            control::revoke(env, &session.sid, session.expires_at).await?;
+        }
     }
-    upstream::empty(204, &[(SET_COOKIE, session::clear_cookie())])
+    reply::empty(204, &[(SET_COOKIE, session::clear_cookie())])
 }
 
 pub(crate) async fn handle(
-    route: Route,
+    route: AccessRoute,
     req: Request,
     env: &Env,
     config: &Config,
     facts: &Facts<'_>,
-    principal: &Principal,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
+    let route = match route {
+        AccessRoute::SignIn => return sign_in(req, env, config, facts, trace).await,
+        AccessRoute::SignOut => return sign_out(env, config, facts, trace).await,
+        AccessRoute::Session(route) => route,
+    };
+    let principal = signed_in(env, config, facts, trace).await?;
     match route {
-        Route::GetSession => session_response(env, config, principal, None).await,
-        Route::SetMode => {
-            gate::require_admin(principal, "switch between live and sandbox")?;
+        SessionRoute::Get => session_response(env, config, &principal, None).await,
+        SessionRoute::SetMode => {
+            let session = gate::require_admin(&principal, "switch between live and sandbox")?;
             let request: ModeRequest = json_body(&req, 4096).await?;
             if config.mode(request.mode).is_none() {
                 return Err(EdgeError::ModeUnavailable {
                     mode: request.mode.as_str(),
                 });
             }
-            let Principal::User { session, role } = principal else {
-                unreachable!("require_admin admits users only")
-            };
             let session = Session {
                 mode: request.mode,
                 ..session.clone()
@@ -117,49 +154,34 @@ pub(crate) async fn handle(
             let cookie = session.set_cookie(&config.session_secret, facts.now);
             let principal = Principal::User {
                 session,
-                role: *role,
+                role: api::session::Role::Admin,
             };
             session_response(env, config, &principal, Some(cookie)).await
         }
-        Route::Limits => {
+        SessionRoute::Limits => {
             let mode = principal.mode(config);
-            upstream::json(200, &with_memory(|m| console::limits(mode, m)), &[])
+            reply::json(200, &with_memory(|m| console::limits(mode, m)), &[])
         }
-        Route::Keys => {
-            gate::require_admin(principal, "see and rotate the API keys")?;
+        SessionRoute::Keys => {
+            gate::require_admin(&principal, "see and rotate the API keys")?;
             keys_status(env, config).await
         }
-        Route::VerifyKey(mode) => {
-            gate::require_admin(principal, "verify a new API key")?;
-            let verification = verify_next(config, mode, trace).await?;
-            upstream::json(200, &verification, &[])
+        SessionRoute::VerifyKey(mode) => {
+            gate::require_admin(&principal, "verify a new API key")?;
+            let (_, next) = next_key(config, mode)?;
+            let verification = verify(config, mode, next, trace).await;
+            reply::json(200, &verification, &[])
         }
-        Route::ActivateKey(mode) => {
-            gate::require_admin(principal, "activate a new API key")?;
+        SessionRoute::ActivateKey(mode) => {
+            gate::require_admin(&principal, "activate a new API key")?;
             // Activation verifies first: a key that does not work is never made active.
-            let verification = verify_next(config, mode, trace).await?;
+            let (keys, next) = next_key(config, mode)?;
+            let verification = verify(config, mode, next, trace).await;
             if !verification.ok {
-                return upstream::json(409, &verification, &[]);
+                return reply::json(409, &verification, &[]);
             }
-            let keys = config.mode(mode).expect("verify_next checked the mode");
-            let next = keys
-                .slot(KeySlot::Next)
-                .expect("verify_next checked the slot");
-            stores::activate(env, keys, next).await?;
+            control::activate(env, keys, next).await?;
             keys_status(env, config).await
-        }
-        Route::SignIn
-        | Route::SignOut
-        | Route::Preflight(_)
-        | Route::V1(_)
-        | Route::ReceiveWebhook
-        | Route::Ledger
-        | Route::Inbox
-        | Route::Live
-        | Route::VerifyWebhook
-        | Route::WidgetPage
-        | Route::LabelPdf { .. } => {
-            unreachable!("routed in glue::handle")
         }
     }
 }
@@ -168,22 +190,18 @@ async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> 
     let mut modes = Vec::new();
     for mode in config.modes() {
         let keys = config.keys_for(mode);
-        let activated = stores::activated(env, keys).await;
+        let activated = control::activated(env, keys).await;
         let (key, _) = keys.active(activated.as_deref());
-        let problem = stores::key_problem(env, key).await;
+        let problem = control::key_problem(env, key).await;
         modes.push(with_memory(|m| {
             console::mode_keys(keys, activated.as_deref(), problem, m)
         }));
     }
-    upstream::json(200, &console::keys_status(modes), &[])
+    reply::json(200, &console::keys_status(modes), &[])
 }
 
-/// One read with the next key: does the service accept it?
-async fn verify_next(
-    config: &Config,
-    mode: KeyEnv,
-    trace: &mut Trace,
-) -> Result<KeyVerification, EdgeError> {
+/// The mode's keys and its configured next key, or why there is none.
+fn next_key(config: &Config, mode: KeyEnv) -> Result<(&ModeKeys, &ApiKey), EdgeError> {
     let keys = config.mode(mode).ok_or(EdgeError::ModeUnavailable {
         mode: mode.as_str(),
     })?;
@@ -193,22 +211,36 @@ async fn verify_next(
             KeyEnv::Sandbox => crate::config::names::SANDBOX_KEY_NEXT,
         },
     })?;
-    let forward: Forward = proxy::plan("GET", "/api/v1/wallet", None, &config.upstream)?;
-    let answer = match upstream::send(
-        &forward,
-        "GET",
-        next.expose(),
-        &[],
-        config.upstream_timeout_ms,
-        trace,
-    )
-    .await
-    {
-        Ok(answer) => answer.store().await,
+    Ok((keys, next))
+}
+
+/// One read with the next key: does the service accept it?
+async fn verify(
+    config: &Config,
+    mode: KeyEnv,
+    next: &ApiKey,
+    trace: &mut Trace,
+) -> KeyVerification {
+    let redacted = next.redacted();
+    let answer = match proxy::plan("GET", "/api/v1/wallet", None, &config.upstream) {
+        Ok(forward) => {
+            match send::send(
+                &forward,
+                "GET",
+                next.expose(),
+                &[],
+                config.upstream_timeout_ms,
+                trace,
+            )
+            .await
+            {
+                Ok(answer) => answer.store().await,
+                Err(e) => Err(e),
+            }
+        }
         Err(e) => Err(e),
     };
-    let redacted = next.redacted();
-    Ok(match answer {
+    match answer {
         Ok(r) if r.status < 300 => KeyVerification {
             mode,
             ok: true,
@@ -221,7 +253,7 @@ async fn verify_next(
                 .map(|e| e.error);
             let code = error.as_ref().map(|e| e.code.clone());
             // A key without wallet:read still authenticated: that is what rotation needs.
-            let ok = code == Some(api::ErrorCode::AuthKeyInsufficientScope);
+            let ok = code == Some(ErrorCode::AuthKeyInsufficientScope);
             KeyVerification {
                 mode,
                 ok,
@@ -238,11 +270,11 @@ async fn verify_next(
         Err(e) => KeyVerification {
             mode,
             ok: false,
-            code: Some(ErrorCode::parse(e.code())),
+            code: Some(e.code()),
             message: format!(
                 "Could not verify {redacted}: {}",
                 e.to_api_error("").message
             ),
         },
-    })
+    }
 }

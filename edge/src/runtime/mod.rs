@@ -1,19 +1,15 @@
-//! The thin layer between workerd and the plain modules: read the request,
-//! ask `routes`/`gate`/`memory`/`idempotency` what to do, do the fetches, and
-//! turn every failure into the v1 envelope (an `Err` out of the fetch
-//! handler would be a plain-text 500).
+//! The fetch handler: the thin layer between workerd and the features. It
+//! reads the request once, routes it (`routes`), hands it to its feature's
+//! glue, and turns every failure into the v1 envelope (an `Err` out of the
+//! fetch handler would be a plain-text 500) with one log line.
 
-mod assets;
-mod console;
-mod hooks;
-mod labels;
-mod stores;
-mod upstream;
-mod v1;
+pub(crate) mod js;
+pub(crate) mod objects;
+pub(crate) mod reply;
 
+use crate::access::gate::Facts;
 use crate::config::Config;
-use crate::errors::{EdgeError, SignInReason};
-use crate::gate::{self, Facts, Principal};
+use crate::errors::EdgeError;
 use crate::log::RequestLog;
 use crate::memory::Memory;
 use crate::routes::{self, Route};
@@ -53,16 +49,23 @@ fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
 /// What one request did, for its log line.
 #[derive(Default)]
 pub(crate) struct Trace {
-    route: Option<&'static str>,
-    principal: Option<String>,
-    role: Option<&'static str>,
-    upstream_status: Option<u16>,
-    upstream_request_id: Option<String>,
-    upstream_ms: Option<u64>,
-    /// `replayed` (idempotency ledger) or `cached` (widget quote).
-    answered_from: Option<&'static str>,
+    pub route: Option<&'static str>,
+    pub principal: Option<String>,
+    pub role: Option<&'static str>,
+    pub upstream_status: Option<u16>,
+    pub upstream_request_id: Option<String>,
+    pub upstream_ms: Option<u64>,
+    /// `replayed` (purchase records) or `cached` (widget quote).
+    pub answered_from: Option<&'static str>,
     /// The widget origin, so error answers carry CORS headers too.
-    cors_origin: Option<String>,
+    pub cors_origin: Option<String>,
+}
+
+impl Trace {
+    pub(crate) fn caller(&mut self, principal: &crate::access::gate::Principal) {
+        self.principal = Some(principal.label());
+        self.role = Some(principal.role());
+    }
 }
 
 pub(crate) fn now_ms() -> u64 {
@@ -71,18 +74,6 @@ pub(crate) fn now_ms() -> u64 {
 
 pub(crate) fn now_s() -> u64 {
     now_ms() / 1000
-}
-
-// What every request needs read, in one boundary crossing (a header value
-// cannot hold a newline, and the URL comes last).
-#[wasm_bindgen::prelude::wasm_bindgen(inline_js = "
-export function request_facts(req) {
-  const h = req.headers;
-  return req.method + '\\n' + (h.get('cookie') ?? '') + '\\n' + (h.get('origin') ?? '') + '\\n' +
-    (h.get('parcel-widget-origin') ?? '') + '\\n' + req.url;
-}")]
-extern "C" {
-    fn request_facts(req: &Request) -> String;
 }
 
 /// The request line and the headers every route reads.
@@ -97,7 +88,7 @@ struct Incoming {
 
 impl Incoming {
     fn read(req: &Request) -> Incoming {
-        let facts = request_facts(req);
+        let facts = js::request_facts(req);
         let mut parts = facts.splitn(5, '\n');
         let mut next = || parts.next().unwrap_or_default().to_string();
         let some = |s: String| (!s.is_empty()).then_some(s);
@@ -123,18 +114,18 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
     // The app's wasm is a static asset: served, not logged.
     if incoming.url.ends_with("_bg.wasm")
         && routes::split_url(&incoming.url)
-            .is_some_and(|(_, path, _)| crate::assets::is_app_wasm(path))
+            .is_some_and(|(_, path, _)| crate::dashboard::is_app_wasm(path))
     {
-        return assets::wasm(req, &env).await;
+        return crate::dashboard::glue::wasm(req, &env).await;
     }
     let started = now_ms();
-    let request_id = new_request_id();
+    let request_id = REQUEST_IDS.with(RequestIds::next);
     let mut trace = Trace::default();
     let result = handle(req, &incoming, &env, &request_id, &mut trace).await;
-    let error = result.as_ref().err().map(|e| e.code());
+    let error = result.as_ref().err().map(EdgeError::code);
     let response = match result {
         Ok(resp) => Ok(resp),
-        Err(err) => upstream::error_response(&err, &request_id, trace.cors_origin.as_deref())
+        Err(err) => reply::error_response(&err, &request_id, trace.cors_origin.as_deref())
             .map_err(worker::Error::from),
     };
     let line = RequestLog {
@@ -149,7 +140,7 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
         upstream_ms: trace.upstream_ms,
         total_ms: now_ms().saturating_sub(started),
         answered_from: trace.answered_from,
-        error,
+        error: error.as_ref().map(api::ErrorCode::as_str),
     };
     worker::console_log!("{}", line.to_line());
     response
@@ -205,74 +196,60 @@ async fn handle(
         now: now_s(),
     };
     match route {
-        Route::Preflight(forward) => v1::preflight(&config, &facts, forward.endpoint),
+        Route::Preflight(forward) => {
+            crate::upstream::forward::preflight(&config, &facts, forward.endpoint)
+        }
         Route::V1(forward) => {
-            v1::forward(req, env, &config, &facts, forward, request_id, trace).await
+            crate::upstream::forward::forward(req, env, &config, &facts, forward, request_id, trace)
+                .await
         }
-        Route::SignIn => console::sign_in(req, env, &config, &facts, trace).await,
-        Route::SignOut => console::sign_out(env, &config, &facts, trace).await,
-        Route::ReceiveWebhook => hooks::receive(req, env, &config, trace).await,
-        Route::WidgetPage => assets::widget_page(env, &config, own_origin).await,
-        other => {
-            let principal = signed_in(env, &config, &facts).await?;
-            trace.principal = Some(principal.label());
-            trace.role = Some(principal.role());
-            match other {
-                Route::Ledger | Route::Inbox | Route::Live | Route::VerifyWebhook => {
-                    hooks::handle(other, req, env, &config, &facts, &principal, query).await
-                }
-                Route::LabelPdf { id, inline } => {
-                    labels::pdf(&id, inline, env, &config, &principal, trace).await
-                }
-                _ => console::handle(other, req, env, &config, &facts, &principal, trace).await,
-            }
+        Route::Access(route) => {
+            crate::access::glue::handle(route, req, env, &config, &facts, trace).await
         }
+        Route::Webhooks(route) => {
+            crate::webhooks::glue::handle(route, req, env, &config, &facts, query, trace).await
+        }
+        Route::LabelPdf { id, inline } => {
+            crate::label_pdf::glue::pdf(&id, inline, env, &config, &facts, trace).await
+        }
+        Route::WidgetPage => crate::widget::glue::page(env, &config, own_origin).await,
     }
 }
 
-/// The caller of a v1 endpoint: a user (sign-out checked across isolates) or the widget.
-pub(crate) async fn principal(
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-) -> Result<Principal, EdgeError> {
-    not_signed_out(env, gate::identify(config, facts, |_| false)?, facts.now).await
-}
-
-/// A signed-in dashboard user (the widget cannot reach the dashboard endpoints).
-async fn signed_in(env: &Env, config: &Config, facts: &Facts<'_>) -> Result<Principal, EdgeError> {
-    let user = gate::signed_in_user(config, facts, |_| false)?
-        .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))?;
-    gate::check_same_origin(facts)?;
-    not_signed_out(env, user, facts.now).await
-}
-
-async fn not_signed_out(env: &Env, principal: Principal, now: u64) -> Result<Principal, EdgeError> {
-    if let Principal::User { session, .. } = &principal
-        && stores::is_revoked(env, &session.sid, now).await?
-    {
-        return Err(EdgeError::SignInRequired(SignInReason::SessionEnded));
-    }
-    Ok(principal)
-}
-
-pub(crate) fn random_hex(n: usize) -> String {
+/// `n` random bytes as hex, from the runtime's CSPRNG (`crypto.getRandomValues`).
+pub(crate) fn random_hex(n: usize) -> Result<String, EdgeError> {
     let mut bytes = vec![0u8; n];
-    // getrandom uses crypto.getRandomValues in workerd; it does not fail there.
-    let _ = getrandom::getrandom(&mut bytes);
-    hex::encode(bytes)
+    getrandom::getrandom(&mut bytes).map_err(|_| EdgeError::Internal {
+        what: "draw random bytes",
+    })?;
+    Ok(hex::encode(bytes))
+}
+
+/// Request ids: a random prefix per isolate and a counter, unique without
+/// asking the runtime for randomness on every request.
+struct RequestIds {
+    prefix: String,
+    count: std::cell::Cell<u32>,
+}
+
+impl RequestIds {
+    fn new() -> RequestIds {
+        // Without randomness the ids stay unique within the isolate and
+        // tell the operator why ("norandom").
+        let prefix = random_hex(8).unwrap_or_else(|_| "norandom".repeat(2));
+        RequestIds {
+            prefix,
+            count: std::cell::Cell::new(0),
+        }
+    }
+
+    fn next(&self) -> String {
+        let n = self.count.get().wrapping_add(1);
+        self.count.set(n);
+        format!("req_edge_{}{n:08x}", self.prefix)
+    }
 }
 
 thread_local! {
-    /// A random prefix per isolate and a counter: unique request ids without
-    /// asking the runtime for randomness on every request.
-    static REQUEST_IDS: (String, std::cell::Cell<u32>) = (random_hex(8), std::cell::Cell::new(0));
-}
-
-fn new_request_id() -> String {
-    REQUEST_IDS.with(|(prefix, count)| {
-        let n = count.get().wrapping_add(1);
-        count.set(n);
-        format!("req_edge_{prefix}{n:08x}")
-    })
+    static REQUEST_IDS: RequestIds = RequestIds::new();
 }

@@ -1,13 +1,14 @@
-//! A label's PDF through the Worker (see `crate::labels`): the label's
+//! A label's PDF through the Worker (see `crate::label_pdf`): the label's
 //! details as a v1 read, then its `label_url` with the key if it is on the
 //! service's origin, streamed back from ours.
 
-use super::{Trace, upstream, v1};
+use super::{content_disposition, pdf_source};
+use crate::access::gate::Facts;
+use crate::access::glue::signed_in;
 use crate::config::Config;
 use crate::errors::EdgeError;
-use crate::gate::Principal;
-use crate::labels::{content_disposition, pdf_source};
-use crate::proxy;
+use crate::runtime::{Trace, reply};
+use crate::upstream::{forward, proxy, send};
 use api::LabelDetails;
 use worker::Env;
 use worker::web_sys::Response;
@@ -17,24 +18,25 @@ pub(crate) async fn pdf(
     inline: bool,
     env: &Env,
     config: &Config,
-    principal: &Principal,
+    facts: &Facts<'_>,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
+    let principal = &signed_in(env, config, facts, trace).await?;
     let forward = proxy::plan(
         "GET",
         &format!("/api/v1/labels/{id}"),
         None,
         &config.upstream,
     )?;
-    let (stored, key) = v1::read_for(env, config, principal, &forward, trace).await?;
+    let (stored, key) = forward::read_for(env, config, principal, &forward, trace).await?;
     if stored.status >= 400 {
         // LABEL.NOT_FOUND and the like, as the service said them.
-        return upstream::respond(&stored, None, &[]);
+        return reply::respond(&stored, None, &[]);
     }
     let unavailable = || EdgeError::LabelPdfUnavailable { status: None };
     let details: LabelDetails = serde_json::from_str(&stored.body).map_err(|_| unavailable())?;
     let source = pdf_source(&details.label.label_url, &config.upstream)?;
-    upstream::file(
+    send::file(
         source.url,
         source.with_key.then(|| key.expose()),
         "application/pdf",

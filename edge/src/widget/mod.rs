@@ -2,6 +2,10 @@
 //! Trunk-built page with two things only it knows, the storefront origins
 //! allowed to frame it (CSP `frame-ancestors`) and the ship-from address.
 
+pub mod cors;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod glue;
+
 use api::widget::SHIP_FROM_META;
 
 /// The widget page's CSP with its `frame-ancestors` set to `origins`

@@ -1,10 +1,10 @@
 //! Who is calling, and may they make this call. Runs before anything is
 //! forwarded: a refused call costs no upstream budget and reaches no key.
 
+use crate::access::roles::{WIDGET_SCOPES, effective_scopes};
+use crate::access::session::{self, Session};
 use crate::config::Config;
 use crate::errors::{EdgeError, SignInReason};
-use crate::roles::{WIDGET_SCOPES, effective_scopes};
-use crate::session::{self, Session};
 use api::session::Role;
 use api::{Endpoint, KeyEnv, Scope};
 
@@ -85,12 +85,9 @@ pub fn require_own_origin(facts: &Facts) -> Result<(), EdgeError> {
     }
 }
 
-/// Reads the session cookie; `revoked` says whether a session id was signed out.
-pub fn signed_in_user(
-    config: &Config,
-    facts: &Facts,
-    revoked: impl FnOnce(&str) -> bool,
-) -> Result<Option<Principal>, EdgeError> {
+/// Reads the session cookie. Whether its session was signed out is asked of
+/// the control store afterwards (`access::glue`): it needs a call.
+pub fn signed_in_user(config: &Config, facts: &Facts) -> Result<Option<Principal>, EdgeError> {
     let Some(value) = facts.cookie_header.and_then(session::cookie_value) else {
         return Ok(None);
     };
@@ -103,25 +100,18 @@ pub fn signed_in_user(
         .find(&session.user)
         .map(|u| u.role)
         .filter(|role| *role == session.role)
-        .ok_or(ended.clone())?;
-    if revoked(&session.sid) {
-        return Err(ended);
-    }
+        .ok_or(ended)?;
     Ok(Some(Principal::User { session, role }))
 }
 
 /// The principal of a call to a v1 endpoint: the widget page framed by a
 /// configured storefront; a signed-in user (same-origin writes only); or,
 /// without a session, the widget from a configured origin.
-pub fn identify(
-    config: &Config,
-    facts: &Facts,
-    revoked: impl FnOnce(&str) -> bool,
-) -> Result<Principal, EdgeError> {
+pub fn identify(config: &Config, facts: &Facts) -> Result<Principal, EdgeError> {
     if let Some(storefront) = facts.framed_by {
         return framed_widget(config, facts, storefront);
     }
-    if let Some(user) = signed_in_user(config, facts, revoked)? {
+    if let Some(user) = signed_in_user(config, facts)? {
         check_same_origin(facts)?;
         return Ok(user);
     }
@@ -213,12 +203,16 @@ pub fn require_scope(
     })
 }
 
-/// Admin-only actions (mode switch, rotation).
-pub fn require_admin(principal: &Principal, action: &'static str) -> Result<(), EdgeError> {
+/// Admin-only actions (mode switch, rotation): the admin's session, or the refusal.
+pub fn require_admin<'a>(
+    principal: &'a Principal,
+    action: &'static str,
+) -> Result<&'a Session, EdgeError> {
     match principal {
         Principal::User {
-            role: Role::Admin, ..
-        } => Ok(()),
+            session,
+            role: Role::Admin,
+        } => Ok(session),
         _ => Err(EdgeError::AdminOnly { action }),
     }
 }
@@ -288,7 +282,7 @@ mod tests {
             ("vic", Role::Viewer),
         ] {
             let cookie = cookie(user, role, 2_000);
-            let p = identify(&c, &facts("GET", Some(&cookie), None), |_| false).unwrap();
+            let p = identify(&c, &facts("GET", Some(&cookie), None)).unwrap();
             for e in ENDPOINTS.iter() {
                 let result = authorize(&p, e, &c, &Scope::ALL);
                 let expected = role != Role::Viewer || e.scope.is_read();
@@ -316,7 +310,7 @@ mod tests {
     fn the_key_s_own_scopes_bound_every_role() {
         let c = config(&[("SVC_LIVE_KEY_SCOPES", "rates:read,wallet:read")]);
         let cookie = cookie("ada", Role::Admin, 2_000);
-        let p = identify(&c, &facts("GET", Some(&cookie), None), |_| false).unwrap();
+        let p = identify(&c, &facts("GET", Some(&cookie), None)).unwrap();
         let key = &c.keys_for(KeyEnv::Live).scopes;
         assert!(authorize(&p, endpoint(EndpointId::GetWallet), &c, key).is_ok());
         let err = authorize(&p, endpoint(EndpointId::BuyLabel), &c, key).unwrap_err();
@@ -334,12 +328,7 @@ mod tests {
     #[test]
     fn widget_only_from_configured_origins_and_only_rates_and_addresses() {
         let c = config(&[]);
-        let p = identify(
-            &c,
-            &facts("POST", None, Some("https://SHOP.example")),
-            |_| false,
-        )
-        .unwrap();
+        let p = identify(&c, &facts("POST", None, Some("https://SHOP.example"))).unwrap();
         assert_eq!(p.label(), "widget:https://shop.example");
         for e in ENDPOINTS.iter() {
             let ok = authorize(&p, e, &c, &Scope::ALL).is_ok();
@@ -350,16 +339,12 @@ mod tests {
                 e.pattern
             );
         }
-        let refused = identify(
-            &c,
-            &facts("POST", None, Some("https://evil.example")),
-            |_| false,
-        );
+        let refused = identify(&c, &facts("POST", None, Some("https://evil.example")));
         assert!(matches!(refused, Err(EdgeError::OriginRefused { .. })));
         // No session, no origin (curl) or our own origin: sign in.
         for origin in [None, Some(OWN)] {
-            let e = identify(&c, &facts("GET", None, origin), |_| false).unwrap_err();
-            assert_eq!(e.code(), "EDGE.SESSION.REQUIRED");
+            let e = identify(&c, &facts("GET", None, origin)).unwrap_err();
+            assert_eq!(e.code(), api::ErrorCode::EdgeSessionRequired);
         }
     }
 
@@ -370,49 +355,43 @@ mod tests {
             framed_by: Some(storefront),
             ..facts("POST", cookie, origin)
         };
-        let p = identify(&c, &framed(Some(OWN), "https://Shop.example", None), |_| {
-            false
-        });
+        let p = identify(&c, &framed(Some(OWN), "https://Shop.example", None));
         assert_eq!(p.unwrap().label(), "widget:https://shop.example");
         // A dashboard session does not turn the widget page into the user.
         let cookie = cookie("ada", Role::Admin, 2_000);
-        let p = identify(&c, &framed(Some(OWN), SHOP, Some(&cookie)), |_| false).unwrap();
+        let p = identify(&c, &framed(Some(OWN), SHOP, Some(&cookie))).unwrap();
         assert_eq!(p.role(), "widget");
         // Another storefront, or a call from another site carrying the tag.
         for (origin, storefront) in [(Some(OWN), "https://evil.example"), (Some(SHOP), SHOP)] {
-            let e = identify(&c, &framed(origin, storefront, None), |_| false).unwrap_err();
-            assert_eq!(e.code(), "EDGE.ORIGIN.REFUSED");
+            let e = identify(&c, &framed(origin, storefront, None)).unwrap_err();
+            assert_eq!(e.code(), api::ErrorCode::EdgeOriginRefused);
         }
     }
 
     #[test]
-    fn sessions_end_on_expiry_revocation_removal_role_change_or_forgery() {
+    fn sessions_end_on_expiry_removal_role_change_or_forgery() {
         let c = config(&[]);
-        let ended = |cookie: &str, revoked: bool| {
-            identify(&c, &facts("GET", Some(cookie), None), |_| revoked)
+        let ended = |cookie: &str| {
+            identify(&c, &facts("GET", Some(cookie), None))
                 .unwrap_err()
                 .code()
         };
         assert_eq!(
-            ended(&cookie("ada", Role::Admin, 1_000), false),
-            "EDGE.SESSION.REQUIRED"
+            ended(&cookie("ada", Role::Admin, 1_000)),
+            api::ErrorCode::EdgeSessionRequired
         );
         assert_eq!(
-            ended(&cookie("ada", Role::Admin, 2_000), true),
-            "EDGE.SESSION.REQUIRED"
-        );
-        assert_eq!(
-            ended(&cookie("zed", Role::Admin, 2_000), false),
-            "EDGE.SESSION.REQUIRED"
+            ended(&cookie("zed", Role::Admin, 2_000)),
+            api::ErrorCode::EdgeSessionRequired
         );
         // Olga's cookie saying admin: her configured role is operator.
         assert_eq!(
-            ended(&cookie("olga", Role::Admin, 2_000), false),
-            "EDGE.SESSION.REQUIRED"
+            ended(&cookie("olga", Role::Admin, 2_000)),
+            api::ErrorCode::EdgeSessionRequired
         );
         assert_eq!(
-            ended("__Host-parcel_session=v1.x.y", false),
-            "EDGE.SESSION.REQUIRED"
+            ended("__Host-parcel_session=v1.x.y"),
+            api::ErrorCode::EdgeSessionRequired
         );
     }
 
@@ -420,11 +399,11 @@ mod tests {
     fn writes_need_our_own_origin() {
         let c = config(&[]);
         let cookie = cookie("olga", Role::Operator, 2_000);
-        assert!(identify(&c, &facts("POST", Some(&cookie), Some(OWN)), |_| false).is_ok());
-        assert!(identify(&c, &facts("GET", Some(&cookie), None), |_| false).is_ok());
+        assert!(identify(&c, &facts("POST", Some(&cookie), Some(OWN))).is_ok());
+        assert!(identify(&c, &facts("GET", Some(&cookie), None)).is_ok());
         for origin in [None, Some(SHOP), Some("null")] {
-            let err = identify(&c, &facts("DELETE", Some(&cookie), origin), |_| false).unwrap_err();
-            assert_eq!(err.code(), "EDGE.ORIGIN.REFUSED", "{origin:?}");
+            let err = identify(&c, &facts("DELETE", Some(&cookie), origin)).unwrap_err();
+            assert_eq!(err.code(), api::ErrorCode::EdgeOriginRefused, "{origin:?}");
         }
     }
 
@@ -434,13 +413,11 @@ mod tests {
         let admin = identify(
             &c,
             &facts("GET", Some(&cookie("ada", Role::Admin, 2_000)), None),
-            |_| false,
         )
         .unwrap();
         let op = identify(
             &c,
             &facts("GET", Some(&cookie("olga", Role::Operator, 2_000)), None),
-            |_| false,
         )
         .unwrap();
         assert!(require_admin(&admin, "rotate keys").is_ok());

@@ -3,6 +3,9 @@
 //! otherwise compress it on the fly at a lower quality (locally: gzip, ~30%
 //! larger). Everything else static is served by the platform's assets.
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod glue;
+
 /// A Trunk-built module (`/app-<hash>_bg.wasm`, or the widget's under
 /// `/widget/`): one file name, no tricks.
 pub fn is_app_wasm(path: &str) -> bool {

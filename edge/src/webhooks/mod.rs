@@ -1,11 +1,19 @@
 //! Receiving `label.created`: which secret verifies a delivery, why one is
 //! refused, what of a refused body is kept, and the inbox's protocol. The
-//! signature check itself is `api::webhooks::verify`; the store is
-//! `inbox_store` (wasm only).
+//! signature check itself is `api::webhooks::verify`; the store is the
+//! `WebhookInbox` object (`inbox`), the endpoints are `glue` (wasm only).
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod glue;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod inbox;
+
+use crate::errors::EdgeError;
+use crate::objects::{Ask, Object};
 use api::Label;
 use api::inbox::{
-    EXCERPT_BYTES, MAX_BODY_BYTES, RejectReason, SecretSlot, VerifyRequest, VerifyResult,
+    EXCERPT_BYTES, Inbox, Ledger, MAX_BODY_BYTES, RejectReason, SecretSlot, VerifyRequest,
+    VerifyResult,
 };
 use api::webhooks::{EVENT_LABEL_CREATED, SignatureError, WebhookEvent, verify};
 use serde::{Deserialize, Serialize};
@@ -114,35 +122,90 @@ pub fn search_needle(q: Option<&str>) -> Option<String> {
     (!q.is_empty()).then(|| q.chars().take(100).collect::<String>().to_lowercase())
 }
 
-/// Calls from the Worker to the inbox Durable Object (one instance).
+/// The inbox's protocol (the `WebhookInbox` object, one instance).
+pub struct InboxStore;
+
+/// The one instance's name, as the first deployment named it (a new name
+/// would start an empty inbox).
+pub const INSTANCE: &str = "control";
+
+/// Where the inbox object takes a live feed's WebSocket (`?mode=live|sandbox`).
+pub const LIVE_URL: &str = "https://object/live";
+
+impl Object for InboxStore {
+    const BINDING: &'static str = "INBOX";
+    type Request = InboxCall;
+    fn unavailable() -> EdgeError {
+        EdgeError::InboxUnavailable
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum InboxCall {
-    Accept {
-        label: Label,
-        slot: SecretSlot,
-    },
-    /// A label bought through the dashboard, by this user.
-    Bought {
-        label: Label,
-        user: String,
-    },
-    Reject {
-        reason: RejectReason,
-        source_ip: String,
-        excerpt: String,
-        body_bytes: u64,
-    },
-    Ledger {
-        sandbox: bool,
-        needle: Option<String>,
-    },
-    Inbox {
-        sandbox: bool,
-        needle: Option<String>,
-        accepted: bool,
-        rejected: bool,
-    },
+    Accept(AcceptEvent),
+    Bought(RecordPurchase),
+    Reject(RecordRefusal),
+    Ledger(ReadLedger),
+    Inbox(ReadInbox),
+}
+
+/// A verified `label.created` delivery: stored once per label.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AcceptEvent {
+    pub label: Label,
+    pub slot: SecretSlot,
+}
+
+/// A label bought through the dashboard, by this user.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RecordPurchase {
+    pub label: Label,
+    pub user: String,
+}
+
+/// A refused delivery, kept for display.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RecordRefusal {
+    pub reason: RejectReason,
+    pub source_ip: String,
+    pub excerpt: String,
+    pub body_bytes: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ReadLedger {
+    pub sandbox: bool,
+    pub needle: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ReadInbox {
+    pub sandbox: bool,
+    pub needle: Option<String>,
+    pub accepted: bool,
+    pub rejected: bool,
+}
+
+macro_rules! calls {
+    ($($variant:ident($call:ident) => $reply:ty,)*) => {$(
+        impl From<$call> for InboxCall {
+            fn from(c: $call) -> Self {
+                InboxCall::$variant(c)
+            }
+        }
+        impl Ask<InboxStore> for $call {
+            type Reply = $reply;
+        }
+    )*};
+}
+
+calls! {
+    Accept(AcceptEvent) => Accepted,
+    Bought(RecordPurchase) => (),
+    Reject(RecordRefusal) => (),
+    Ledger(ReadLedger) => Ledger,
+    Inbox(ReadInbox) => Inbox,
 }
 
 /// What the inbox answers to `Accept`: how many deliveries it has now seen.

@@ -1,20 +1,24 @@
 //! The webhook endpoint and the dashboard's inbox endpoints (`api::inbox`).
 //! Verdicts come from `webhooks`; the store is the `WebhookInbox` object.
 
-use super::{Trace, body_bytes, header, json_body, stores, upstream, with_memory};
+use super::{AcceptEvent, INSTANCE, InboxStore, ReadInbox, ReadLedger, Receipt, RecordRefusal};
+use crate::access::gate::{self, Facts, Principal};
+use crate::access::glue::signed_in;
 use crate::config::Config;
 use crate::errors::EdgeError;
-use crate::gate::{self, Facts, Principal};
-use crate::routes::{Route, query_param};
-use crate::webhooks::{self, Accepted, InboxCall, Receipt};
-use api::inbox::{Inbox, Ledger, MAX_BODY_BYTES, RejectReason, VerifyRequest};
+use crate::routes::{InboxRoute, WebhooksRoute, query_param};
+use crate::runtime::objects::{ask, stub};
+use crate::runtime::reply;
+use crate::runtime::{Trace, body_bytes, header, json_body, with_memory};
+use crate::webhooks;
+use api::inbox::{MAX_BODY_BYTES, RejectReason, VerifyRequest};
 use api::webhooks::SIGNATURE_HEADER;
 use api::{KeyEnv, Scope};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
 /// `POST /hooks/v1/label-created`: verify, store once, answer fast.
-pub(crate) async fn receive(
+async fn receive(
     req: Request,
     env: &Env,
     config: &Config,
@@ -42,15 +46,12 @@ pub(crate) async fn receive(
     };
     match verdict {
         Ok((slot, label)) => {
-            let accepted: Accepted = stores::inbox(
-                env,
-                &InboxCall::Accept {
-                    label: label.clone(),
-                    slot,
-                },
-            )
-            .await?;
-            upstream::json(
+            let call = AcceptEvent {
+                label: label.clone(),
+                slot,
+            };
+            let accepted = ask::<InboxStore, _>(env, INSTANCE, call).await?;
+            reply::json(
                 200,
                 &Receipt {
                     received: true,
@@ -61,14 +62,16 @@ pub(crate) async fn receive(
             )
         }
         Err(reason) => {
-            let call = InboxCall::Reject {
+            let call = RecordRefusal {
                 reason,
                 source_ip: header(&req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into()),
                 excerpt: webhooks::excerpt(&body),
                 body_bytes: body_len,
             };
             // The refusal stands even if it could not be recorded.
-            let _: Result<(), EdgeError> = stores::inbox(env, &call).await;
+            if let Err(e) = ask::<InboxStore, _>(env, INSTANCE, call).await {
+                worker::console_error!("a refused delivery was not recorded: {}", e.code());
+            }
             Err(EdgeError::WebhookRefused(reason))
         }
     }
@@ -85,49 +88,73 @@ fn readable(principal: &Principal, config: &Config) -> Result<KeyEnv, EdgeError>
 }
 
 pub(crate) async fn handle(
-    route: Route,
+    route: WebhooksRoute,
     req: Request,
     env: &Env,
     config: &Config,
     facts: &Facts<'_>,
-    principal: &Principal,
     query: Option<&str>,
+    trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
-    let mode = readable(principal, config)?;
+    let route = match route {
+        WebhooksRoute::Receive => return receive(req, env, config, trace).await,
+        WebhooksRoute::Dashboard(route) => route,
+    };
+    let principal = signed_in(env, config, facts, trace).await?;
+    let mode = readable(&principal, config)?;
     let sandbox = mode == KeyEnv::Sandbox;
     let needle = webhooks::search_needle(query_param(query, "q").as_deref());
     match route {
-        Route::Ledger => {
-            let ledger: Ledger = stores::inbox(env, &InboxCall::Ledger { sandbox, needle }).await?;
-            upstream::json(200, &ledger, &[])
+        InboxRoute::Ledger => {
+            let ledger =
+                ask::<InboxStore, _>(env, INSTANCE, ReadLedger { sandbox, needle }).await?;
+            reply::json(200, &ledger, &[])
         }
-        Route::Inbox => {
+        InboxRoute::Inbox => {
             let state = query_param(query, "state");
-            let mut inbox: Inbox = stores::inbox(
-                env,
-                &InboxCall::Inbox {
-                    sandbox,
-                    needle,
-                    accepted: state.as_deref() != Some("rejected"),
-                    rejected: state.as_deref() != Some("accepted"),
-                },
-            )
-            .await?;
+            let call = ReadInbox {
+                sandbox,
+                needle,
+                accepted: state.as_deref() != Some("rejected"),
+                rejected: state.as_deref() != Some("accepted"),
+            };
+            let mut inbox = ask::<InboxStore, _>(env, INSTANCE, call).await?;
             inbox.receiving = !config.webhook.is_empty();
-            upstream::json(200, &inbox, &[])
+            reply::json(200, &inbox, &[])
         }
-        Route::VerifyWebhook => {
+        InboxRoute::Verify => {
             let pasted: VerifyRequest = json_body(&req, 2 * MAX_BODY_BYTES).await?;
-            upstream::json(200, &webhooks::verify_pasted(&config.webhook, &pasted), &[])
+            reply::json(200, &webhooks::verify_pasted(&config.webhook, &pasted), &[])
         }
-        Route::Live => {
+        InboxRoute::Live => {
             // A cross-site page must not open the feed with our cookie.
             gate::require_own_origin(facts)?;
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
                 return Err(EdgeError::UpgradeRequired);
             }
-            stores::inbox_live(env, mode).await
+            live(env, mode).await
         }
-        _ => unreachable!("routed in glue::handle"),
     }
+}
+
+/// Hands a WebSocket upgrade to the inbox, which keeps the socket (hibernatable).
+async fn live(env: &Env, mode: KeyEnv) -> Result<Response, EdgeError> {
+    let stub = stub::<InboxStore>(env, INSTANCE)?;
+    let headers = worker::Headers::new();
+    headers
+        .set("Upgrade", "websocket")
+        .map_err(|_| EdgeError::InboxUnavailable)?;
+    let mut init = worker::RequestInit::new();
+    init.with_headers(headers);
+    let url = format!("{}?mode={mode}", super::LIVE_URL);
+    let req =
+        worker::Request::new_with_init(&url, &init).map_err(|_| EdgeError::InboxUnavailable)?;
+    let resp = stub
+        .fetch_with_request(req)
+        .await
+        .map_err(|_| EdgeError::InboxUnavailable)?;
+    if resp.status_code() != 101 {
+        return Err(EdgeError::InboxUnavailable);
+    }
+    Ok(resp.into())
 }

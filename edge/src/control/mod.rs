@@ -1,0 +1,106 @@
+//! What the Worker keeps across isolates, in one SQLite-backed Durable
+//! Object (`store`, class `EdgeControl`): signed-out sessions (until they
+//! would have expired anyway), the active key of each mode during a
+//! rotation, and the revoked/expired state of keys seen upstream. This is
+//! its protocol; `glue` calls it, fronted by the isolate's memory.
+
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod glue;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod store;
+
+use api::{ErrorCode, KeyEnv};
+use serde::{Deserialize, Serialize};
+
+use crate::errors::EdgeError;
+use crate::objects::{Ask, Object};
+
+/// The one instance's name.
+pub const INSTANCE: &str = "control";
+
+pub struct Control;
+
+impl Object for Control {
+    const BINDING: &'static str = "CONTROL";
+    type Request = ControlCall;
+    fn unavailable() -> EdgeError {
+        EdgeError::ControlUnavailable
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ControlCall {
+    Revoke(Revoke),
+    IsRevoked(IsRevoked),
+    ActiveKey(ActiveKey),
+    Activate(Activate),
+    ReportProblem(ReportProblem),
+    Problem(Problem),
+}
+
+/// Sign a session out everywhere (kept until it would have expired).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revoke {
+    pub sid: String,
+    pub expires_at: u64,
+}
+
+/// Whether a session was signed out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsRevoked {
+    pub sid: String,
+}
+
+/// The fingerprint of the mode's activated key, if a rotation activated one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActiveKey {
+    pub mode: KeyEnv,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Activate {
+    pub mode: KeyEnv,
+    pub fingerprint: String,
+}
+
+/// A revoked or expired key never recovers, so this is never cleared;
+/// rotating to a new key (a new fingerprint) ends the alert.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportProblem {
+    pub fingerprint: String,
+    pub code: ErrorCode,
+}
+
+/// The problem reported for a key, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    pub fingerprint: String,
+}
+
+macro_rules! calls {
+    ($($call:ident => $reply:ty,)*) => {$(
+        impl From<$call> for ControlCall {
+            fn from(c: $call) -> Self {
+                ControlCall::$call(c)
+            }
+        }
+        impl Ask<Control> for $call {
+            type Reply = $reply;
+        }
+    )*};
+}
+
+calls! {
+    Revoke => (),
+    IsRevoked => bool,
+    ActiveKey => Option<String>,
+    Activate => (),
+    ReportProblem => (),
+    Problem => Option<ErrorCode>,
+}
+
+/// Upstream codes that mean the key must be replaced.
+pub fn is_key_problem(code: &ErrorCode) -> bool {
+    matches!(code, ErrorCode::AuthKeyRevoked | ErrorCode::AuthKeyExpired)
+}

@@ -1,0 +1,37 @@
+//! The one call protocol of the Worker's Durable Objects (`purchases`,
+//! `control`, `webhooks`): each object names its binding and its request
+//! enum and says what "unavailable" means for its callers; each request
+//! names its typed reply. A call is one JSON request and one JSON reply
+//! (`runtime::objects::ask` on the caller's side, [`reply`] on the object's),
+//! so a request and its reply cannot drift apart between the two sides.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::errors::EdgeError;
+
+/// A Durable Object class as its callers see it.
+pub trait Object {
+    /// The binding in wrangler.toml.
+    const BINDING: &'static str;
+    /// Every call the object answers, as one enum (serde-tagged by `op`).
+    type Request: Serialize + DeserializeOwned;
+    /// What a caller answers when the object cannot be reached or fails.
+    /// Each object's error says what it means for the user (a purchase not
+    /// sent, a session not checked, an event not acknowledged).
+    fn unavailable() -> EdgeError;
+}
+
+/// One call to object `O`, and the type of its reply.
+pub trait Ask<O: Object>: Into<O::Request> {
+    type Reply: Serialize + DeserializeOwned;
+}
+
+/// The object's side: serialises the reply of the call `A`, so the type the
+/// object sends is the type the caller decodes.
+pub fn reply<O: Object, A: Ask<O>>(reply: &A::Reply) -> Result<String, serde_json::Error> {
+    serde_json::to_string(reply)
+}
+
+/// The path every call is posted to (the object's own URL space is private).
+pub const CALL_URL: &str = "https://object/call";

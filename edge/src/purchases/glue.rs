@@ -1,0 +1,92 @@
+//! A purchase through its record (`PurchaseRecords`): never twice upstream.
+
+use super::{Begin, BeginCall, FinishCall, Purchases, StoredResponse, check_key, object_name};
+use crate::config::Config;
+use crate::errors::EdgeError;
+use crate::runtime::Trace;
+use crate::runtime::objects::ask;
+use crate::upstream::proxy::Forward;
+use crate::upstream::send;
+use api::{ApiKey, KeyEnv};
+use worker::Env;
+
+/// One purchase request, checked and ready to send.
+pub(crate) struct Purchase<'a> {
+    pub forward: &'a Forward,
+    pub key: &'a ApiKey,
+    pub mode: KeyEnv,
+    pub body: &'a [u8],
+    /// The request's `Idempotency-Key` header, if any.
+    pub idempotency_key: Option<String>,
+}
+
+impl Purchase<'_> {
+    /// The upstream answer and whether it is a replay of the first one.
+    pub(crate) async fn run(
+        self,
+        env: &Env,
+        config: &Config,
+        request_id: &str,
+        trace: &mut Trace,
+    ) -> Result<(StoredResponse, bool), EdgeError> {
+        let idem_key = check_key(self.idempotency_key.as_deref())?;
+        let name = object_name(self.mode, idem_key);
+        let method = self.forward.endpoint.method.as_str();
+        let path = self
+            .forward
+            .url
+            .strip_prefix(&config.upstream)
+            .unwrap_or(&self.forward.url);
+        let fingerprint = super::fingerprint(method, path, self.body);
+        let begin = BeginCall {
+            fingerprint: fingerprint.clone(),
+        };
+        match ask::<Purchases, _>(env, &name, begin).await? {
+            Begin::Replay { response } => Ok((response, true)),
+            Begin::InProgress => Err(EdgeError::IdempotencyInProgress),
+            Begin::KeyReused => Err(EdgeError::IdempotencyKeyReused),
+            Begin::Unreadable => Err(EdgeError::PurchaseRecordUnreadable),
+            Begin::OutcomeUnknown => Err(EdgeError::UpstreamUnreachable {
+                outcome_unknown: true,
+            }),
+            Begin::Proceed => {
+                let result = match send::send(
+                    self.forward,
+                    method,
+                    self.key.expose(),
+                    self.body,
+                    config.upstream_timeout_ms,
+                    trace,
+                )
+                .await
+                {
+                    Ok(answer) => answer.store().await,
+                    Err(e) => Err(e),
+                };
+                // An unanswered purchase is remembered as such, so a repeat cannot buy again.
+                let stored = match &result {
+                    Ok(response) => response.clone(),
+                    // Replays carry the first answer's request id, in body and header alike.
+                    Err(err) => StoredResponse {
+                        status: err.status(),
+                        headers: vec![
+                            ("content-type".into(), "application/json".into()),
+                            ("x-request-id".into(), request_id.into()),
+                        ],
+                        body: err.to_body(request_id),
+                    },
+                };
+                let finish = FinishCall {
+                    fingerprint,
+                    response: stored,
+                };
+                // If the record misses the outcome, it times out into "outcome
+                // unknown": still never twice.
+                if let Err(e) = ask::<Purchases, _>(env, &name, finish).await {
+                    worker::console_error!("a purchase's outcome was not recorded: {}", e.code());
+                }
+                result.map(|r| (r, false))
+            }
+        }
+    }
+}

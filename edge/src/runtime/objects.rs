@@ -1,0 +1,52 @@
+//! The caller's side of the Durable Object protocol (`crate::objects`):
+//! one typed call, one typed reply; anything else is the object's
+//! "unavailable" error, with the object's own message in the log.
+
+use crate::errors::EdgeError;
+use crate::objects::{Ask, CALL_URL, Object};
+use worker::{Env, Method, Request, RequestInit, Stub, wasm_bindgen::JsValue};
+
+/// The stub of object `O` named `name`.
+pub(crate) fn stub<O: Object>(env: &Env, name: &str) -> Result<Stub, EdgeError> {
+    let namespace = env.durable_object(O::BINDING).map_err(|e| {
+        worker::console_error!("durable object binding {} missing: {e}", O::BINDING);
+        O::unavailable()
+    })?;
+    namespace
+        .id_from_name(name)
+        .and_then(|id| id.get_stub())
+        .map_err(|_| O::unavailable())
+}
+
+/// Sends `call` to object `O` named `name` and decodes its typed reply.
+pub(crate) async fn ask<O: Object, A: Ask<O>>(
+    env: &Env,
+    name: &str,
+    call: A,
+) -> Result<A::Reply, EdgeError> {
+    let stub = stub::<O>(env, name)?;
+    let request: O::Request = call.into();
+    let json = serde_json::to_string(&request).map_err(|_| O::unavailable())?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_body(Some(JsValue::from_str(&json)));
+    let req = Request::new_with_init(CALL_URL, &init).map_err(|_| O::unavailable())?;
+    let mut resp = stub.fetch_with_request(req).await.map_err(|e| {
+        worker::console_error!("durable object {} failed: {e}", O::BINDING);
+        O::unavailable()
+    })?;
+    let text = resp.text().await.unwrap_or_default();
+    if resp.status_code() >= 300 {
+        // The object's own error (SQL, storage): for the operator's log only.
+        worker::console_error!(
+            "durable object {}: {} {text}",
+            O::BINDING,
+            resp.status_code()
+        );
+        return Err(O::unavailable());
+    }
+    serde_json::from_str(&text).map_err(|e| {
+        worker::console_error!("durable object {}: undecodable reply: {e}", O::BINDING);
+        O::unavailable()
+    })
+}

@@ -1,0 +1,187 @@
+// The foundations the money path stands on, through the real Worker in
+// workerd and the real simulator: a purchase record that cannot be read
+// refuses the purchase (fail closed) and a record in the previous shape is
+// still honoured; bodies with anything after the JSON are refused before
+// any upstream call, by the Worker and by the simulator alike; a bad
+// ship-from setting names itself; and every simulator answer carries the
+// rate-limit headers, 401s included.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startEdge, startStack } from './support/stack.mjs';
+
+const persist = mkdtempSync(path.join(tmpdir(), 'parcel-edge-'));
+let stack, operator;
+before(async () => {
+  stack = await startStack({ persist });
+  operator = await stack.edge.session(stack.users.operator);
+});
+after(async () => {
+  await stack?.stop();
+  rmSync(persist, { recursive: true, force: true });
+});
+
+const api = (p, init = {}) => fetch(stack.edge.url + p, {
+  ...init,
+  headers: { cookie: operator.cookie, origin: operator.origin, ...init.headers },
+});
+const post = (body, headers = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const address = (name, street1, zip, state) => ({ name, street1, city: 'X', state, zip, country: 'US' });
+const shipment = {
+  from_address: address('Ada Shop Inc', '500 Market St Suite 3', '94105', 'CA'),
+  to_address: address('Grace Hopper', '12 Elm St', '11201', 'NY'),
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+};
+const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
+
+async function envelope(res, status, code) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  assert.equal(body.error.code, code, JSON.stringify(body));
+  for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(body.error[f], `${f} in ${JSON.stringify(body)}`);
+  return body.error;
+}
+
+/** Runs one SQL statement on a SQLite file with Python's sqlite3 (WAL-aware); returns the rows. */
+function sqlite(file, sql, params = []) {
+  const script = 'import sqlite3, sys, json\n'
+    + 'c = sqlite3.connect(sys.argv[1])\n'
+    + 'rows = c.execute(sys.argv[2], json.loads(sys.argv[3])).fetchall()\n'
+    + 'c.commit()\nprint(json.dumps(rows))';
+  return JSON.parse(execFileSync('python3', ['-c', script, file, sql, JSON.stringify(params)]).toString());
+}
+
+/** Every SQLite file under `dir` holding a purchase record (`entry` table). */
+function purchaseRecords(dir) {
+  const files = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.sqlite')) continue;
+    const file = path.join(entry.parentPath ?? entry.path, entry.name);
+    if (sqlite(file, "SELECT name FROM sqlite_master WHERE name = 'entry'").length) files.push(file);
+  }
+  return files;
+}
+
+async function quote() {
+  return (await (await api('/api/v1/rates', post(JSON.stringify(shipment)))).json()).rates[0].id;
+}
+
+/** One purchase intent: its key and its rate, as the app sends it on every retry. */
+const buy = (key, rate) => api('/api/v1/labels', post(JSON.stringify({ rate_id: rate }), { 'idempotency-key': key }));
+
+test('a purchase whose record cannot be read is refused, and nothing is bought again', async () => {
+  const key = randomUUID();
+  const rate = await quote();
+  const first = await buy(key, rate);
+  assert.equal(first.status, 201);
+  const label = await first.json();
+  const bought = await account();
+  // The deployment stops; its stored record is damaged (or written by a newer build).
+  await stack.edge.stop();
+  const [file] = purchaseRecords(persist).filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
+  assert.ok(file, 'the record of the purchase is on disk');
+  sqlite(file, "UPDATE entry SET json = '{\"v\":99,\"state\":\"done\"}'");
+  await stack.restartEdge();
+  operator = await stack.edge.session(stack.users.operator);
+  // The retry of the same intent: refused, with what to do, and no purchase upstream.
+  const e = await envelope(await buy(key, rate), 503, 'EDGE.IDEMPOTENCY.RECORD_UNREADABLE');
+  assert.equal(e.outcome_unknown, true, 'the app must keep the key');
+  assert.match(e.message, /not sent/);
+  assert.match(e.suggestion, /same Idempotency-Key/);
+  const after = await account();
+  assert.equal(after.balance_cents, bought.balance_cents, 'the wallet is unchanged');
+  assert.equal(after.live_labels, bought.live_labels, 'no second label');
+});
+
+test('a record written in the previous shape (no version) is still replayed', async () => {
+  const key = randomUUID();
+  const rate = await quote();
+  const first = await buy(key, rate);
+  assert.equal(first.status, 201);
+  const label = await first.json();
+  await stack.edge.stop();
+  const [file] = purchaseRecords(persist).filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
+  const [[stored]] = sqlite(file, 'SELECT json FROM entry');
+  const current = JSON.parse(stored);
+  assert.equal(current.v, 2, 'records are written with their version');
+  // The shape the first builds wrote: the entry itself, without `v`.
+  const { v, ...previous } = current;
+  sqlite(file, 'UPDATE entry SET json = ?', [JSON.stringify(previous)]);
+  await stack.restartEdge();
+  operator = await stack.edge.session(stack.users.operator);
+  const before = await account();
+  const again = await buy(key, rate);
+  assert.equal(again.status, 201);
+  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal((await again.json()).id, label.id);
+  assert.equal((await account()).balance_cents, before.balance_cents);
+});
+
+// Each POST endpoint with a valid body, then the same body with data after it.
+const posts = [
+  ['/v1/addresses/validate', shipment.to_address, {}],
+  ['/v1/rates', shipment, {}],
+  ['/v1/labels', { rate_id: 'rate_1_0_00000000' }, { 'idempotency-key': 'k' }],
+  ['/v1/trackers', { tracking_number: '9400000000' }, {}],
+  ['/v1/batches', { items: [] }, { 'idempotency-key': 'k' }],
+  ['/v1/batches/batch_none/buy', {}, { 'idempotency-key': 'k' }],
+];
+
+test('a body with data after its JSON is refused by the Worker, naming the body, with no upstream call', async () => {
+  for (const [p, body, headers] of posts) {
+    const probe = async () => {
+      const res = await api(`/api${p}`, post(JSON.stringify(body), { ...headers, 'idempotency-key': randomUUID() }));
+      await res.arrayBuffer();
+      return Number(res.headers.get('x-ratelimit-remaining'));
+    };
+    const first = await probe();
+    for (const tail of ['garbage', '{}', ' 1', ']']) {
+      const bad = post(JSON.stringify(body) + tail, { ...headers, 'idempotency-key': randomUUID() });
+      const e = await envelope(await api(`/api${p}`, bad), 422, 'VALIDATION.FIELD.INVALID');
+      assert.equal(e.field, 'body', `${p} + ${tail}`);
+    }
+    assert.equal(await probe(), first - 1, `${p}: the refusals cost the upstream budget nothing`);
+  }
+});
+
+test('the simulator refuses the same bodies, and charges nothing', async () => {
+  const before = await account();
+  for (const [p, body] of posts) {
+    const res = await fetch(stack.sim.url + p, post(JSON.stringify(body) + '{}', { authorization: `Bearer ${stack.keys.live}` }));
+    const e = await envelope(res, 422, 'VALIDATION.FIELD.INVALID');
+    assert.equal(e.field, 'body', p);
+  }
+  assert.deepEqual(await account(), before);
+});
+
+test('every simulator answer has the rate-limit headers, 401s before authentication included', async () => {
+  for (const headers of [{}, { authorization: 'Bearer svc_live_0000' }, { authorization: `Bearer svc_live_${'0'.repeat(32)}` }]) {
+    const res = await fetch(`${stack.sim.url}/v1/wallet`, { headers });
+    await envelope(res, 401, headers.authorization ? 'AUTH.KEY.INVALID' : 'AUTH.KEY.MISSING');
+    assert.equal(res.headers.get('x-ratelimit-limit'), '300');
+    assert.match(res.headers.get('x-ratelimit-remaining') ?? '', /^\d+$/);
+    assert.match(res.headers.get('x-ratelimit-reset') ?? '', /^\d{10}$/);
+  }
+});
+
+test('a ship-from with a three-letter country is a configuration error naming the setting', async () => {
+  const shipFrom = { ...shipment.from_address, country: 'USA' };
+  const edge = await startEdge({
+    upstream: stack.sim.url, keys: stack.keys, users: stack.users,
+    vars: { WIDGET_ORIGINS: 'http://127.0.0.1:9', WIDGET_SHIP_FROM: JSON.stringify(shipFrom) },
+  });
+  try {
+    for (const p of ['/widget/', '/api/session']) {
+      const e = await envelope(await fetch(edge.url + p), 503, 'EDGE.CONFIG.INVALID');
+      assert.match(e.message, /WIDGET_SHIP_FROM/);
+      assert.match(e.message, /country/);
+      assert.doesNotMatch(e.message, /Market St/, 'the value itself stays out of the answer');
+    }
+  } finally {
+    await edge.stop();
+  }
+});
