@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use api::{AutoReload, CardState, CarrierAccount, CarrierAccountStatus, ErrorCode, KeyEnv, Scope};
+use std::collections::HashMap;
+
+use api::{AutoReload, CardState, ErrorCode, KeyEnv, Scope};
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -16,7 +18,7 @@ use crate::Sim;
 use crate::clock::random_hex;
 use crate::errors::SimError;
 use crate::http::{parse_json, read_body};
-use crate::world::{CarrierAccountRecord, DEFAULT_ACCOUNT, Faults, KeyRecord};
+use crate::world::{DEFAULT_ACCOUNT, Faults, KeyRecord};
 
 type Reply = Result<Response, SimError>;
 
@@ -49,9 +51,7 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     let req: NewKey = parse_json(&read_body(body).await?)?;
     let key = format!("{}{}", req.env.prefix(), random_hex(16));
     let account = req.account.unwrap_or_else(|| DEFAULT_ACCOUNT.to_string());
-    let mut world = sim.world();
-    world.account_mut(&account);
-    world.keys.insert(
+    sim.world().add_key(
         key.clone(),
         KeyRecord {
             env: req.env,
@@ -60,6 +60,7 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
             expires_at: req.expires_at,
             revoked: false,
             unlimited: req.unlimited,
+            limits: HashMap::new(),
         },
     );
     let body = json!({"key": key, "account": account, "env": req.env, "scopes": req.scopes, "expires_at": req.expires_at});
@@ -67,12 +68,9 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
 }
 
 pub async fn revoke_key(State(sim): State<Arc<Sim>>, Path(key): Path<String>) -> Reply {
-    let mut world = sim.world();
-    let record = world
-        .keys
-        .get_mut(&key)
-        .ok_or_else(|| not_found("That key"))?;
-    record.revoked = true;
+    if !sim.world().revoke_key(&key) {
+        return Err(not_found("That key"));
+    }
     Ok(Json(json!({"revoked": true})).into_response())
 }
 
@@ -90,11 +88,7 @@ pub async fn advance_clock(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
         ));
     }
     let now = sim.clock.advance(req.seconds);
-    {
-        let mut world = sim.world();
-        world.advance_all_batches(now);
-        world.settle_voids(now);
-    }
+    sim.world().tick(now);
     sim.deliveries_changed.notify_one();
     Ok(Json(json!({"now": now})).into_response())
 }
@@ -133,26 +127,15 @@ pub async fn set_wallet(
             ));
         }
     }
-    let mut world = sim.world();
-    let a = world.account_mut(&account);
-    a.balance_cents = req.balance_cents;
-    a.card = req.card;
-    a.auto_reload = req.auto_reload;
-    Ok(Json(json!({"account": account, "balance_cents": a.balance_cents, "card": a.card, "auto_reload": a.auto_reload})).into_response())
+    sim.world()
+        .set_wallet(&account, req.balance_cents, req.card, req.auto_reload);
+    Ok(Json(json!({"account": account, "balance_cents": req.balance_cents, "card": req.card, "auto_reload": req.auto_reload})).into_response())
 }
 
 /// A read of the account's state without spending a key's limit.
 pub async fn get_account(State(sim): State<Arc<Sim>>, Path(account): Path<String>) -> Reply {
-    let now = sim.clock.now();
-    let mut world = sim.world();
-    world.settle_voids(now);
-    let labels = world
-        .labels
-        .values()
-        .filter(|l| l.account == account && l.env == KeyEnv::Live)
-        .count();
-    let a = world.account_mut(&account);
-    Ok(Json(json!({"account": account, "balance_cents": a.balance_cents, "card": a.card, "auto_reload": a.auto_reload, "live_labels": labels})).into_response())
+    let summary = sim.world().account_summary(&account, sim.clock.now());
+    Ok(Json(summary).into_response())
 }
 
 #[derive(Deserialize)]
@@ -173,8 +156,8 @@ pub async fn set_webhook(
             "the simulator delivers to http:// URLs only",
         ));
     }
-    let mut world = sim.world();
-    world.account_mut(&account).webhook = Some((req.url.clone(), req.secret));
+    sim.world()
+        .set_webhook(&account, req.url.clone(), req.secret);
     Ok(Json(json!({"account": account, "url": req.url})).into_response())
 }
 
@@ -201,29 +184,14 @@ pub async fn connect_carrier_account(
             &format!("must be one of {}", crate::pricing::CARRIERS.join(", ")),
         ));
     };
-    let mut world = sim.world();
-    let id = world.next_id("ca");
     let now = sim.clock.now();
-    let record = CarrierAccount {
-        id,
-        carrier: carrier.to_string(),
-        description: req
-            .description
-            .unwrap_or_else(|| format!("{carrier} account")),
-        status: if req.invalid_credentials {
-            CarrierAccountStatus::InvalidCredentials
-        } else {
-            CarrierAccountStatus::Active
-        },
-        created_at: now,
-    };
-    world
-        .account_mut(&account)
-        .carrier_accounts
-        .push(CarrierAccountRecord {
-            account: record.clone(),
-            connected: true,
-        });
+    let record = sim.world().connect_carrier_account(
+        &account,
+        carrier,
+        req.description,
+        req.invalid_credentials,
+        now,
+    );
     Ok((StatusCode::CREATED, Json(record)).into_response())
 }
 
@@ -242,21 +210,8 @@ pub async fn update_carrier_account(
     let req: CarrierAccountChange = parse_json(&read_body(body).await?)?;
     let mut world = sim.world();
     let record = world
-        .accounts
-        .values_mut()
-        .flat_map(|a| a.carrier_accounts.iter_mut())
-        .find(|c| c.account.id == id)
+        .update_carrier_account(&id, req.invalid_credentials, req.connected)
         .ok_or_else(|| not_found("That carrier account"))?;
-    if let Some(invalid) = req.invalid_credentials {
-        record.account.status = if invalid {
-            CarrierAccountStatus::InvalidCredentials
-        } else {
-            CarrierAccountStatus::Active
-        };
-    }
-    if let Some(connected) = req.connected {
-        record.connected = connected;
-    }
     Ok(
         Json(json!({"id": id, "status": record.account.status, "connected": record.connected}))
             .into_response(),
@@ -265,13 +220,11 @@ pub async fn update_carrier_account(
 
 pub async fn scan_label(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Reply {
     let now = sim.clock.now();
-    let mut world = sim.world();
-    let label = world
-        .labels
-        .get_mut(&id)
+    let scanned_at = sim
+        .world()
+        .scan_label(&id, now)
         .ok_or_else(|| not_found("That label"))?;
-    label.scanned_at.get_or_insert(now);
-    Ok(Json(json!({"id": id, "scanned_at": label.scanned_at})).into_response())
+    Ok(Json(json!({"id": id, "scanned_at": scanned_at})).into_response())
 }
 
 pub async fn set_faults(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
@@ -279,6 +232,6 @@ pub async fn set_faults(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     if faults.latency_ms > 60_000 {
         return Err(SimError::invalid("latency_ms", "must be at most 60000"));
     }
-    sim.world().faults = faults.clone();
+    sim.world().set_faults(faults.clone());
     Ok(Json(faults).into_response())
 }

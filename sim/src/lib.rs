@@ -185,7 +185,7 @@ async fn label_pdf(State(sim): State<Arc<Sim>>, req: Request) -> Response {
         let Some(id) = label else {
             return Err(not_found());
         };
-        let record = world.labels.get(&id).ok_or_else(not_found)?;
+        let record = world.label(&id).ok_or_else(not_found)?;
         if record.env == KeyEnv::Sandbox {
             return Ok(());
         }

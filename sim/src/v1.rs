@@ -42,7 +42,7 @@ fn check_parcel(prefix: &str, p: &Parcel) -> Result<(), SimError> {
 pub async fn validate_address(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
     let address: Address = parse_json(&read_body(body).await?)?;
     check_address("", &address)?;
-    if sim.world().faults.address_service_down {
+    if sim.world().faults().address_service_down {
         return Err(SimError::new(
             ErrorCode::AddressValidationServiceError,
             "The address validation service is temporarily down.",
@@ -199,14 +199,7 @@ pub async fn carrier_accounts(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
 ) -> Reply {
-    let mut world = sim.world();
-    let carrier_accounts = world
-        .account_mut(&c.account)
-        .carrier_accounts
-        .iter()
-        .filter(|a| a.connected)
-        .map(|a| a.account.clone())
-        .collect();
+    let carrier_accounts = sim.world().carrier_accounts(&c.account);
     ok(StatusCode::OK, CarrierAccountList { carrier_accounts })
 }
 
@@ -306,19 +299,8 @@ pub async fn deliveries(
             "must be a whole number from 1 to 1000",
         ));
     }
-    let world = sim.world();
-    let deliveries = world
-        .deliveries
-        .iter()
-        .rev()
-        .filter(|d| d.account == c.account)
-        .filter(|d| {
-            q.label_id
-                .as_ref()
-                .is_none_or(|l| &d.delivery.label_id == l)
-        })
-        .take(limit)
-        .map(|d| d.delivery.clone())
-        .collect();
+    let deliveries = sim
+        .world()
+        .deliveries(&c.account, q.label_id.as_deref(), limit);
     ok(StatusCode::OK, DeliveryList { deliveries })
 }
