@@ -21,6 +21,11 @@ pub struct CreateBatchRequest {
     pub items: Vec<BatchItem>,
 }
 
+/// `POST /v1/batches/{id}/buy` body (our choice; the interface shows none):
+/// optional; when sent, a JSON object, whose fields are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuyBatchRequest {}
+
 /// Batch states (names are our choice).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -24,7 +24,7 @@ pub mod webhooks;
 pub mod widget;
 
 pub use address::{Address, AddressValidation, FieldProblem};
-pub use batches::{Batch, BatchItem, BatchState, BatchStatus, CreateBatchRequest};
+pub use batches::{Batch, BatchItem, BatchState, BatchStatus, BuyBatchRequest, CreateBatchRequest};
 pub use carrier_accounts::{CarrierAccount, CarrierAccountList, CarrierAccountStatus};
 pub use endpoints::{
     ENDPOINTS, Endpoint, EndpointId, Method, OWN_ENDPOINTS, OwnEndpoint, OwnId, RouteMatch,

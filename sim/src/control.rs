@@ -7,7 +7,6 @@ use std::collections::HashMap;
 
 use api::{AutoReload, CardState, ErrorCode, KeyEnv, Scope};
 use axum::Json;
-use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -15,9 +14,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::Sim;
+use crate::body::JsonBody;
 use crate::clock::random_hex;
 use crate::errors::SimError;
-use crate::http::{parse_json, read_body};
 use crate::world::{DEFAULT_ACCOUNT, Faults, KeyRecord};
 
 type Reply = Result<Response, SimError>;
@@ -37,7 +36,7 @@ pub async fn reset(State(sim): State<Arc<Sim>>) -> Reply {
 }
 
 #[derive(Deserialize)]
-struct NewKey {
+pub struct NewKey {
     env: KeyEnv,
     scopes: Vec<Scope>,
     expires_at: Option<u64>,
@@ -47,8 +46,7 @@ struct NewKey {
     unlimited: bool,
 }
 
-pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
-    let req: NewKey = parse_json(&read_body(body).await?)?;
+pub async fn create_key(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<NewKey>) -> Reply {
     let key = format!("{}{}", req.env.prefix(), random_hex(16));
     let account = req.account.unwrap_or_else(|| DEFAULT_ACCOUNT.to_string());
     sim.world().add_key(
@@ -75,12 +73,11 @@ pub async fn revoke_key(State(sim): State<Arc<Sim>>, Path(key): Path<String>) ->
 }
 
 #[derive(Deserialize)]
-struct Advance {
+pub struct Advance {
     seconds: u64,
 }
 
-pub async fn advance_clock(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
-    let req: Advance = parse_json(&read_body(body).await?)?;
+pub async fn advance_clock(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<Advance>) -> Reply {
     if req.seconds > crate::clock::Clock::MAX_ADVANCE_SECONDS {
         return Err(SimError::invalid(
             "seconds",
@@ -94,7 +91,7 @@ pub async fn advance_clock(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
 }
 
 #[derive(Deserialize)]
-struct WalletSettings {
+pub struct WalletSettings {
     balance_cents: i64,
     card: CardState,
     auto_reload: Option<AutoReload>,
@@ -103,9 +100,8 @@ struct WalletSettings {
 pub async fn set_wallet(
     State(sim): State<Arc<Sim>>,
     Path(account): Path<String>,
-    body: Body,
+    JsonBody(req): JsonBody<WalletSettings>,
 ) -> Reply {
-    let req: WalletSettings = parse_json(&read_body(body).await?)?;
     const MAX_CENTS: i64 = 1_000_000_000_000; // $10 billion: far beyond any demo
     if !(0..=MAX_CENTS).contains(&req.balance_cents) {
         return Err(SimError::invalid(
@@ -139,7 +135,7 @@ pub async fn get_account(State(sim): State<Arc<Sim>>, Path(account): Path<String
 }
 
 #[derive(Deserialize)]
-struct WebhookSettings {
+pub struct WebhookSettings {
     url: String,
     secret: String,
 }
@@ -147,9 +143,8 @@ struct WebhookSettings {
 pub async fn set_webhook(
     State(sim): State<Arc<Sim>>,
     Path(account): Path<String>,
-    body: Body,
+    JsonBody(req): JsonBody<WebhookSettings>,
 ) -> Reply {
-    let req: WebhookSettings = parse_json(&read_body(body).await?)?;
     if !req.url.starts_with("http://") {
         return Err(SimError::invalid(
             "url",
@@ -162,7 +157,7 @@ pub async fn set_webhook(
 }
 
 #[derive(Deserialize)]
-struct NewCarrierAccount {
+pub struct NewCarrierAccount {
     carrier: String,
     description: Option<String>,
     #[serde(default)]
@@ -172,9 +167,8 @@ struct NewCarrierAccount {
 pub async fn connect_carrier_account(
     State(sim): State<Arc<Sim>>,
     Path(account): Path<String>,
-    body: Body,
+    JsonBody(req): JsonBody<NewCarrierAccount>,
 ) -> Reply {
-    let req: NewCarrierAccount = parse_json(&read_body(body).await?)?;
     let Some(carrier) = crate::pricing::CARRIERS
         .iter()
         .find(|c| c.eq_ignore_ascii_case(&req.carrier))
@@ -196,7 +190,7 @@ pub async fn connect_carrier_account(
 }
 
 #[derive(Deserialize)]
-struct CarrierAccountChange {
+pub struct CarrierAccountChange {
     invalid_credentials: Option<bool>,
     connected: Option<bool>,
 }
@@ -205,9 +199,8 @@ struct CarrierAccountChange {
 pub async fn update_carrier_account(
     State(sim): State<Arc<Sim>>,
     Path(id): Path<String>,
-    body: Body,
+    JsonBody(req): JsonBody<CarrierAccountChange>,
 ) -> Reply {
-    let req: CarrierAccountChange = parse_json(&read_body(body).await?)?;
     let mut world = sim.world();
     let record = world
         .update_carrier_account(&id, req.invalid_credentials, req.connected)
@@ -227,8 +220,7 @@ pub async fn scan_label(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> 
     Ok(Json(json!({"id": id, "scanned_at": scanned_at})).into_response())
 }
 
-pub async fn set_faults(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
-    let faults: Faults = parse_json(&read_body(body).await?)?;
+pub async fn set_faults(State(sim): State<Arc<Sim>>, JsonBody(faults): JsonBody<Faults>) -> Reply {
     if faults.latency_ms > 60_000 {
         return Err(SimError::invalid("latency_ms", "must be at most 60000"));
     }

@@ -6,19 +6,16 @@ use std::sync::Arc;
 
 use api::endpoints::{self, Endpoint};
 use api::{ApiKey, ErrorCode, KeyEnv};
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde::de::DeserializeOwned;
 
 use crate::Sim;
 use crate::clock::id_hex;
 use crate::errors::SimError;
 use crate::world::{KeyRecord, World};
-
-use api::validation::MAX_BODY_BYTES;
 
 pub fn is_v1(path: &str) -> bool {
     path == "/v1" || path.starts_with("/v1/")
@@ -226,22 +223,4 @@ pub fn finish(response: &mut Response, request_id: &str) {
             .headers_mut()
             .insert(HeaderName::from_static("x-request-id"), v);
     }
-}
-
-/// Parses a JSON body into `T`, naming the offending field on failure.
-pub fn parse_json<T: DeserializeOwned>(body: &Bytes) -> Result<T, SimError> {
-    api::validation::parse_json(body).map_err(SimError::from)
-}
-
-/// Reads the body with the size cap, as an envelope error when over it.
-pub async fn read_body(body: Body) -> Result<Bytes, SimError> {
-    axum::body::to_bytes(body, MAX_BODY_BYTES)
-        .await
-        .map_err(|_| {
-            SimError::new(
-                ErrorCode::ValidationBodyTooLarge,
-                format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
-                "Send at most 5,000 batch items per request.",
-            )
-        })
 }

@@ -3,6 +3,7 @@
 //! surface, the sample label PDF); `start` binds it and starts the webhook
 //! dispatcher. See README.md for what it models and what it does not.
 
+pub mod body;
 pub mod clock;
 pub mod control;
 pub mod errors;
@@ -104,6 +105,10 @@ pub fn app(sim: Arc<Sim>) -> Router {
         .merge(control)
         .route("/samples/label.pdf", get(label_pdf))
         .fallback(not_found)
+        // The one body cap, applied by `body::JsonBody` (axum's default is 2 MB).
+        .layer(axum::extract::DefaultBodyLimit::max(
+            api::validation::MAX_BODY_BYTES,
+        ))
         .layer(axum::middleware::from_fn(stamp_outside_v1))
         // Outermost: every /v1 request (known path or not) is authenticated first.
         .layer(axum::middleware::from_fn_with_state(
