@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use crate::Sim;
 use crate::clock::id_hex;
 use crate::errors::SimError;
-use crate::world::{KeyRecord, World};
+use crate::world::{KeyRecord, World, limit_window};
 
 pub fn is_v1(path: &str) -> bool {
     path == "/v1" || path.starts_with("/v1/")
@@ -49,7 +49,14 @@ pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) 
         now,
     );
     let mut response = match authorized {
-        Err(e) => e.into_response(),
+        Err(mut e) => {
+            // Refused before any key was charged (no valid key, no such
+            // endpoint): the headers still say where the caller stands.
+            if e.headers.is_empty() {
+                e.headers = uncounted_headers(route.as_ref().map(|r| r.endpoint), &path, now);
+            }
+            e.into_response()
+        }
         Ok((caller, headers)) => {
             let mut req = req;
             req.extensions_mut().insert(Caller {
@@ -189,6 +196,31 @@ fn authorize(
 }
 
 type LimitHeaders = Vec<(&'static str, String)>;
+
+/// `X-RateLimit-*` for a call counted against no key: the endpoint's limit
+/// (for a wrong method the smallest of the path's endpoints, for an unknown
+/// path the smallest of all), all of it remaining, reset at the end of the
+/// current minute.
+fn uncounted_headers(endpoint: Option<&Endpoint>, path: &str, now: u64) -> LimitHeaders {
+    let limit = endpoint
+        .map(|e| e.limit_per_minute)
+        .or_else(|| {
+            endpoints::allowed_methods(path)
+                .into_iter()
+                .filter_map(|m| endpoints::match_route(m.as_str(), path))
+                .map(|r| r.endpoint.limit_per_minute)
+                .min()
+        })
+        .or_else(|| {
+            endpoints::ENDPOINTS
+                .iter()
+                .map(|e| e.limit_per_minute)
+                .min()
+        })
+        .unwrap_or(0);
+    let (_, reset) = limit_window(now);
+    limit_headers(limit, limit, reset)
+}
 
 fn limit_headers(limit: u32, remaining: u32, reset: u64) -> LimitHeaders {
     vec![

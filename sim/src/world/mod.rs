@@ -22,7 +22,7 @@ use crate::errors::SimError;
 
 pub use accounts::{Account, AccountSummary, CarrierAccountRecord};
 pub use batches::{BATCH_LABELS_PER_SECOND, BatchRecord, MAX_ITEM_CENTS};
-pub use keys::{Budget, KeyRecord};
+pub use keys::{Budget, KeyRecord, window as limit_window};
 pub use labels::{LabelRecord, VOID_CONFIRM_SECONDS};
 pub use rates::{Offer, QUOTE_RETENTION_SECONDS, QuoteRecord, RateRecord};
 pub use trackers::TrackerRecord;

@@ -53,7 +53,29 @@ impl Resp {
             e["request_id"].as_str(),
             "X-Request-Id equals request_id"
         );
+        if code.starts_with("VALIDATION.FIELD.") {
+            assert!(
+                e["field"].as_str().is_some_and(|f| !f.is_empty()),
+                "a validation error names its field: {}",
+                self.json
+            );
+        }
         self
+    }
+
+    /// The three `X-RateLimit-*` headers as numbers (panics if one is missing).
+    pub fn limits(&self) -> (u32, u32, u64) {
+        let get = |name: &str| {
+            self.header(name)
+                .unwrap_or_else(|| panic!("{name} missing ({} {})", self.status, self.json))
+                .parse::<u64>()
+                .unwrap()
+        };
+        (
+            get("x-ratelimit-limit") as u32,
+            get("x-ratelimit-remaining") as u32,
+            get("x-ratelimit-reset"),
+        )
     }
 }
 
@@ -231,6 +253,15 @@ impl Server {
         )
     }
 
+    /// The demo account as the control surface shows it (balance, live labels).
+    pub async fn account(&self) -> Value {
+        let r = self
+            .call("GET", "/__sim/accounts/acct_demo", None, None)
+            .await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        r.json
+    }
+
     pub async fn buy(&self, key: &str) -> Resp {
         let (rate, _) = self.rate_id(key, None).await;
         self.post("/v1/labels", key, json!({"rate_id": rate})).await
@@ -251,4 +282,10 @@ pub fn parcel() -> Value {
 
 pub fn batch_item(rate_cents: i64) -> Value {
     json!({"from_address": from(), "to_address": to(), "parcel": parcel(), "rate_id": "rate_x", "carrier": "Pacific Post", "service": "Ground Advantage", "rate_cents": rate_cents})
+}
+
+/// A batch item for `rate` (a Rate from a rates response), quoted for
+/// `to` and `parcel` from `from()`.
+pub fn item_for(rate: &Value, to: &Value, parcel: &Value) -> Value {
+    json!({"from_address": from(), "to_address": to, "parcel": parcel, "rate_id": rate["id"], "carrier": rate["carrier"], "service": rate["service"], "rate_cents": rate["rate_cents"]})
 }
