@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-use api::{AutoReload, CardState, ErrorCode, KeyEnv, Scope};
+use api::{AutoReload, CardState, ENDPOINTS, EndpointId, ErrorCode, KeyEnv, Scope};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -44,9 +44,51 @@ pub struct NewKey {
     /// For load benchmarks only: the key is never refused for its limit.
     #[serde(default)]
     unlimited: bool,
+    /// Per-endpoint limits for this key, e.g. `{"POST /v1/rates": 6000}`.
+    #[serde(default)]
+    limits: BTreeMap<String, serde_json::Value>,
+}
+
+/// Largest per-endpoint limit a test key may have.
+const MAX_LIMIT_OVERRIDE: u64 = 1_000_000;
+
+/// `"METHOD /pattern": n` → the endpoint and its limit, exactly as the table
+/// writes the endpoint (`POST /v1/batches/{id}/buy`), n from 1 to 1,000,000.
+fn limit_overrides(
+    limits: &BTreeMap<String, serde_json::Value>,
+) -> Result<HashMap<EndpointId, u32>, SimError> {
+    let mut out = HashMap::new();
+    for (name, value) in limits {
+        let field = format!("limits.{name}");
+        let endpoint = ENDPOINTS
+            .iter()
+            .find(|e| format!("{} {}", e.method.as_str(), e.pattern) == *name)
+            .ok_or_else(|| {
+                SimError::new(
+                    ErrorCode::SimControlInvalid,
+                    format!("{name} is not a v1 endpoint."),
+                    "Name endpoints as the table does: METHOD and path pattern, e.g. \"POST /v1/rates\" or \"GET /v1/batches/{id}\".",
+                )
+                .field(&field)
+            })?;
+        let limit = value
+            .as_u64()
+            .filter(|n| (1..=MAX_LIMIT_OVERRIDE).contains(n))
+            .ok_or_else(|| {
+                SimError::new(
+                    ErrorCode::SimControlInvalid,
+                    format!("The limit for {name} must be a whole number from 1 to {MAX_LIMIT_OVERRIDE}; it is {value}."),
+                    "Give a positive number of requests per minute.",
+                )
+                .field(&field)
+            })?;
+        out.insert(endpoint.id, limit as u32);
+    }
+    Ok(out)
 }
 
 pub async fn create_key(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<NewKey>) -> Reply {
+    let limits = limit_overrides(&req.limits)?;
     let key = format!("{}{}", req.env.prefix(), random_hex(16));
     let account = req.account.unwrap_or_else(|| DEFAULT_ACCOUNT.to_string());
     sim.world().add_key(
@@ -58,10 +100,10 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<New
             expires_at: req.expires_at,
             revoked: false,
             unlimited: req.unlimited,
-            limits: HashMap::new(),
+            limits,
         },
     );
-    let body = json!({"key": key, "account": account, "env": req.env, "scopes": req.scopes, "expires_at": req.expires_at});
+    let body = json!({"key": key, "account": account, "env": req.env, "scopes": req.scopes, "expires_at": req.expires_at, "limits": req.limits});
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
