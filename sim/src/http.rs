@@ -28,6 +28,8 @@ pub struct Caller {
     pub env: KeyEnv,
     pub now: u64,
     pub id: Option<String>,
+    /// This request's `X-Request-Id`.
+    pub request_id: String,
 }
 
 pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) -> Response {
@@ -61,6 +63,7 @@ pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) 
             let mut req = req;
             req.extensions_mut().insert(Caller {
                 id: route.and_then(|r| r.id),
+                request_id: request_id.clone(),
                 ..caller
             });
             let mut response = next.run(req).await;
@@ -190,6 +193,7 @@ fn authorize(
             env: key.env,
             now,
             id: None,
+            request_id: String::new(),
         },
         headers,
     ))

@@ -7,11 +7,12 @@ use api::batches::MAX_BATCH_ITEMS;
 use api::webhooks::DeliveryList;
 use api::{
     Address, AddressValidation, BuyBatchRequest, BuyLabelRequest, CarrierAccountList,
-    CreateTrackerRequest, ErrorCode, Parcel, RatesRequest, RatesResponse, VoidResponse,
+    CreateTrackerRequest, ErrorCode, Parcel, RatesRequest, RatesResponse, ResultsPage,
+    VoidResponse,
 };
 use axum::Json;
 use axum::extract::{Extension, Query, State};
-use axum::http::StatusCode;
+use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
@@ -261,7 +262,8 @@ pub async fn create_batch(
         }
         items.push(item);
     }
-    let batch = sim.world().create_batch(&c.account, c.env, items)?;
+    // Every item has the right shape; now their rates (one lock for all).
+    let batch = sim.world().create_batch(&c.account, c.env, &items, c.now)?;
     ok(StatusCode::CREATED, batch)
 }
 
@@ -273,13 +275,21 @@ pub async fn buy_batch(
     _body: Option<JsonBody<BuyBatchRequest>>,
 ) -> Reply {
     let id = c.id.unwrap_or_default();
-    let batch = sim.world().buy_batch(&c.account, c.env, &id, c.now)?;
+    let batch = sim
+        .world()
+        .buy_batch(&c.account, c.env, &id, c.now, &c.request_id)?;
     ok(StatusCode::ACCEPTED, batch)
 }
 
-pub async fn get_batch(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+/// `?results_offset=N&results_limit=M` choose the page of per-item results.
+pub async fn get_batch(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    uri: Uri,
+) -> Reply {
+    let page = ResultsPage::from_query(uri.query()).map_err(SimError::from)?;
     let id = c.id.unwrap_or_default();
-    let batch = sim.world().batch(&c.account, c.env, &id, c.now)?;
+    let batch = sim.world().batch(&c.account, c.env, &id, c.now, page)?;
     sim.deliveries_changed.notify_one();
     ok(StatusCode::OK, batch)
 }

@@ -282,17 +282,6 @@ async fn bad_input_gets_the_envelope_never_a_500() {
 }
 
 #[tokio::test]
-async fn five_thousand_items_is_the_largest_batch() {
-    let s = start().await;
-    s.set_wallet(100_000_000, "ok", serde_json::Value::Null)
-        .await;
-    let items: Vec<_> = (0..5000).map(|_| batch_item(500)).collect();
-    let r = s.post("/v1/batches", LIVE, json!({"items": items})).await;
-    assert_eq!(r.status, 201, "{}", r.json);
-    assert_eq!(r.json["item_count"], 5000);
-}
-
-#[tokio::test]
 async fn a_benchmark_key_is_never_limited_and_reports_its_budget_untouched() {
     let s = start().await;
     let key = s

@@ -262,6 +262,17 @@ impl Server {
         r.json
     }
 
+    /// `n` batch items from one real quote (its cheapest rate, bought `n`
+    /// times, which is allowed) and their total in cents.
+    pub async fn quoted_items(&self, key: &str, n: usize) -> (Vec<Value>, i64) {
+        let r = self.quote(key, to(), parcel()).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        let rate = r.json["rates"][0].clone();
+        let cents = rate["rate_cents"].as_i64().unwrap();
+        let items = (0..n).map(|_| item_for(&rate, &to(), &parcel())).collect();
+        (items, cents * n as i64)
+    }
+
     pub async fn buy(&self, key: &str) -> Resp {
         let (rate, _) = self.rate_id(key, None).await;
         self.post("/v1/labels", key, json!({"rate_id": rate})).await
@@ -280,6 +291,8 @@ pub fn parcel() -> Value {
     json!({"weight_oz": 20, "length": 10, "width": 8, "height": 4})
 }
 
+/// An item of the right shape whose rate does not exist: for the checks
+/// made before rates are looked up.
 pub fn batch_item(rate_cents: i64) -> Value {
     json!({"from_address": from(), "to_address": to(), "parcel": parcel(), "rate_id": "rate_x", "carrier": "Pacific Post", "service": "Ground Advantage", "rate_cents": rate_cents})
 }
