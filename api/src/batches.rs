@@ -119,7 +119,7 @@ impl Batch {
     /// The page after this one, `None` when this one reached the end.
     pub fn next_results_page(&self, limit: u32) -> Option<ResultsPage> {
         let next = self.results_offset as u64 + self.results.len() as u64;
-        (!self.results.is_empty() && next < self.results_total as u64).then(|| ResultsPage {
+        (!self.results.is_empty() && next < self.results_total as u64).then_some(ResultsPage {
             offset: next as u32,
             limit,
         })
