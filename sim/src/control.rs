@@ -133,6 +133,17 @@ pub async fn advance_clock(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<
 }
 
 #[derive(Deserialize)]
+pub struct Freeze {
+    frozen: bool,
+}
+
+/// Stops the simulated clock (only `advance` moves it then) or restarts it.
+pub async fn freeze_clock(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<Freeze>) -> Reply {
+    let now = sim.clock.freeze(req.frozen);
+    Ok(Json(json!({"now": now, "frozen": req.frozen})).into_response())
+}
+
+#[derive(Deserialize)]
 pub struct WalletSettings {
     balance_cents: i64,
     card: CardState,

@@ -337,6 +337,7 @@ async fn trackers_advance_with_the_clock_after_the_scan() {
 #[tokio::test]
 async fn batches_charge_up_front_and_progress_with_time() {
     let s = start().await;
+    s.freeze().await; // only the clock control moves time: exact progress
     s.set_wallet(1_000_000, "ok", serde_json::Value::Null).await;
     let (items, total) = s.quoted_items(LIVE, 100).await;
     let r = s.post("/v1/batches", LIVE, json!({"items": items})).await;

@@ -201,6 +201,16 @@ impl Server {
             .unwrap()
     }
 
+    /// Stops real time from moving the simulated clock: only `advance`
+    /// does, so a test can count what happens per simulated second.
+    pub async fn freeze(&self) -> u64 {
+        self.control("POST", "/__sim/clock/freeze", json!({"frozen": true}))
+            .await
+            .json["now"]
+            .as_u64()
+            .unwrap()
+    }
+
     pub async fn new_key(&self, env: &str, scopes: &[&str], extra: Value) -> String {
         let mut body = json!({"env": env, "scopes": scopes});
         body.as_object_mut()
