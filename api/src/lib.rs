@@ -24,7 +24,10 @@ pub mod webhooks;
 pub mod widget;
 
 pub use address::{Address, AddressValidation, FieldProblem};
-pub use batches::{Batch, BatchItem, BatchState, BatchStatus, CreateBatchRequest};
+pub use batches::{
+    Batch, BatchItem, BatchItemResult, BatchItemState, BatchState, BatchStatus, BuyBatchRequest,
+    CreateBatchRequest, ResultsPage,
+};
 pub use carrier_accounts::{CarrierAccount, CarrierAccountList, CarrierAccountStatus};
 pub use endpoints::{
     ENDPOINTS, Endpoint, EndpointId, Method, OWN_ENDPOINTS, OwnEndpoint, OwnId, RouteMatch,

@@ -1,21 +1,45 @@
 //! The simulated clock: real time plus an offset that `/__sim/clock/advance`
-//! moves forward, so tests reach "15 minutes later" without sleeping.
+//! moves forward, so tests reach "15 minutes later" without sleeping. It can
+//! be frozen, so that only `advance` moves it and a test that counts what
+//! happens per simulated second is not disturbed by the real one ticking.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 #[derive(Debug, Default)]
 pub struct Clock {
-    offset: AtomicU64,
+    state: Mutex<ClockState>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct ClockState {
+    /// Simulated minus real seconds (negative after a thaw).
+    offset: i64,
+    /// The simulated time while frozen.
+    frozen: Option<u64>,
+}
+
+fn real_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+impl ClockState {
+    fn now(&self) -> u64 {
+        self.frozen
+            .unwrap_or_else(|| real_now().saturating_add_signed(self.offset))
+    }
 }
 
 impl Clock {
+    fn state(&self) -> std::sync::MutexGuard<'_, ClockState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub fn now(&self) -> u64 {
-        let real = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        real.saturating_add(self.offset.load(Ordering::Relaxed))
+        self.state().now()
     }
 
     /// Largest single advance: ten years, so `now` can never overflow.
@@ -23,12 +47,33 @@ impl Clock {
 
     pub fn advance(&self, seconds: u64) -> u64 {
         let seconds = seconds.min(Self::MAX_ADVANCE_SECONDS);
-        self.offset.fetch_add(seconds, Ordering::Relaxed);
-        self.now()
+        let mut s = self.state();
+        match &mut s.frozen {
+            Some(at) => *at += seconds,
+            None => s.offset += seconds as i64,
+        }
+        s.now()
+    }
+
+    /// Stops (or restarts) the simulated clock where it stands; while
+    /// frozen only `advance` moves it. Returns the simulated now.
+    pub fn freeze(&self, frozen: bool) -> u64 {
+        let mut s = self.state();
+        let now = s.now();
+        if frozen {
+            s.frozen = Some(now);
+        } else if s.frozen.take().is_some() {
+            s.offset = now as i64 - real_now() as i64;
+        }
+        now
+    }
+
+    pub fn is_frozen(&self) -> bool {
+        self.state().frozen.is_some()
     }
 
     pub fn reset(&self) {
-        self.offset.store(0, Ordering::Relaxed);
+        *self.state() = ClockState::default();
     }
 }
 
@@ -113,5 +158,18 @@ mod tests {
         let c = Clock::default();
         let before = c.now();
         assert!(c.advance(900) >= before + 900);
+    }
+
+    #[test]
+    fn a_frozen_clock_moves_only_when_advanced_and_resumes_where_it_stands() {
+        let c = Clock::default();
+        let at = c.freeze(true);
+        assert_eq!(c.advance(61), at + 61);
+        assert_eq!(c.now(), at + 61);
+        let thawed = c.freeze(false);
+        assert_eq!(thawed, at + 61);
+        assert!((at + 61..=at + 62).contains(&c.now()));
+        c.reset();
+        assert!(!c.is_frozen() && c.now() <= at + 1);
     }
 }

@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
-use api::{AutoReload, CardState, CarrierAccount, CarrierAccountStatus, ErrorCode, KeyEnv, Scope};
+use std::collections::{BTreeMap, HashMap};
+
+use api::{AutoReload, CardState, ENDPOINTS, EndpointId, ErrorCode, KeyEnv, Scope};
 use axum::Json;
-use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -13,10 +14,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::Sim;
+use crate::body::JsonBody;
 use crate::clock::random_hex;
 use crate::errors::SimError;
-use crate::http::{parse_json, read_body};
-use crate::world::{CarrierAccountRecord, DEFAULT_ACCOUNT, Faults, KeyRecord};
+use crate::world::{DEFAULT_ACCOUNT, Faults, KeyRecord};
 
 type Reply = Result<Response, SimError>;
 
@@ -35,7 +36,7 @@ pub async fn reset(State(sim): State<Arc<Sim>>) -> Reply {
 }
 
 #[derive(Deserialize)]
-struct NewKey {
+pub struct NewKey {
     env: KeyEnv,
     scopes: Vec<Scope>,
     expires_at: Option<u64>,
@@ -43,15 +44,54 @@ struct NewKey {
     /// For load benchmarks only: the key is never refused for its limit.
     #[serde(default)]
     unlimited: bool,
+    /// Per-endpoint limits for this key, e.g. `{"POST /v1/rates": 6000}`.
+    #[serde(default)]
+    limits: BTreeMap<String, serde_json::Value>,
 }
 
-pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
-    let req: NewKey = parse_json(&read_body(body).await?)?;
+/// Largest per-endpoint limit a test key may have.
+const MAX_LIMIT_OVERRIDE: u64 = 1_000_000;
+
+/// `"METHOD /pattern": n` → the endpoint and its limit, exactly as the table
+/// writes the endpoint (`POST /v1/batches/{id}/buy`), n from 1 to 1,000,000.
+fn limit_overrides(
+    limits: &BTreeMap<String, serde_json::Value>,
+) -> Result<HashMap<EndpointId, u32>, SimError> {
+    let mut out = HashMap::new();
+    for (name, value) in limits {
+        let field = format!("limits.{name}");
+        let endpoint = ENDPOINTS
+            .iter()
+            .find(|e| format!("{} {}", e.method.as_str(), e.pattern) == *name)
+            .ok_or_else(|| {
+                SimError::new(
+                    ErrorCode::SimControlInvalid,
+                    format!("{name} is not a v1 endpoint."),
+                    "Name endpoints as the table does: METHOD and path pattern, e.g. \"POST /v1/rates\" or \"GET /v1/batches/{id}\".",
+                )
+                .field(&field)
+            })?;
+        let limit = value
+            .as_u64()
+            .filter(|n| (1..=MAX_LIMIT_OVERRIDE).contains(n))
+            .ok_or_else(|| {
+                SimError::new(
+                    ErrorCode::SimControlInvalid,
+                    format!("The limit for {name} must be a whole number from 1 to {MAX_LIMIT_OVERRIDE}; it is {value}."),
+                    "Give a positive number of requests per minute.",
+                )
+                .field(&field)
+            })?;
+        out.insert(endpoint.id, limit as u32);
+    }
+    Ok(out)
+}
+
+pub async fn create_key(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<NewKey>) -> Reply {
+    let limits = limit_overrides(&req.limits)?;
     let key = format!("{}{}", req.env.prefix(), random_hex(16));
     let account = req.account.unwrap_or_else(|| DEFAULT_ACCOUNT.to_string());
-    let mut world = sim.world();
-    world.account_mut(&account);
-    world.keys.insert(
+    sim.world().add_key(
         key.clone(),
         KeyRecord {
             env: req.env,
@@ -60,29 +100,26 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
             expires_at: req.expires_at,
             revoked: false,
             unlimited: req.unlimited,
+            limits,
         },
     );
-    let body = json!({"key": key, "account": account, "env": req.env, "scopes": req.scopes, "expires_at": req.expires_at});
+    let body = json!({"key": key, "account": account, "env": req.env, "scopes": req.scopes, "expires_at": req.expires_at, "limits": req.limits});
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
 pub async fn revoke_key(State(sim): State<Arc<Sim>>, Path(key): Path<String>) -> Reply {
-    let mut world = sim.world();
-    let record = world
-        .keys
-        .get_mut(&key)
-        .ok_or_else(|| not_found("That key"))?;
-    record.revoked = true;
+    if !sim.world().revoke_key(&key) {
+        return Err(not_found("That key"));
+    }
     Ok(Json(json!({"revoked": true})).into_response())
 }
 
 #[derive(Deserialize)]
-struct Advance {
+pub struct Advance {
     seconds: u64,
 }
 
-pub async fn advance_clock(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
-    let req: Advance = parse_json(&read_body(body).await?)?;
+pub async fn advance_clock(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<Advance>) -> Reply {
     if req.seconds > crate::clock::Clock::MAX_ADVANCE_SECONDS {
         return Err(SimError::invalid(
             "seconds",
@@ -90,17 +127,24 @@ pub async fn advance_clock(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
         ));
     }
     let now = sim.clock.advance(req.seconds);
-    {
-        let mut world = sim.world();
-        world.advance_all_batches(now);
-        world.settle_voids(now);
-    }
+    sim.world().tick(now);
     sim.deliveries_changed.notify_one();
     Ok(Json(json!({"now": now})).into_response())
 }
 
 #[derive(Deserialize)]
-struct WalletSettings {
+pub struct Freeze {
+    frozen: bool,
+}
+
+/// Stops the simulated clock (only `advance` moves it then) or restarts it.
+pub async fn freeze_clock(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<Freeze>) -> Reply {
+    let now = sim.clock.freeze(req.frozen);
+    Ok(Json(json!({"now": now, "frozen": req.frozen})).into_response())
+}
+
+#[derive(Deserialize)]
+pub struct WalletSettings {
     balance_cents: i64,
     card: CardState,
     auto_reload: Option<AutoReload>,
@@ -109,9 +153,8 @@ struct WalletSettings {
 pub async fn set_wallet(
     State(sim): State<Arc<Sim>>,
     Path(account): Path<String>,
-    body: Body,
+    JsonBody(req): JsonBody<WalletSettings>,
 ) -> Reply {
-    let req: WalletSettings = parse_json(&read_body(body).await?)?;
     const MAX_CENTS: i64 = 1_000_000_000_000; // $10 billion: far beyond any demo
     if !(0..=MAX_CENTS).contains(&req.balance_cents) {
         return Err(SimError::invalid(
@@ -133,30 +176,19 @@ pub async fn set_wallet(
             ));
         }
     }
-    let mut world = sim.world();
-    let a = world.account_mut(&account);
-    a.balance_cents = req.balance_cents;
-    a.card = req.card;
-    a.auto_reload = req.auto_reload;
-    Ok(Json(json!({"account": account, "balance_cents": a.balance_cents, "card": a.card, "auto_reload": a.auto_reload})).into_response())
+    sim.world()
+        .set_wallet(&account, req.balance_cents, req.card, req.auto_reload);
+    Ok(Json(json!({"account": account, "balance_cents": req.balance_cents, "card": req.card, "auto_reload": req.auto_reload})).into_response())
 }
 
 /// A read of the account's state without spending a key's limit.
 pub async fn get_account(State(sim): State<Arc<Sim>>, Path(account): Path<String>) -> Reply {
-    let now = sim.clock.now();
-    let mut world = sim.world();
-    world.settle_voids(now);
-    let labels = world
-        .labels
-        .values()
-        .filter(|l| l.account == account && l.env == KeyEnv::Live)
-        .count();
-    let a = world.account_mut(&account);
-    Ok(Json(json!({"account": account, "balance_cents": a.balance_cents, "card": a.card, "auto_reload": a.auto_reload, "live_labels": labels})).into_response())
+    let summary = sim.world().account_summary(&account, sim.clock.now());
+    Ok(Json(summary).into_response())
 }
 
 #[derive(Deserialize)]
-struct WebhookSettings {
+pub struct WebhookSettings {
     url: String,
     secret: String,
 }
@@ -164,22 +196,21 @@ struct WebhookSettings {
 pub async fn set_webhook(
     State(sim): State<Arc<Sim>>,
     Path(account): Path<String>,
-    body: Body,
+    JsonBody(req): JsonBody<WebhookSettings>,
 ) -> Reply {
-    let req: WebhookSettings = parse_json(&read_body(body).await?)?;
     if !req.url.starts_with("http://") {
         return Err(SimError::invalid(
             "url",
             "the simulator delivers to http:// URLs only",
         ));
     }
-    let mut world = sim.world();
-    world.account_mut(&account).webhook = Some((req.url.clone(), req.secret));
+    sim.world()
+        .set_webhook(&account, req.url.clone(), req.secret);
     Ok(Json(json!({"account": account, "url": req.url})).into_response())
 }
 
 #[derive(Deserialize)]
-struct NewCarrierAccount {
+pub struct NewCarrierAccount {
     carrier: String,
     description: Option<String>,
     #[serde(default)]
@@ -189,9 +220,8 @@ struct NewCarrierAccount {
 pub async fn connect_carrier_account(
     State(sim): State<Arc<Sim>>,
     Path(account): Path<String>,
-    body: Body,
+    JsonBody(req): JsonBody<NewCarrierAccount>,
 ) -> Reply {
-    let req: NewCarrierAccount = parse_json(&read_body(body).await?)?;
     let Some(carrier) = crate::pricing::CARRIERS
         .iter()
         .find(|c| c.eq_ignore_ascii_case(&req.carrier))
@@ -201,34 +231,19 @@ pub async fn connect_carrier_account(
             &format!("must be one of {}", crate::pricing::CARRIERS.join(", ")),
         ));
     };
-    let mut world = sim.world();
-    let id = world.next_id("ca");
     let now = sim.clock.now();
-    let record = CarrierAccount {
-        id,
-        carrier: carrier.to_string(),
-        description: req
-            .description
-            .unwrap_or_else(|| format!("{carrier} account")),
-        status: if req.invalid_credentials {
-            CarrierAccountStatus::InvalidCredentials
-        } else {
-            CarrierAccountStatus::Active
-        },
-        created_at: now,
-    };
-    world
-        .account_mut(&account)
-        .carrier_accounts
-        .push(CarrierAccountRecord {
-            account: record.clone(),
-            connected: true,
-        });
+    let record = sim.world().connect_carrier_account(
+        &account,
+        carrier,
+        req.description,
+        req.invalid_credentials,
+        now,
+    );
     Ok((StatusCode::CREATED, Json(record)).into_response())
 }
 
 #[derive(Deserialize)]
-struct CarrierAccountChange {
+pub struct CarrierAccountChange {
     invalid_credentials: Option<bool>,
     connected: Option<bool>,
 }
@@ -237,26 +252,12 @@ struct CarrierAccountChange {
 pub async fn update_carrier_account(
     State(sim): State<Arc<Sim>>,
     Path(id): Path<String>,
-    body: Body,
+    JsonBody(req): JsonBody<CarrierAccountChange>,
 ) -> Reply {
-    let req: CarrierAccountChange = parse_json(&read_body(body).await?)?;
     let mut world = sim.world();
     let record = world
-        .accounts
-        .values_mut()
-        .flat_map(|a| a.carrier_accounts.iter_mut())
-        .find(|c| c.account.id == id)
+        .update_carrier_account(&id, req.invalid_credentials, req.connected)
         .ok_or_else(|| not_found("That carrier account"))?;
-    if let Some(invalid) = req.invalid_credentials {
-        record.account.status = if invalid {
-            CarrierAccountStatus::InvalidCredentials
-        } else {
-            CarrierAccountStatus::Active
-        };
-    }
-    if let Some(connected) = req.connected {
-        record.connected = connected;
-    }
     Ok(
         Json(json!({"id": id, "status": record.account.status, "connected": record.connected}))
             .into_response(),
@@ -265,20 +266,17 @@ pub async fn update_carrier_account(
 
 pub async fn scan_label(State(sim): State<Arc<Sim>>, Path(id): Path<String>) -> Reply {
     let now = sim.clock.now();
-    let mut world = sim.world();
-    let label = world
-        .labels
-        .get_mut(&id)
+    let scanned_at = sim
+        .world()
+        .scan_label(&id, now)
         .ok_or_else(|| not_found("That label"))?;
-    label.scanned_at.get_or_insert(now);
-    Ok(Json(json!({"id": id, "scanned_at": label.scanned_at})).into_response())
+    Ok(Json(json!({"id": id, "scanned_at": scanned_at})).into_response())
 }
 
-pub async fn set_faults(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
-    let faults: Faults = parse_json(&read_body(body).await?)?;
+pub async fn set_faults(State(sim): State<Arc<Sim>>, JsonBody(faults): JsonBody<Faults>) -> Reply {
     if faults.latency_ms > 60_000 {
         return Err(SimError::invalid("latency_ms", "must be at most 60000"));
     }
-    sim.world().faults = faults.clone();
+    sim.world().set_faults(faults.clone());
     Ok(Json(faults).into_response())
 }

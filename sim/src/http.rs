@@ -6,19 +6,16 @@ use std::sync::Arc;
 
 use api::endpoints::{self, Endpoint};
 use api::{ApiKey, ErrorCode, KeyEnv};
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde::de::DeserializeOwned;
 
 use crate::Sim;
 use crate::clock::id_hex;
 use crate::errors::SimError;
-use crate::world::{KeyRecord, World};
-
-use api::validation::MAX_BODY_BYTES;
+use crate::world::{KeyRecord, World, limit_window};
 
 pub fn is_v1(path: &str) -> bool {
     path == "/v1" || path.starts_with("/v1/")
@@ -31,6 +28,8 @@ pub struct Caller {
     pub env: KeyEnv,
     pub now: u64,
     pub id: Option<String>,
+    /// This request's `X-Request-Id`.
+    pub request_id: String,
 }
 
 pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) -> Response {
@@ -52,16 +51,24 @@ pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) 
         now,
     );
     let mut response = match authorized {
-        Err(e) => e.into_response(),
+        Err(mut e) => {
+            // Refused before any key was charged (no valid key, no such
+            // endpoint): the headers still say where the caller stands.
+            if e.headers.is_empty() {
+                e.headers = uncounted_headers(route.as_ref().map(|r| r.endpoint), &path, now);
+            }
+            e.into_response()
+        }
         Ok((caller, headers)) => {
             let mut req = req;
             req.extensions_mut().insert(Caller {
                 id: route.and_then(|r| r.id),
+                request_id: request_id.clone(),
                 ..caller
             });
             let mut response = next.run(req).await;
             insert_headers(&mut response, headers);
-            let latency = sim.world().faults.latency_ms;
+            let latency = sim.world().faults().latency_ms;
             if latency > 0 {
                 // The effect already happened; only the answer is late.
                 tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
@@ -103,7 +110,7 @@ pub fn bearer_key(
         _ => return Err(invalid()),
     };
     ApiKey::parse(token).map_err(|_| invalid())?;
-    let key = world.keys.get(token).cloned().ok_or_else(invalid)?;
+    let key = world.key(token).cloned().ok_or_else(invalid)?;
     if key.revoked {
         return Err(SimError::new(
             ErrorCode::AuthKeyRevoked,
@@ -153,17 +160,9 @@ fn authorize(
     };
 
     // The limit counts every authenticated call to the endpoint, in windows of one simulated minute.
-    let window_start = now - now % 60;
-    let reset = window_start + 60;
-    let slot = world
-        .windows
-        .entry((token.to_string(), endpoint.id))
-        .or_insert((window_start, 0));
-    if slot.0 != window_start {
-        *slot = (window_start, 0);
-    }
-    let limit = endpoint.limit_per_minute;
-    if slot.1 >= limit && !key.unlimited {
+    let budget = world.count_call(token, endpoint, now);
+    let (limit, remaining, reset) = (budget.limit, budget.remaining, budget.reset);
+    if budget.refused {
         let retry = reset - now;
         let mut e = SimError::new(
             ErrorCode::AuthRateLimitExceeded,
@@ -179,14 +178,6 @@ fn authorize(
         e.headers.push(("retry-after", retry.to_string()));
         return Err(e);
     }
-    slot.1 += 1;
-    // A benchmark key reports its budget as untouched, so a client that backs
-    // off on `X-RateLimit-Remaining: 0` (our Worker does) keeps calling.
-    let remaining = if key.unlimited {
-        limit
-    } else {
-        limit.saturating_sub(slot.1)
-    };
     let headers = limit_headers(limit, remaining, reset);
 
     if !key.scopes.contains(&endpoint.scope) {
@@ -202,12 +193,38 @@ fn authorize(
             env: key.env,
             now,
             id: None,
+            request_id: String::new(),
         },
         headers,
     ))
 }
 
 type LimitHeaders = Vec<(&'static str, String)>;
+
+/// `X-RateLimit-*` for a call counted against no key: the endpoint's limit
+/// (for a wrong method the smallest of the path's endpoints, for an unknown
+/// path the smallest of all), all of it remaining, reset at the end of the
+/// current minute.
+fn uncounted_headers(endpoint: Option<&Endpoint>, path: &str, now: u64) -> LimitHeaders {
+    let limit = endpoint
+        .map(|e| e.limit_per_minute)
+        .or_else(|| {
+            endpoints::allowed_methods(path)
+                .into_iter()
+                .filter_map(|m| endpoints::match_route(m.as_str(), path))
+                .map(|r| r.endpoint.limit_per_minute)
+                .min()
+        })
+        .or_else(|| {
+            endpoints::ENDPOINTS
+                .iter()
+                .map(|e| e.limit_per_minute)
+                .min()
+        })
+        .unwrap_or(0);
+    let (_, reset) = limit_window(now);
+    limit_headers(limit, limit, reset)
+}
 
 fn limit_headers(limit: u32, remaining: u32, reset: u64) -> LimitHeaders {
     vec![
@@ -242,22 +259,4 @@ pub fn finish(response: &mut Response, request_id: &str) {
             .headers_mut()
             .insert(HeaderName::from_static("x-request-id"), v);
     }
-}
-
-/// Parses a JSON body into `T`, naming the offending field on failure.
-pub fn parse_json<T: DeserializeOwned>(body: &Bytes) -> Result<T, SimError> {
-    api::validation::parse_json(body).map_err(SimError::from)
-}
-
-/// Reads the body with the size cap, as an envelope error when over it.
-pub async fn read_body(body: Body) -> Result<Bytes, SimError> {
-    axum::body::to_bytes(body, MAX_BODY_BYTES)
-        .await
-        .map_err(|_| {
-            SimError::new(
-                ErrorCode::ValidationBodyTooLarge,
-                format!("The request body is larger than {MAX_BODY_BYTES} bytes."),
-                "Send at most 5,000 batch items per request.",
-            )
-        })
 }

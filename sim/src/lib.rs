@@ -3,6 +3,7 @@
 //! surface, the sample label PDF); `start` binds it and starts the webhook
 //! dispatcher. See README.md for what it models and what it does not.
 
+pub mod body;
 pub mod clock;
 pub mod control;
 pub mod errors;
@@ -83,6 +84,7 @@ pub fn app(sim: Arc<Sim>) -> Router {
         .route("/__sim/keys", post(control::create_key))
         .route("/__sim/keys/{key}/revoke", post(control::revoke_key))
         .route("/__sim/clock/advance", post(control::advance_clock))
+        .route("/__sim/clock/freeze", post(control::freeze_clock))
         .route("/__sim/accounts/{account}", get(control::get_account))
         .route("/__sim/accounts/{account}/wallet", put(control::set_wallet))
         .route(
@@ -104,6 +106,10 @@ pub fn app(sim: Arc<Sim>) -> Router {
         .merge(control)
         .route("/samples/label.pdf", get(label_pdf))
         .fallback(not_found)
+        // The one body cap, applied by `body::JsonBody` (axum's default is 2 MB).
+        .layer(axum::extract::DefaultBodyLimit::max(
+            api::validation::MAX_BODY_BYTES,
+        ))
         .layer(axum::middleware::from_fn(stamp_outside_v1))
         // Outermost: every /v1 request (known path or not) is authenticated first.
         .layer(axum::middleware::from_fn_with_state(
@@ -185,7 +191,7 @@ async fn label_pdf(State(sim): State<Arc<Sim>>, req: Request) -> Response {
         let Some(id) = label else {
             return Err(not_found());
         };
-        let record = world.labels.get(&id).ok_or_else(not_found)?;
+        let record = world.label(&id).ok_or_else(not_found)?;
         if record.env == KeyEnv::Sandbox {
             return Ok(());
         }

@@ -6,19 +6,26 @@ use std::sync::Arc;
 use api::batches::MAX_BATCH_ITEMS;
 use api::webhooks::DeliveryList;
 use api::{
-    Address, AddressValidation, BuyLabelRequest, CarrierAccountList, CreateTrackerRequest,
-    ErrorCode, Parcel, RatesRequest, RatesResponse, VoidResponse,
+    Address, AddressValidation, BuyBatchRequest, BuyLabelRequest, CarrierAccountList,
+    CreateTrackerRequest, ErrorCode, Parcel, RatesRequest, RatesResponse, ResultsPage,
+    VoidResponse,
 };
 use axum::Json;
-use axum::body::Body;
 use axum::extract::{Extension, Query, State};
-use axum::http::StatusCode;
+use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use crate::Sim;
+use crate::body::JsonBody;
 use crate::errors::SimError;
-use crate::http::{Caller, parse_json, read_body};
+use crate::http::Caller;
+
+/// A JSON value read by the same strict rules as a body (for batch items,
+/// read one by one so the size rules come first).
+fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, SimError> {
+    api::validation::parse_json(bytes).map_err(SimError::from)
+}
 
 type Reply = Result<Response, SimError>;
 
@@ -39,10 +46,12 @@ fn check_parcel(prefix: &str, p: &Parcel) -> Result<(), SimError> {
     }
 }
 
-pub async fn validate_address(State(sim): State<Arc<Sim>>, body: Body) -> Reply {
-    let address: Address = parse_json(&read_body(body).await?)?;
+pub async fn validate_address(
+    State(sim): State<Arc<Sim>>,
+    JsonBody(address): JsonBody<Address>,
+) -> Reply {
     check_address("", &address)?;
-    if sim.world().faults.address_service_down {
+    if sim.world().faults().address_service_down {
         return Err(SimError::new(
             ErrorCode::AddressValidationServiceError,
             "The address validation service is temporarily down.",
@@ -111,9 +120,8 @@ pub async fn validate_address(State(sim): State<Arc<Sim>>, body: Body) -> Reply 
 pub async fn rates(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
-    body: Body,
+    JsonBody(req): JsonBody<RatesRequest>,
 ) -> Reply {
-    let req: RatesRequest = parse_json(&read_body(body).await?)?;
     check_address("from_address", &req.from_address)?;
     check_address("to_address", &req.to_address)?;
     check_parcel("parcel", &req.parcel)?;
@@ -144,9 +152,8 @@ pub async fn rates(
 pub async fn buy_label(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
-    body: Body,
+    JsonBody(req): JsonBody<BuyLabelRequest>,
 ) -> Reply {
-    let req: BuyLabelRequest = parse_json(&read_body(body).await?)?;
     if req.rate_id.trim().is_empty() {
         return Err(SimError::required("rate_id"));
     }
@@ -172,9 +179,8 @@ pub async fn void_label(State(sim): State<Arc<Sim>>, Extension(c): Extension<Cal
 pub async fn create_tracker(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
-    body: Body,
+    JsonBody(req): JsonBody<CreateTrackerRequest>,
 ) -> Reply {
-    let req: CreateTrackerRequest = parse_json(&read_body(body).await?)?;
     if req.tracking_number.trim().is_empty() {
         return Err(SimError::required("tracking_number"));
     }
@@ -199,29 +205,21 @@ pub async fn carrier_accounts(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
 ) -> Reply {
-    let mut world = sim.world();
-    let carrier_accounts = world
-        .account_mut(&c.account)
-        .carrier_accounts
-        .iter()
-        .filter(|a| a.connected)
-        .map(|a| a.account.clone())
-        .collect();
+    let carrier_accounts = sim.world().carrier_accounts(&c.account);
     ok(StatusCode::OK, CarrierAccountList { carrier_accounts })
 }
 
 /// Items are checked one by one so an error names `items[i].field`.
 #[derive(Deserialize)]
-struct RawBatch {
+pub struct RawBatch {
     items: Option<Vec<serde_json::Value>>,
 }
 
 pub async fn create_batch(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
-    body: Body,
+    JsonBody(raw): JsonBody<RawBatch>,
 ) -> Reply {
-    let raw: RawBatch = parse_json(&read_body(body).await?)?;
     let raw_items = raw.items.ok_or_else(|| SimError::required("items"))?;
     if raw_items.is_empty() {
         return Err(SimError::new(
@@ -246,7 +244,7 @@ pub async fn create_batch(
     for (i, value) in raw_items.into_iter().enumerate() {
         let prefix = format!("items[{i}]");
         let bytes = serde_json::to_vec(&value).unwrap_or_default();
-        let item: api::BatchItem = parse_json(&bytes.into()).map_err(|mut e| {
+        let item: api::BatchItem = parse_json(&bytes).map_err(|mut e: SimError| {
             e.error.field = Some(match e.error.field.take() {
                 Some(f) if f != "body" => format!("{prefix}.{f}"),
                 _ => prefix.clone(),
@@ -264,19 +262,34 @@ pub async fn create_batch(
         }
         items.push(item);
     }
-    let batch = sim.world().create_batch(&c.account, c.env, items)?;
+    // Every item has the right shape; now their rates (one lock for all).
+    let batch = sim.world().create_batch(&c.account, c.env, &items, c.now)?;
     ok(StatusCode::CREATED, batch)
 }
 
-pub async fn buy_batch(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+/// The body is optional; when sent it is read as strictly as any other
+/// (a body with trailing data starts nothing).
+pub async fn buy_batch(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    _body: Option<JsonBody<BuyBatchRequest>>,
+) -> Reply {
     let id = c.id.unwrap_or_default();
-    let batch = sim.world().buy_batch(&c.account, c.env, &id, c.now)?;
+    let batch = sim
+        .world()
+        .buy_batch(&c.account, c.env, &id, c.now, &c.request_id)?;
     ok(StatusCode::ACCEPTED, batch)
 }
 
-pub async fn get_batch(State(sim): State<Arc<Sim>>, Extension(c): Extension<Caller>) -> Reply {
+/// `?results_offset=N&results_limit=M` choose the page of per-item results.
+pub async fn get_batch(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    uri: Uri,
+) -> Reply {
+    let page = ResultsPage::from_query(uri.query()).map_err(SimError::from)?;
     let id = c.id.unwrap_or_default();
-    let batch = sim.world().batch(&c.account, c.env, &id, c.now)?;
+    let batch = sim.world().batch(&c.account, c.env, &id, c.now, page)?;
     sim.deliveries_changed.notify_one();
     ok(StatusCode::OK, batch)
 }
@@ -306,19 +319,8 @@ pub async fn deliveries(
             "must be a whole number from 1 to 1000",
         ));
     }
-    let world = sim.world();
-    let deliveries = world
-        .deliveries
-        .iter()
-        .rev()
-        .filter(|d| d.account == c.account)
-        .filter(|d| {
-            q.label_id
-                .as_ref()
-                .is_none_or(|l| &d.delivery.label_id == l)
-        })
-        .take(limit)
-        .map(|d| d.delivery.clone())
-        .collect();
+    let deliveries = sim
+        .world()
+        .deliveries(&c.account, q.label_id.as_deref(), limit);
     ok(StatusCode::OK, DeliveryList { deliveries })
 }

@@ -30,8 +30,7 @@ pub async fn run_dispatcher(sim: Arc<Sim>) {
         let now = sim.clock.now();
         let due = {
             let mut world = sim.world();
-            world.advance_all_batches(now);
-            world.settle_voids(now);
+            world.tick(now);
             world.due_deliveries(now)
         };
         // Each attempt runs on its own, so a slow receiver delays no other.

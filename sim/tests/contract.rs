@@ -70,18 +70,30 @@ async fn every_response_decodes_into_its_api_type() {
     let accounts: CarrierAccountList = decode(&s.get("/v1/carrier-accounts", LIVE).await, 200);
     assert!(accounts.carrier_accounts.is_empty());
 
+    let quoted = s.quote(LIVE, to(), parcel()).await.json["rates"].clone();
+    let (first, second) = (&quoted[0], &quoted[1]);
     let batch: Batch = decode(
         &s.post(
             "/v1/batches",
             LIVE,
-            json!({"items": [batch_item(500), batch_item(700)]}),
+            json!({"items": [item_for(first, &to(), &parcel()), item_for(second, &to(), &parcel())]}),
         )
         .await,
         201,
     );
     assert_eq!(
         (batch.state, batch.total_cost_cents),
-        (BatchStatus::Created, 1200)
+        (
+            BatchStatus::Created,
+            first["rate_cents"].as_i64().unwrap() + second["rate_cents"].as_i64().unwrap()
+        )
+    );
+    assert_eq!(batch.results.len(), 2);
+    assert!(
+        batch
+            .results
+            .iter()
+            .all(|r| r.state == BatchItemState::Pending)
     );
     let _: Batch = decode(
         &s.post(&format!("/v1/batches/{}/buy", batch.id), LIVE, json!({}))

@@ -273,8 +273,9 @@ async fn every_error_code_of_part_7_is_reachable_in_the_envelope() {
         &s.get("/v1/batches/batch_missing", LIVE).await,
         ErrorCode::BatchNotFound,
     );
+    let (items, _) = s.quoted_items(LIVE, 1).await;
     let batch = s
-        .post("/v1/batches", LIVE, json!({"items": [batch_item(500)]}))
+        .post("/v1/batches", LIVE, json!({"items": items}))
         .await
         .json["id"]
         .as_str()

@@ -282,17 +282,6 @@ async fn bad_input_gets_the_envelope_never_a_500() {
 }
 
 #[tokio::test]
-async fn five_thousand_items_is_the_largest_batch() {
-    let s = start().await;
-    s.set_wallet(100_000_000, "ok", serde_json::Value::Null)
-        .await;
-    let items: Vec<_> = (0..5000).map(|_| batch_item(500)).collect();
-    let r = s.post("/v1/batches", LIVE, json!({"items": items})).await;
-    assert_eq!(r.status, 201, "{}", r.json);
-    assert_eq!(r.json["item_count"], 5000);
-}
-
-#[tokio::test]
 async fn a_benchmark_key_is_never_limited_and_reports_its_budget_untouched() {
     let s = start().await;
     let key = s
@@ -303,4 +292,95 @@ async fn a_benchmark_key_is_never_limited_and_reports_its_budget_untouched() {
         assert_eq!(r.status, 200);
         assert_eq!(r.header("x-ratelimit-remaining"), Some("300"));
     }
+}
+
+#[tokio::test]
+async fn a_test_key_can_have_its_own_limits_which_are_reported_and_enforced() {
+    let s = start().await;
+    let key = s
+        .new_key(
+            "live",
+            &["rates:read", "batches:write", "batches:read", "wallet:read"],
+            json!({"limits": {"POST /v1/rates": 6000, "POST /v1/batches": 100, "GET /v1/wallet": 2}}),
+        )
+        .await;
+    let r = s.quote(&key, to(), parcel()).await;
+    assert_eq!(r.status, 200);
+    assert_eq!((r.limits().0, r.limits().1), (6000, 5999));
+
+    // Raised: 100 calls in one minute, then the 101st is refused at 100.
+    let now = s.advance(0).await;
+    s.advance(60 - now % 60).await; // all 101 calls in one window
+    for n in 1..=100u32 {
+        let r = s.post("/v1/batches", &key, json!({"items": []})).await;
+        r.assert_envelope(422, "BATCH.ITEMS.REQUIRED");
+        assert_eq!((r.limits().0, r.limits().1), (100, 100 - n));
+    }
+    let r = s.post("/v1/batches", &key, json!({"items": []})).await;
+    r.assert_envelope(429, "AUTH.RATE_LIMIT.EXCEEDED");
+    assert_eq!((r.limits().0, r.limits().1), (100, 0));
+    let message = r.json["error"]["message"].as_str().unwrap();
+    assert!(message.contains("allows 100 requests"), "{message}");
+
+    // Lowered works too (pacing at a small scale).
+    for _ in 0..2 {
+        assert_eq!(s.get("/v1/wallet", &key).await.status, 200);
+    }
+    s.get("/v1/wallet", &key)
+        .await
+        .assert_envelope(429, "AUTH.RATE_LIMIT.EXCEEDED");
+
+    // Endpoints not overridden keep the table's limit; other keys are untouched.
+    let r = s.get("/v1/batches/batch_none", &key).await;
+    r.assert_envelope(404, "BATCH.NOT_FOUND");
+    assert_eq!(r.limits().0, 300);
+    assert_eq!(s.quote(LIVE, to(), parcel()).await.limits().0, 100);
+}
+
+#[tokio::test]
+async fn a_limit_override_must_name_a_table_endpoint_and_a_positive_limit() {
+    let s = start().await;
+    for (name, value) in [
+        ("POST /v1/nothing", json!(5)),
+        ("post /v1/rates", json!(5)),
+        ("POST /v1/rates/", json!(5)),
+        ("GET /v1/labels/lbl_1", json!(5)),
+        ("POST /v1/rates", json!(0)),
+        ("POST /v1/rates", json!(-3)),
+        ("POST /v1/rates", json!(1.5)),
+        ("POST /v1/rates", json!("many")),
+        ("POST /v1/rates", json!(1_000_001)),
+    ] {
+        let r = s
+            .call(
+                "POST",
+                "/__sim/keys",
+                None,
+                Some(json!({"env": "live", "scopes": ["rates:read"], "limits": {name: value}})),
+            )
+            .await;
+        r.assert_envelope(400, "SIM.CONTROL.INVALID");
+        assert_eq!(
+            r.json["error"]["field"],
+            format!("limits.{name}"),
+            "{value}"
+        );
+    }
+    let ok = s
+        .call(
+            "POST",
+            "/__sim/keys",
+            None,
+            Some(json!({"env": "live", "scopes": ["batches:write"], "limits": {"POST /v1/batches/{id}/buy": 1}})),
+        )
+        .await;
+    assert_eq!(ok.status, 201, "{}", ok.json);
+    let key = ok.json["key"].as_str().unwrap();
+    assert_eq!(
+        s.post("/v1/batches/batch_none/buy", key, json!({}))
+            .await
+            .limits()
+            .0,
+        1
+    );
 }

@@ -333,7 +333,7 @@ async fn a_large_batch_delivers_one_signed_event_per_label() {
     let (url, received) = receiver(0).await;
     let s = start_with(Some((url, SECRET.into()))).await;
     s.set_wallet(10_000_000, "ok", Value::Null).await;
-    let items: Vec<_> = (0..300).map(|_| batch_item(100)).collect();
+    let (items, _) = s.quoted_items(LIVE, 300).await;
     let id = s
         .post("/v1/batches", LIVE, json!({"items": items}))
         .await

@@ -337,13 +337,14 @@ async fn trackers_advance_with_the_clock_after_the_scan() {
 #[tokio::test]
 async fn batches_charge_up_front_and_progress_with_time() {
     let s = start().await;
+    s.freeze().await; // only the clock control moves time: exact progress
     s.set_wallet(1_000_000, "ok", serde_json::Value::Null).await;
-    let items: Vec<_> = (0..100).map(|_| batch_item(700)).collect();
+    let (items, total) = s.quoted_items(LIVE, 100).await;
     let r = s.post("/v1/batches", LIVE, json!({"items": items})).await;
     assert_eq!(r.status, 201, "{}", r.json);
-    assert_eq!(r.json["total_cost_cents"], 70_000);
-    assert_eq!(r.json["wallet_balance_after_cents"], 930_000);
-    assert_eq!(s.balance().await, 930_000, "deducted at creation");
+    assert_eq!(r.json["total_cost_cents"], total);
+    assert_eq!(r.json["wallet_balance_after_cents"], 1_000_000 - total);
+    assert_eq!(s.balance().await, 1_000_000 - total, "deducted at creation");
     let id = r.json["id"].as_str().unwrap().to_string();
     let b = s.get(&format!("/v1/batches/{id}"), LIVE).await.json;
     assert_eq!(
@@ -365,7 +366,10 @@ async fn batches_charge_up_front_and_progress_with_time() {
     assert_eq!(b["estimated_completion_percentage"], 40);
     assert_eq!(b["estimated_time_remaining_seconds"], 3);
     s.advance(10).await;
-    let b = s.get(&format!("/v1/batches/{id}"), LIVE).await.json;
+    let b = s
+        .get(&format!("/v1/batches/{id}?results_limit=1000"), LIVE)
+        .await
+        .json;
     assert_eq!(
         (
             b["state"].as_str(),
@@ -373,10 +377,17 @@ async fn batches_charge_up_front_and_progress_with_time() {
         ),
         (Some("completed"), Some(100))
     );
-    assert_eq!(b["label_ids"].as_array().unwrap().len(), 100);
+    assert_eq!(b["labels_created"], 100);
+    let results = b["results"].as_array().unwrap();
+    assert_eq!(results.len(), 100);
+    assert!(
+        results
+            .iter()
+            .all(|r| r["state"] == "created" && r["label_id"].is_string())
+    );
     assert_eq!(
         s.balance().await,
-        930_000,
+        1_000_000 - total,
         "labels of a paid batch are not charged again"
     );
 }

@@ -53,7 +53,29 @@ impl Resp {
             e["request_id"].as_str(),
             "X-Request-Id equals request_id"
         );
+        if code.starts_with("VALIDATION.FIELD.") {
+            assert!(
+                e["field"].as_str().is_some_and(|f| !f.is_empty()),
+                "a validation error names its field: {}",
+                self.json
+            );
+        }
         self
+    }
+
+    /// The three `X-RateLimit-*` headers as numbers (panics if one is missing).
+    pub fn limits(&self) -> (u32, u32, u64) {
+        let get = |name: &str| {
+            self.header(name)
+                .unwrap_or_else(|| panic!("{name} missing ({} {})", self.status, self.json))
+                .parse::<u64>()
+                .unwrap()
+        };
+        (
+            get("x-ratelimit-limit") as u32,
+            get("x-ratelimit-remaining") as u32,
+            get("x-ratelimit-reset"),
+        )
     }
 }
 
@@ -179,6 +201,16 @@ impl Server {
             .unwrap()
     }
 
+    /// Stops real time from moving the simulated clock: only `advance`
+    /// does, so a test can count what happens per simulated second.
+    pub async fn freeze(&self) -> u64 {
+        self.control("POST", "/__sim/clock/freeze", json!({"frozen": true}))
+            .await
+            .json["now"]
+            .as_u64()
+            .unwrap()
+    }
+
     pub async fn new_key(&self, env: &str, scopes: &[&str], extra: Value) -> String {
         let mut body = json!({"env": env, "scopes": scopes});
         body.as_object_mut()
@@ -231,6 +263,26 @@ impl Server {
         )
     }
 
+    /// The demo account as the control surface shows it (balance, live labels).
+    pub async fn account(&self) -> Value {
+        let r = self
+            .call("GET", "/__sim/accounts/acct_demo", None, None)
+            .await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        r.json
+    }
+
+    /// `n` batch items from one real quote (its cheapest rate, bought `n`
+    /// times, which is allowed) and their total in cents.
+    pub async fn quoted_items(&self, key: &str, n: usize) -> (Vec<Value>, i64) {
+        let r = self.quote(key, to(), parcel()).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        let rate = r.json["rates"][0].clone();
+        let cents = rate["rate_cents"].as_i64().unwrap();
+        let items = (0..n).map(|_| item_for(&rate, &to(), &parcel())).collect();
+        (items, cents * n as i64)
+    }
+
     pub async fn buy(&self, key: &str) -> Resp {
         let (rate, _) = self.rate_id(key, None).await;
         self.post("/v1/labels", key, json!({"rate_id": rate})).await
@@ -249,6 +301,14 @@ pub fn parcel() -> Value {
     json!({"weight_oz": 20, "length": 10, "width": 8, "height": 4})
 }
 
+/// An item of the right shape whose rate does not exist: for the checks
+/// made before rates are looked up.
 pub fn batch_item(rate_cents: i64) -> Value {
     json!({"from_address": from(), "to_address": to(), "parcel": parcel(), "rate_id": "rate_x", "carrier": "Pacific Post", "service": "Ground Advantage", "rate_cents": rate_cents})
+}
+
+/// A batch item for `rate` (a Rate from a rates response), quoted for
+/// `to` and `parcel` from `from()`.
+pub fn item_for(rate: &Value, to: &Value, parcel: &Value) -> Value {
+    json!({"from_address": from(), "to_address": to, "parcel": parcel, "rate_id": rate["id"], "carrier": rate["carrier"], "service": rate["service"], "rate_cents": rate["rate_cents"]})
 }
