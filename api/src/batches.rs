@@ -74,6 +74,10 @@ pub struct BatchItemResult {
     pub label_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracking_number: Option<String>,
+    /// The label's PDF (as `Label::label_url`), so a client can print a
+    /// batch's labels without reading each label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_url: Option<String>,
     /// Why the item failed, as the same purchase by `POST /v1/labels` would
     /// have been refused (`LABEL.ADDRESS.UNDELIVERABLE`, ...), with its
     /// suggestion; `field` is under `items[index]`, `request_id` is the
@@ -241,6 +245,7 @@ mod tests {
             rate_cents: 1,
             label_id: None,
             tracking_number: None,
+            label_url: None,
             error: None,
         };
         let mut batch = Batch {

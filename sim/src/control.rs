@@ -277,6 +277,17 @@ pub async fn set_faults(State(sim): State<Arc<Sim>>, JsonBody(faults): JsonBody<
     if faults.latency_ms > 60_000 {
         return Err(SimError::invalid("latency_ms", "must be at most 60000"));
     }
+    for (i, name) in faults.latency_endpoints.iter().enumerate() {
+        if !api::ENDPOINTS
+            .iter()
+            .any(|e| *name == format!("{} {}", e.method.as_str(), e.pattern))
+        {
+            return Err(SimError::invalid(
+                &format!("latency_endpoints[{i}]"),
+                "must name an endpoint as METHOD /pattern, e.g. POST /v1/batches",
+            ));
+        }
+    }
     sim.world().set_faults(faults.clone());
     Ok(Json(faults).into_response())
 }

@@ -40,6 +40,7 @@ pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) 
     let request_id = format!("req_{}", id_hex(12));
     let method = req.method().as_str().to_string();
     let route = endpoints::match_route(&method, &path);
+    let endpoint = route.as_ref().map(|r| r.endpoint);
     let now = sim.clock.now();
 
     let authorized = authorize(
@@ -68,7 +69,7 @@ pub async fn v1_pipeline(State(sim): State<Arc<Sim>>, req: Request, next: Next) 
             });
             let mut response = next.run(req).await;
             insert_headers(&mut response, headers);
-            let latency = sim.world().faults().latency_ms;
+            let latency = sim.world().faults().latency_for(endpoint);
             if latency > 0 {
                 // The effect already happened; only the answer is late.
                 tokio::time::sleep(std::time::Duration::from_millis(latency)).await;

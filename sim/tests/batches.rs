@@ -307,6 +307,7 @@ async fn failing_items_are_refunded_when_processing_reaches_them_and_the_others_
         .await;
     assert_eq!(label.status, 200);
     assert_eq!(label.json["tracking_number"], created[0]["tracking_number"]);
+    assert_eq!(label.json["label_url"], created[0]["label_url"]);
     assert_eq!(cents(&s.account().await["live_labels"]), labels_before + 27);
     s.post(&format!("/v1/batches/{id}/buy"), &key, json!({}))
         .await
@@ -516,8 +517,16 @@ async fn with_latency_a_batch_is_paid_before_its_answer_arrives() {
     s.freeze().await;
     let (items, total) = s.quoted_items(LIVE, 2).await;
     let before = s.balance().await;
-    s.control("PUT", "/__sim/faults", json!({"latency_ms": 1500}))
-        .await;
+    // Only batch creations are slow: a quote answers at once.
+    s.control(
+        "PUT",
+        "/__sim/faults",
+        json!({"latency_ms": 1500, "latency_endpoints": ["POST /v1/batches"]}),
+    )
+    .await;
+    let started = std::time::Instant::now();
+    s.get("/v1/wallet", LIVE).await;
+    assert!(started.elapsed() < Duration::from_millis(1000));
     let addr = s.addr;
     let create = tokio::spawn(async move {
         Server { addr }

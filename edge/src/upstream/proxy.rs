@@ -97,7 +97,7 @@ pub fn check_body(endpoint: EndpointId, body: &[u8]) -> Result<(), EdgeError> {
         // Buying a batch needs no body; one that is sent must still be one
         // JSON value, as the service reads it.
         EndpointId::BuyBatch if !body.is_empty() => {
-            parse_json::<serde::de::IgnoredAny>(body).map(drop)
+            parse_json::<api::BuyBatchRequest>(body).map(drop)
         }
         // No body (GET, DELETE).
         _ => Ok(()),

@@ -41,6 +41,7 @@ enum Outcome {
     Created {
         label_id: String,
         tracking_number: String,
+        label_url: String,
     },
     Failed(Box<ApiError>),
 }
@@ -219,6 +220,7 @@ impl World {
                     Outcome::Created {
                         label_id: label.id,
                         tracking_number: label.tracking_number,
+                        label_url: label.label_url,
                     }
                 }
             };
@@ -267,16 +269,19 @@ impl World {
                     rate_cents: b.rates[index].rate_cents,
                     label_id: None,
                     tracking_number: None,
+                    label_url: None,
                     error: None,
                 };
                 match b.outcomes.get(index) {
                     Some(Outcome::Created {
                         label_id,
                         tracking_number,
+                        label_url,
                     }) => {
                         result.state = BatchItemState::Created;
                         result.label_id = Some(label_id.clone());
                         result.tracking_number = Some(tracking_number.clone());
+                        result.label_url = Some(label_url.clone());
                     }
                     Some(Outcome::Failed(error)) => {
                         result.state = BatchItemState::Failed;

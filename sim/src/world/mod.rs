@@ -57,6 +57,26 @@ pub struct Faults {
     /// a slow service whose purchases still happen (at most 60,000).
     #[serde(default)]
     pub latency_ms: u64,
+    /// When set, only these endpoints (`METHOD /pattern` as in
+    /// `api::ENDPOINTS`, e.g. `POST /v1/batches`) are slow.
+    #[serde(default)]
+    pub latency_endpoints: Vec<String>,
+}
+
+impl Faults {
+    /// The latency of an answer of `endpoint`, if any.
+    pub fn latency_for(&self, endpoint: Option<&api::Endpoint>) -> u64 {
+        let named = |e: &api::Endpoint| {
+            self.latency_endpoints
+                .iter()
+                .any(|n| *n == format!("{} {}", e.method.as_str(), e.pattern))
+        };
+        match endpoint {
+            _ if self.latency_endpoints.is_empty() => self.latency_ms,
+            Some(e) if named(e) => self.latency_ms,
+            _ => 0,
+        }
+    }
 }
 
 #[derive(Debug)]
