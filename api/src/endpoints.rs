@@ -260,6 +260,19 @@ pub enum OwnId {
     VerifyWebhook,
     LabelPdf,
     WidgetPage,
+    CreateJob,
+    ListJobs,
+    GetJob,
+    JobRows,
+    StartJob,
+    ApproveJob,
+    DecideJob,
+    RetryJob,
+    ReleaseJob,
+    CancelJob,
+    JobLive,
+    JobResults,
+    JobLabels,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,9 +298,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{inbox, session, widget};
+use crate::{inbox, jobs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 18] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 31] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -306,6 +319,19 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 18] = [
     own(OwnId::WidgetPage, Method::Head, widget::PAGE_PATH),
     own(OwnId::WidgetPage, Method::Get, widget::PAGE_PATH_BARE),
     own(OwnId::WidgetPage, Method::Head, widget::PAGE_PATH_BARE),
+    own(OwnId::CreateJob, Method::Post, jobs::JOBS_PATH),
+    own(OwnId::ListJobs, Method::Get, jobs::JOBS_PATH),
+    own(OwnId::GetJob, Method::Get, jobs::JOB_PATH),
+    own(OwnId::JobRows, Method::Get, jobs::JOB_ROWS_PATH),
+    own(OwnId::StartJob, Method::Post, jobs::JOB_START_PATH),
+    own(OwnId::ApproveJob, Method::Post, jobs::JOB_APPROVE_PATH),
+    own(OwnId::DecideJob, Method::Post, jobs::JOB_DECIDE_PATH),
+    own(OwnId::RetryJob, Method::Post, jobs::JOB_RETRY_PATH),
+    own(OwnId::ReleaseJob, Method::Post, jobs::JOB_RELEASE_PATH),
+    own(OwnId::CancelJob, Method::Post, jobs::JOB_CANCEL_PATH),
+    own(OwnId::JobLive, Method::Get, jobs::JOB_LIVE_PATH),
+    own(OwnId::JobResults, Method::Get, jobs::JOB_RESULTS_PATH),
+    own(OwnId::JobLabels, Method::Get, jobs::JOB_LABELS_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

@@ -119,6 +119,11 @@ error_codes! {
         EdgeWebsocketRequired = "EDGE.WEBSOCKET.REQUIRED", 426;
         EdgeLabelPdfUnavailable = "EDGE.LABEL_PDF.UNAVAILABLE", 502;
         EdgeInternal = "EDGE.INTERNAL.ERROR", 500;
+        EdgeJobNotFound = "EDGE.JOB.NOT_FOUND", 404;
+        EdgeJobActionRefused = "EDGE.JOB.ACTION_REFUSED", 409;
+        EdgeJobUnavailable = "EDGE.JOB.UNAVAILABLE", 503;
+        EdgeJobNoLabels = "EDGE.JOB.NO_LABELS", 404;
+        EdgeJobLabelPdfUnavailable = "EDGE.JOB.LABEL_PDF_UNAVAILABLE", 502;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;
         WebhookSignatureMalformed = "WEBHOOK.SIGNATURE.MALFORMED", 401;
         WebhookSignatureInvalid = "WEBHOOK.SIGNATURE.INVALID", 401;

@@ -9,6 +9,7 @@ pub mod carrier_accounts;
 pub mod endpoints;
 pub mod error;
 pub mod inbox;
+pub mod jobs;
 pub mod keys;
 pub mod labels;
 pub mod origins;

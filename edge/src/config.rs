@@ -31,6 +31,8 @@ pub mod names {
     pub const WIDGET_SHIP_FROM: &str = "WIDGET_SHIP_FROM";
     pub const WEBHOOK_SECRET: &str = "WEBHOOK_SECRET";
     pub const WEBHOOK_SECRET_NEXT: &str = "WEBHOOK_SECRET_NEXT";
+    pub const BATCH_RATES_SHARE: &str = "BATCH_RATES_SHARE";
+    pub const BATCH_MAX_CHUNK_ROWS: &str = "BATCH_MAX_CHUNK_ROWS";
 }
 
 /// Carriers can take seconds to make a label; past this the Worker answers
@@ -111,6 +113,12 @@ pub struct Config {
     pub widget: WidgetConfig,
     /// Unset: every webhook delivery is refused with 503 until it is set.
     pub webhook: Secrets,
+    /// The share of the rates limit batch jobs may use (the rest is kept
+    /// for interactive users and the widget).
+    pub batch_rates_share: f64,
+    /// At most this many rows per v1 batch (smaller batches put less at
+    /// stake when one's outcome is unknown).
+    pub batch_max_chunk_rows: u32,
 }
 
 /// The ship-from address, checked with the rule the service applies to
@@ -183,18 +191,11 @@ impl Config {
             .map_err(|problem| invalid(names::ROLES, problem))?;
         let widget = WidgetConfig {
             origins: parse_origins(get(names::WIDGET_ORIGINS).as_deref().unwrap_or(""))?,
-            share: match get(names::WIDGET_SHARE) {
-                None => DEFAULT_WIDGET_SHARE,
-                Some(v) => v
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| (0.0..=1.0).contains(s))
-                    .ok_or(invalid(
-                        names::WIDGET_SHARE,
-                        "it must be a number from 0 to 1",
-                    ))?,
-            },
+            share: share(
+                get(names::WIDGET_SHARE),
+                names::WIDGET_SHARE,
+                DEFAULT_WIDGET_SHARE,
+            )?,
             ip_per_minute: bounded(
                 get(names::WIDGET_IP_PER_MINUTE),
                 names::WIDGET_IP_PER_MINUTE,
@@ -241,6 +242,18 @@ impl Config {
             roles,
             widget,
             webhook,
+            batch_rates_share: share(
+                get(names::BATCH_RATES_SHARE),
+                names::BATCH_RATES_SHARE,
+                crate::jobs::plan::DEFAULT_RATES_SHARE,
+            )?,
+            batch_max_chunk_rows: bounded(
+                get(names::BATCH_MAX_CHUNK_ROWS),
+                names::BATCH_MAX_CHUNK_ROWS,
+                api::jobs::MAX_ROWS as u64,
+                1..=api::jobs::MAX_ROWS as u64,
+                "a whole number of rows from 1 to 5000",
+            )? as u32,
         })
     }
 
@@ -276,6 +289,19 @@ impl Config {
     /// (a session from before a key was removed).
     pub fn keys_for(&self, mode: KeyEnv) -> &ModeKeys {
         self.mode(mode).unwrap_or_else(|| self.default_keys())
+    }
+}
+
+/// A share of a limit: a number from 0 to 1.
+fn share(value: Option<String>, setting: &'static str, default: f64) -> Result<f64, EdgeError> {
+    match value {
+        None => Ok(default),
+        Some(v) => v
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| (0.0..=1.0).contains(s))
+            .ok_or(invalid(setting, "it must be a number from 0 to 1")),
     }
 }
 

@@ -115,6 +115,29 @@ pub enum EdgeError {
     InboxUnavailable,
     /// The live feed is a WebSocket; a plain GET gets this.
     UpgradeRequired,
+    /// The job object did not answer.
+    JobUnavailable,
+    JobNotFound {
+        id: String,
+    },
+    /// The action does not apply to the job as it is (why, for the merchant).
+    JobActionRefused {
+        reason: String,
+    },
+    /// A job request's rows refused before anything is stored.
+    JobRows {
+        code: ErrorCode,
+        message: String,
+        field: String,
+    },
+    /// No bought label in that part of the job.
+    JobLabelsNone {
+        part: u32,
+    },
+    /// A label's PDF could not be fetched or read for a merged file.
+    JobLabelPdf {
+        reference: String,
+    },
     /// A bought label's PDF could not be fetched (its upstream status, if
     /// one answered; `None` for no answer or an unusable `label_url`).
     LabelPdfUnavailable {
@@ -173,6 +196,12 @@ impl EdgeError {
             EdgeError::InboxUnavailable => ErrorCode::EdgeInboxUnavailable,
             EdgeError::UpgradeRequired => ErrorCode::EdgeWebsocketRequired,
             EdgeError::LabelPdfUnavailable { .. } => ErrorCode::EdgeLabelPdfUnavailable,
+            EdgeError::JobUnavailable => ErrorCode::EdgeJobUnavailable,
+            EdgeError::JobNotFound { .. } => ErrorCode::EdgeJobNotFound,
+            EdgeError::JobActionRefused { .. } => ErrorCode::EdgeJobActionRefused,
+            EdgeError::JobRows { code, .. } => code.clone(),
+            EdgeError::JobLabelsNone { .. } => ErrorCode::EdgeJobNoLabels,
+            EdgeError::JobLabelPdf { .. } => ErrorCode::EdgeJobLabelPdfUnavailable,
         }
     }
 
@@ -335,6 +364,30 @@ impl EdgeError {
                 "This is a live feed: it needs a WebSocket connection.".to_string(),
                 "Open it with `new WebSocket(...)`; for a one-off read use GET /api/webhooks/inbox.".to_string(),
             ),
+            EdgeError::JobUnavailable => (
+                "The batch job could not be reached; nothing was sent for it.".to_string(),
+                "Try again in a moment: the job keeps its state.".to_string(),
+            ),
+            EdgeError::JobNotFound { id } => (
+                format!("There is no batch job {id} in this mode."),
+                "Open the jobs list; jobs of the other mode (live or sandbox) show there when you switch.".to_string(),
+            ),
+            EdgeError::JobActionRefused { reason } => (
+                reason.clone(),
+                "Reload the job to see where it stands.".to_string(),
+            ),
+            EdgeError::JobRows { message, field, .. } => (
+                message.clone(),
+                format!("Correct {field} and upload the rows again; nothing was bought."),
+            ),
+            EdgeError::JobLabelsNone { part } => (
+                format!("Part {part} of this job has no bought label yet."),
+                "Download the parts listed on the job; each holds 100 labels in row order.".to_string(),
+            ),
+            EdgeError::JobLabelPdf { reference } => (
+                format!("The label PDF of row {reference} could not be fetched or read."),
+                "The labels are bought and unchanged: try the download again in a minute.".to_string(),
+            ),
             EdgeError::LabelPdfUnavailable { status } => (
                 match status {
                     Some(status) => format!("The service did not hand over the label PDF (HTTP {status})."),
@@ -350,6 +403,7 @@ impl EdgeError {
                 error.with_field(crate::purchases::HEADER)
             }
             EdgeError::InvalidBody(e) => error.with_field(e.field()),
+            EdgeError::JobRows { field, .. } => error.with_field(field.clone()),
             EdgeError::InsufficientScope {
                 required, scopes, ..
             } => ApiError {

@@ -9,6 +9,7 @@
 //! | `upstream/` | forwarding the v1 endpoints: the allow-list, body checks, budgets, the upstream call |
 //! | `purchases/` | never buying twice: `Idempotency-Key` decisions and the `PurchaseRecords` object |
 //! | `webhooks/` | `label.created` verification, the `WebhookInbox` object (inbox and label ledger), their endpoints |
+//! | `jobs/` | batch jobs: the plan, the engine, results CSV, merged label PDFs; the `BatchJob` object; their endpoints |
 //! | `control/` | what holds across isolates: signed-out sessions, the active key, key alerts (`EdgeControl`) |
 //! | `dashboard/` | the app's assets (the wasm as its brotli file) |
 //! | `label_pdf/` | label PDFs through the Worker |
@@ -34,6 +35,7 @@ pub mod config;
 pub mod control;
 pub mod dashboard;
 pub mod errors;
+pub mod jobs;
 pub mod label_pdf;
 pub mod log;
 pub mod memory;

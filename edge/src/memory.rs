@@ -84,6 +84,11 @@ impl Memory {
         self.windows.insert((mode, endpoint), window);
     }
 
+    /// The per-minute limit the upstream last reported for an endpoint.
+    pub fn limit_seen(&self, mode: KeyEnv, endpoint: EndpointId) -> Option<u32> {
+        self.windows.get(&(mode, endpoint)).map(|w| w.limit)
+    }
+
     /// Every endpoint's last reported budget for `mode`, in table order.
     pub fn windows(&self, mode: KeyEnv) -> Vec<(&'static Endpoint, Window)> {
         api::ENDPOINTS

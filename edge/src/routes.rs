@@ -23,6 +23,30 @@ pub enum Route {
     LabelPdf { id: String, inline: bool },
     /// The storefront widget page (`widget`).
     WidgetPage,
+    /// Batch jobs (`jobs`).
+    Jobs(JobsRoute),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobsRoute {
+    Create,
+    List,
+    Get(String),
+    Rows(String),
+    Act(String, JobAction),
+    Live(String),
+    Results(String),
+    Labels(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobAction {
+    Start,
+    Approve,
+    Decide,
+    Retry,
+    Release,
+    Cancel,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +114,24 @@ impl Route {
             }
             Route::LabelPdf { .. } => own_endpoint(OwnId::LabelPdf).pattern,
             Route::WidgetPage => own_endpoint(OwnId::WidgetPage).pattern,
+            Route::Jobs(route) => {
+                own_endpoint(match route {
+                    JobsRoute::Create => OwnId::CreateJob,
+                    JobsRoute::List => OwnId::ListJobs,
+                    JobsRoute::Get(_) => OwnId::GetJob,
+                    JobsRoute::Rows(_) => OwnId::JobRows,
+                    JobsRoute::Act(_, JobAction::Start) => OwnId::StartJob,
+                    JobsRoute::Act(_, JobAction::Approve) => OwnId::ApproveJob,
+                    JobsRoute::Act(_, JobAction::Decide) => OwnId::DecideJob,
+                    JobsRoute::Act(_, JobAction::Retry) => OwnId::RetryJob,
+                    JobsRoute::Act(_, JobAction::Release) => OwnId::ReleaseJob,
+                    JobsRoute::Act(_, JobAction::Cancel) => OwnId::CancelJob,
+                    JobsRoute::Live(_) => OwnId::JobLive,
+                    JobsRoute::Results(_) => OwnId::JobResults,
+                    JobsRoute::Labels(_) => OwnId::JobLabels,
+                })
+                .pattern
+            }
         }
     }
 }
@@ -171,6 +213,16 @@ pub fn route(
             })
     };
     let session = |route| Ok::<_, EdgeError>(Route::Access(AccessRoute::Session(route)));
+    // A path naming a job needs a job id there; anything else is no route.
+    let job = |route: fn(String) -> JobsRoute| {
+        if crate::jobs::is_job_id(&param) {
+            Ok(Route::Jobs(route(param.clone())))
+        } else {
+            Err(EdgeError::RouteNotFound {
+                path: raw_path.to_string(),
+            })
+        }
+    };
     let inbox = |route| Route::Webhooks(WebhooksRoute::Dashboard(route));
     Ok(match own.endpoint.id {
         OwnId::SignIn => Route::Access(AccessRoute::SignIn),
@@ -191,6 +243,19 @@ pub fn route(
             id: param,
         },
         OwnId::WidgetPage => Route::WidgetPage,
+        OwnId::CreateJob => Route::Jobs(JobsRoute::Create),
+        OwnId::ListJobs => Route::Jobs(JobsRoute::List),
+        OwnId::GetJob => job(JobsRoute::Get)?,
+        OwnId::JobRows => job(JobsRoute::Rows)?,
+        OwnId::StartJob => job(|id| JobsRoute::Act(id, JobAction::Start))?,
+        OwnId::ApproveJob => job(|id| JobsRoute::Act(id, JobAction::Approve))?,
+        OwnId::DecideJob => job(|id| JobsRoute::Act(id, JobAction::Decide))?,
+        OwnId::RetryJob => job(|id| JobsRoute::Act(id, JobAction::Retry))?,
+        OwnId::ReleaseJob => job(|id| JobsRoute::Act(id, JobAction::Release))?,
+        OwnId::CancelJob => job(|id| JobsRoute::Act(id, JobAction::Cancel))?,
+        OwnId::JobLive => job(JobsRoute::Live)?,
+        OwnId::JobResults => job(JobsRoute::Results)?,
+        OwnId::JobLabels => job(JobsRoute::Labels)?,
     })
 }
 
@@ -305,6 +370,40 @@ mod tests {
                 "{path}"
             );
         }
+    }
+
+    #[test]
+    fn job_routes_need_a_job_id() {
+        let id = "job_0123456789abcdef01234567";
+        assert!(matches!(
+            route("POST", "/api/jobs", None, UP),
+            Ok(Route::Jobs(JobsRoute::Create))
+        ));
+        assert!(matches!(
+            route("POST", &format!("/api/jobs/{id}/cancel"), None, UP),
+            Ok(Route::Jobs(JobsRoute::Act(j, JobAction::Cancel))) if j == id
+        ));
+        assert!(matches!(
+            route(
+                "GET",
+                &format!("/api/jobs/{id}/labels.pdf"),
+                Some("part=2"),
+                UP
+            ),
+            Ok(Route::Jobs(JobsRoute::Labels(_)))
+        ));
+        assert_eq!(
+            route("GET", "/api/jobs/lbl_1/rows", None, UP)
+                .unwrap_err()
+                .status(),
+            404
+        );
+        assert_eq!(
+            route("DELETE", &format!("/api/jobs/{id}"), None, UP)
+                .unwrap_err()
+                .status(),
+            405
+        );
     }
 
     #[test]

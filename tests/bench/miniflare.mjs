@@ -70,6 +70,7 @@ export function ourWorker(bindings) {
     bindings,
     durableObjects: {
       IDEMPOTENCY: { className: 'PurchaseRecords', useSQLite: true },
+      JOBS: { className: 'BatchJob', useSQLite: true },
       CONTROL: { className: 'EdgeControl', useSQLite: true },
       INBOX: { className: 'WebhookInbox', useSQLite: true },
     },

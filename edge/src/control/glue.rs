@@ -73,6 +73,17 @@ pub(crate) async fn key_problem(env: &Env, key: &ApiKey) -> Option<ErrorCode> {
     ask::<Control, _>(env, INSTANCE, call).await.ok().flatten()
 }
 
+pub(crate) async fn record_job(env: &Env, job: api::jobs::JobSummary) -> Result<(), EdgeError> {
+    ask::<Control, _>(env, INSTANCE, super::RecordJob { job }).await
+}
+
+pub(crate) async fn list_jobs(
+    env: &Env,
+    mode: api::KeyEnv,
+) -> Result<Vec<api::jobs::JobSummary>, EdgeError> {
+    ask::<Control, _>(env, INSTANCE, super::ListJobs { mode }).await
+}
+
 pub(crate) async fn report_key_problem(env: &Env, key: &ApiKey, code: &ErrorCode) {
     let call = ReportProblem {
         fingerprint: fingerprint(key),

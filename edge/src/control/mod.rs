@@ -9,6 +9,7 @@ pub(crate) mod glue;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod store;
 
+use api::jobs::JobSummary;
 use api::{ErrorCode, KeyEnv};
 use serde::{Deserialize, Serialize};
 
@@ -28,7 +29,7 @@ impl Object for Control {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum ControlCall {
     Revoke(Revoke),
@@ -37,7 +38,24 @@ pub enum ControlCall {
     Activate(Activate),
     ReportProblem(ReportProblem),
     Problem(Problem),
+    RecordJob(RecordJob),
+    ListJobs(ListJobs),
 }
+
+/// A job's summary for the jobs list (upserted as the job changes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordJob {
+    pub job: JobSummary,
+}
+
+/// The jobs of one mode, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListJobs {
+    pub mode: KeyEnv,
+}
+
+/// The jobs list keeps this many jobs per mode (the newest).
+pub const JOBS_KEPT: u32 = 500;
 
 /// Sign a session out everywhere (kept until it would have expired).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,6 +116,8 @@ calls! {
     Activate => (),
     ReportProblem => (),
     Problem => Option<ErrorCode>,
+    RecordJob => (),
+    ListJobs => Vec<JobSummary>,
 }
 
 /// Upstream codes that mean the key must be replaced.

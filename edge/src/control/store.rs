@@ -7,9 +7,13 @@ use worker::{
     Date, DurableObject, Env, Request, Response, Result, SqlStorage, State, durable_object,
 };
 
-use super::{Activate, ActiveKey, Control, ControlCall, IsRevoked, Problem, ReportProblem, Revoke};
+use super::{
+    Activate, ActiveKey, Control, ControlCall, IsRevoked, JOBS_KEPT, ListJobs, Problem, RecordJob,
+    ReportProblem, Revoke,
+};
 use crate::objects::reply;
 use api::ErrorCode;
+use api::jobs::JobSummary;
 
 #[durable_object]
 pub struct EdgeControl {
@@ -44,6 +48,8 @@ impl EdgeControl {
                 "CREATE TABLE IF NOT EXISTS revoked (sid TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS active_key (mode TEXT PRIMARY KEY, fingerprint TEXT NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS key_problem (fingerprint TEXT PRIMARY KEY, code TEXT NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, mode TEXT NOT NULL, created_at INTEGER NOT NULL, json TEXT NOT NULL)",
+                "CREATE INDEX IF NOT EXISTS jobs_mode ON jobs (mode, created_at)",
             ] {
                 sql.exec(ddl, None)?;
             }
@@ -111,6 +117,41 @@ impl DurableObject for EdgeControl {
                 )?
                 .map(|code| ErrorCode::parse(&code));
                 reply::<Control, Problem>(&code)
+            }
+            ControlCall::RecordJob(RecordJob { job }) => {
+                sql.exec(
+                    "INSERT OR REPLACE INTO jobs (id, mode, created_at, json) VALUES (?, ?, ?, ?)",
+                    vec![
+                        job.id.clone().into(),
+                        job.mode.as_str().into(),
+                        (job.created_at as i64).into(),
+                        serde_json::to_string(&job).map_err(internal)?.into(),
+                    ],
+                )?;
+                // Bounded: the oldest jobs of the mode leave the list (their
+                // objects keep them, by id).
+                sql.exec(
+                    "DELETE FROM jobs WHERE mode = ?1 AND id NOT IN (SELECT id FROM jobs WHERE mode = ?1 ORDER BY created_at DESC LIMIT ?2)",
+                    vec![job.mode.as_str().into(), i64::from(JOBS_KEPT).into()],
+                )?;
+                reply::<Control, RecordJob>(&())
+            }
+            ControlCall::ListJobs(ListJobs { mode }) => {
+                #[derive(Deserialize)]
+                struct Json {
+                    json: String,
+                }
+                let rows: Vec<Json> = sql
+                    .exec(
+                        "SELECT json FROM jobs WHERE mode = ? ORDER BY created_at DESC, id",
+                        vec![mode.as_str().into()],
+                    )?
+                    .to_array()?;
+                let jobs: Vec<JobSummary> = rows
+                    .iter()
+                    .filter_map(|r| serde_json::from_str(&r.json).ok())
+                    .collect();
+                reply::<Control, ListJobs>(&jobs)
             }
         }
         .map_err(internal)?;

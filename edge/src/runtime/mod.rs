@@ -213,6 +213,9 @@ async fn handle(
             crate::label_pdf::glue::pdf(&id, inline, env, &config, &facts, trace).await
         }
         Route::WidgetPage => crate::widget::glue::page(env, &config, own_origin).await,
+        Route::Jobs(route) => {
+            crate::jobs::glue::handle(route, req, env, &config, &facts, query, trace).await
+        }
     }
 }
 

@@ -78,6 +78,29 @@ pub(crate) fn json<T: serde::Serialize>(
     build(status, &response_headers(&passed, extra), Body::Text(&body))
 }
 
+/// A download of the Worker's own making (a CSV, a merged PDF).
+pub(crate) fn file(
+    status: u16,
+    bytes: &[u8],
+    content_type: &str,
+    disposition: &str,
+) -> Result<Response, EdgeError> {
+    let extra = [
+        ("Content-Type", content_type.to_string()),
+        ("Content-Disposition", disposition.to_string()),
+    ];
+    let headers = response_headers(&[], &extra);
+    let init = ResponseInit::new();
+    init.set_status(status);
+    init.set_headers(&headers);
+    let mut body = bytes.to_vec();
+    Response::new_with_opt_u8_array_and_init(Some(&mut body), &init).map_err(|_| {
+        EdgeError::Internal {
+            what: "build its answer",
+        }
+    })
+}
+
 /// An answer without a body (204s).
 pub(crate) fn empty(status: u16, extra: &[(&'static str, String)]) -> Result<Response, EdgeError> {
     build(status, &response_headers(&[], extra), Body::Empty)

@@ -4,7 +4,7 @@
 //! the widget may only use a share of the budgets it can reach.
 
 /// What the upstream said in its last answer for one endpoint and key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Window {
     pub limit: u32,
     pub remaining: u32,

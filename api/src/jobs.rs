@@ -1,0 +1,703 @@
+//! Batch jobs: the Worker's own API (not v1) for buying up to 5,000 labels
+//! from one import. The Worker runs each job in a Durable Object of its
+//! own: it quotes the rows (paced under the key's rates limit), buys them
+//! through v1 batches in chunks whose rates are still valid, never sends a
+//! batch twice, and keeps every row's state. Stated here once so the
+//! dashboard and the Worker cannot disagree.
+//!
+//! | Method and path                     | Who                     | Body → answer |
+//! |-------------------------------------|-------------------------|---------------|
+//! | `POST /api/jobs`                    | batches:write + rates:read | [`CreateJob`] → 201 [`Job`] |
+//! | `GET /api/jobs`                     | batches:read            | → [`JobList`] |
+//! | `GET /api/jobs/{id}`                | batches:read            | → [`Job`] |
+//! | `GET /api/jobs/{id}/rows`           | batches:read            | `?state=&offset=&limit=` → [`RowsPage`] |
+//! | `POST /api/jobs/{id}/start`         | batches:write + rates:read | → [`Job`] (quoting begins) |
+//! | `POST /api/jobs/{id}/approve`       | batches:write + rates:read | → [`Job`] (review mode: buy the approved prices) |
+//! | `POST /api/jobs/{id}/decide`        | batches:write + rates:read | [`Decide`] → [`Job`] |
+//! | `POST /api/jobs/{id}/retry`         | batches:write + rates:read | → [`Job`] (failed rows, as a new chunk) |
+//! | `POST /api/jobs/{id}/release`       | batches:write + rates:read | → [`Job`] (see [`JobProblem::OutcomeUnknown`]) |
+//! | `POST /api/jobs/{id}/cancel`        | batches:write + rates:read | → [`Job`] |
+//! | `GET /api/jobs/{id}/live`           | batches:read            | WebSocket: one [`JobUpdate`] per change |
+//! | `GET /api/jobs/{id}/results.csv`    | batches:read            | → CSV, one line per row ([`RESULT_COLUMNS`]) |
+//! | `GET /api/jobs/{id}/labels.pdf`     | batches:read + labels:read | `?part=N` (100 labels each, row order) or `?chunk=N` → PDF |
+
+use serde::{Deserialize, Serialize};
+
+use crate::address::Address;
+use crate::batches::MAX_BATCH_ITEMS;
+use crate::error::ApiError;
+use crate::keys::KeyEnv;
+use crate::parcel::Parcel;
+use crate::validation::BodyError;
+
+pub const JOBS_PATH: &str = "/api/jobs";
+pub const JOB_PATH: &str = "/api/jobs/{id}";
+pub const JOB_ROWS_PATH: &str = "/api/jobs/{id}/rows";
+pub const JOB_START_PATH: &str = "/api/jobs/{id}/start";
+pub const JOB_APPROVE_PATH: &str = "/api/jobs/{id}/approve";
+pub const JOB_DECIDE_PATH: &str = "/api/jobs/{id}/decide";
+pub const JOB_RETRY_PATH: &str = "/api/jobs/{id}/retry";
+pub const JOB_RELEASE_PATH: &str = "/api/jobs/{id}/release";
+pub const JOB_CANCEL_PATH: &str = "/api/jobs/{id}/cancel";
+pub const JOB_LIVE_PATH: &str = "/api/jobs/{id}/live";
+pub const JOB_RESULTS_PATH: &str = "/api/jobs/{id}/results.csv";
+pub const JOB_LABELS_PATH: &str = "/api/jobs/{id}/labels.pdf";
+
+/// At most this many rows per job: a v1 batch's maximum.
+pub const MAX_ROWS: usize = MAX_BATCH_ITEMS;
+/// A merged labels PDF holds at most this many labels.
+pub const LABELS_PER_PDF: usize = 100;
+/// A page of rows holds at most this many.
+pub const MAX_PAGE_ROWS: u32 = 1000;
+/// A row's reference (the merchant's order number) is at most this long.
+pub const MAX_REFERENCE_CHARS: usize = 100;
+
+/// The results CSV's columns, in order.
+pub const RESULT_COLUMNS: [&str; 10] = [
+    "reference",
+    "status",
+    "tracking_number",
+    "label_id",
+    "carrier",
+    "service",
+    "rate_cents",
+    "carbon_grams",
+    "error_code",
+    "error",
+];
+
+/// One shipment of an import, as the dashboard uploads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRow {
+    /// The merchant's reference (an order number): unique within the job;
+    /// results come back under it.
+    pub reference: String,
+    pub from_address: Address,
+    pub to_address: Address,
+    pub parcel: Parcel,
+}
+
+impl JobRow {
+    /// The row's first problem, as the v1 validation error, its field
+    /// under `rows[i]` (`rows[17].to_address.zip`).
+    pub fn check(&self, index: usize) -> Result<(), BodyError> {
+        let at = |field: &str| format!("rows[{index}].{field}");
+        let reference = self.reference.trim();
+        if reference.is_empty() {
+            return Err(BodyError::Required {
+                field: at("reference"),
+            });
+        }
+        if reference.chars().count() > MAX_REFERENCE_CHARS
+            || reference.chars().any(char::is_control)
+        {
+            return Err(BodyError::Invalid {
+                field: at("reference"),
+                reason: format!(
+                    "must be at most {MAX_REFERENCE_CHARS} characters, without control characters"
+                ),
+            });
+        }
+        self.from_address.check(&at("from_address"))?;
+        self.to_address.check(&at("to_address"))?;
+        if let Some((field, reason)) = self.parcel.invalid_field() {
+            return Err(BodyError::Invalid {
+                field: at(&format!("parcel.{field}")),
+                reason: reason.to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Which of a shipment's rates a row buys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum Rule {
+    Cheapest,
+    /// The earliest delivery date; the cheaper of equals.
+    Fastest,
+    /// The least carbon; the cheaper of equals.
+    LowestCarbon,
+    /// A named carrier and service; when the shipment has no such rate, the fallback.
+    Service {
+        carrier: String,
+        service: String,
+        fallback: Fallback,
+    },
+}
+
+/// What a [`Rule::Service`] row buys when its service is not offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fallback {
+    Cheapest,
+    Fastest,
+    LowestCarbon,
+    /// Nothing: the row fails, saying the service is not offered.
+    None,
+}
+
+/// How prices are approved before money is spent. Chosen before starting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "approval", rename_all = "snake_case")]
+pub enum Approval {
+    /// One pass quotes every row; the job then waits for approval of the
+    /// total. At buy time a row whose quote aged out is re-quoted and bought
+    /// only if it is not dearer than approved; otherwise it waits for a decision.
+    ReviewFirst,
+    /// Rows are bought as quoted, within a ceiling per row (a dearer row
+    /// waits for a decision) and in total (the job pauses at it).
+    BuyAsQuoted {
+        max_row_cents: i64,
+        max_total_cents: i64,
+    },
+}
+
+/// `POST /api/jobs`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateJob {
+    /// A name for the jobs list (the file name, say).
+    #[serde(default)]
+    pub name: Option<String>,
+    pub rule: Rule,
+    pub approval: Approval,
+    pub rows: Vec<JobRow>,
+}
+
+impl CreateJob {
+    /// Every rule of a job request, before anything is stored or spent: 1
+    /// to [`MAX_ROWS`] rows, each valid, references unique, ceilings positive.
+    pub fn check(&self) -> Result<(), JobRequestError> {
+        if self.rows.is_empty() {
+            return Err(JobRequestError::NoRows);
+        }
+        if self.rows.len() > MAX_ROWS {
+            return Err(JobRequestError::TooManyRows {
+                rows: self.rows.len(),
+            });
+        }
+        if let Approval::BuyAsQuoted {
+            max_row_cents,
+            max_total_cents,
+        } = self.approval
+        {
+            for (field, cents) in [
+                ("approval.max_row_cents", max_row_cents),
+                ("approval.max_total_cents", max_total_cents),
+            ] {
+                if cents <= 0 {
+                    return Err(JobRequestError::Body(BodyError::Invalid {
+                        field: field.into(),
+                        reason: "must be a positive number of cents".into(),
+                    }));
+                }
+            }
+        }
+        if let Rule::Service {
+            carrier, service, ..
+        } = &self.rule
+        {
+            for (field, value) in [("rule.carrier", carrier), ("rule.service", service)] {
+                if value.trim().is_empty() {
+                    return Err(JobRequestError::Body(BodyError::Required {
+                        field: field.into(),
+                    }));
+                }
+            }
+        }
+        let mut seen = std::collections::HashMap::with_capacity(self.rows.len());
+        for (index, row) in self.rows.iter().enumerate() {
+            row.check(index).map_err(JobRequestError::Body)?;
+            if let Some(first) = seen.insert(row.reference.trim(), index) {
+                return Err(JobRequestError::DuplicateReference {
+                    index,
+                    first,
+                    reference: row.reference.trim().to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a job request was refused (nothing stored, nothing spent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobRequestError {
+    /// `BATCH.ITEMS.REQUIRED`.
+    NoRows,
+    /// `BATCH.SIZE.EXCEEDED`, with the count.
+    TooManyRows { rows: usize },
+    DuplicateReference {
+        index: usize,
+        first: usize,
+        reference: String,
+    },
+    /// A field of the request or of a row (`rows[17].to_address.zip`).
+    Body(BodyError),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Checked and estimated; nothing spent. Waits for `start`.
+    Planned,
+    /// Quoting rows (review mode: the one pass; otherwise the next chunk).
+    Quoting,
+    /// Review mode: every row quoted; waits for `approve`.
+    AwaitingApproval,
+    /// Creating, buying and following v1 batches, chunk by chunk.
+    Buying,
+    /// Waiting for the merchant: funds, decisions, or the total ceiling (`problem`).
+    Paused,
+    /// A batch creation's outcome is unknown; nothing more is sent until the
+    /// merchant releases or cancels (`problem`).
+    Stopped,
+    Cancelled,
+    /// Every row is bought, failed with its reason, or skipped.
+    Completed,
+}
+
+impl JobState {
+    /// Whether the job can still spend money.
+    pub fn is_finished(self) -> bool {
+        matches!(self, JobState::Cancelled | JobState::Completed)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowState {
+    Pending,
+    Quoted,
+    /// The price rose above what was approved, or above the per-row ceiling.
+    NeedsDecision,
+    /// In a v1 batch (created, bought or processing).
+    InBatch,
+    Bought,
+    Failed,
+    /// Not bought: the job was cancelled, or the merchant declined its price.
+    Skipped,
+}
+
+impl RowState {
+    pub const ALL: [RowState; 7] = [
+        RowState::Pending,
+        RowState::Quoted,
+        RowState::NeedsDecision,
+        RowState::InBatch,
+        RowState::Bought,
+        RowState::Failed,
+        RowState::Skipped,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowState::Pending => "pending",
+            RowState::Quoted => "quoted",
+            RowState::NeedsDecision => "needs_decision",
+            RowState::InBatch => "in_batch",
+            RowState::Bought => "bought",
+            RowState::Failed => "failed",
+            RowState::Skipped => "skipped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RowState> {
+        RowState::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+/// The rate a row would buy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowQuote {
+    pub rate_id: String,
+    pub carrier: String,
+    pub service: String,
+    pub rate_cents: i64,
+    pub carbon_grams: i64,
+    pub carrier_eta: String,
+    /// Unix seconds (the Worker's clock) when it was quoted.
+    pub quoted_at: u64,
+}
+
+/// One row as the job sees it now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowView {
+    pub index: u32,
+    pub reference: String,
+    pub state: RowState,
+    pub to_address: Address,
+    pub parcel: Parcel,
+    #[serde(default)]
+    pub quote: Option<RowQuote>,
+    /// Review mode: the price the merchant approved.
+    #[serde(default)]
+    pub approved_cents: Option<i64>,
+    /// The chunk (1-based) whose batch holds it.
+    #[serde(default)]
+    pub chunk: Option<u32>,
+    #[serde(default)]
+    pub batch_id: Option<String>,
+    #[serde(default)]
+    pub label_id: Option<String>,
+    #[serde(default)]
+    pub tracking_number: Option<String>,
+    /// Why it failed or waits: the v1 error, with its suggestion.
+    #[serde(default)]
+    pub error: Option<ApiError>,
+}
+
+/// How many rows are in each state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub total: u32,
+    pub pending: u32,
+    pub quoted: u32,
+    pub needs_decision: u32,
+    pub in_batch: u32,
+    pub bought: u32,
+    pub failed: u32,
+    pub skipped: u32,
+}
+
+impl Counts {
+    pub fn add(&mut self, state: RowState, n: u32) {
+        *match state {
+            RowState::Pending => &mut self.pending,
+            RowState::Quoted => &mut self.quoted,
+            RowState::NeedsDecision => &mut self.needs_decision,
+            RowState::InBatch => &mut self.in_batch,
+            RowState::Bought => &mut self.bought,
+            RowState::Failed => &mut self.failed,
+            RowState::Skipped => &mut self.skipped,
+        } += n;
+        self.total += n;
+    }
+
+    /// Rows that reached an end: bought, failed or skipped.
+    pub fn settled(&self) -> u32 {
+        self.bought + self.failed + self.skipped
+    }
+}
+
+/// The plan's timing, before the start and as it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// Distinct shipments to quote (identical rows share one quote).
+    pub distinct_shipments: u32,
+    /// The rates limit the job paces itself by (as last observed) and its share of it.
+    pub rates_per_minute: u32,
+    pub share: f64,
+    /// Rows per chunk: as many as can be quoted while the first rate is still valid.
+    pub chunk_rows: u32,
+    pub chunks: u32,
+    pub quote_seconds: u64,
+    pub process_seconds: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkState {
+    /// Its rows are being quoted.
+    Quoting,
+    /// Its batch creation was sent; no answer yet.
+    Creating,
+    /// Created (and paid); `buy` not yet confirmed.
+    Created,
+    /// Bought; labels are being made.
+    Processing,
+    Done,
+    /// The creation's outcome is unknown: never sent again.
+    OutcomeUnknown,
+    /// Refused by the service (nothing was charged); its rows went back or failed.
+    Refused,
+}
+
+/// One chunk: the rows of one v1 batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkView {
+    /// 1-based.
+    pub number: u32,
+    pub rows: u32,
+    pub state: ChunkState,
+    pub total_cents: i64,
+    #[serde(default)]
+    pub batch_id: Option<String>,
+    /// Our request id of the creation call, to find it in the logs.
+    #[serde(default)]
+    pub request_id: Option<String>,
+    /// The live wallet before the creation and after it (as read), in cents.
+    #[serde(default)]
+    pub wallet_before_cents: Option<i64>,
+    #[serde(default)]
+    pub wallet_after_cents: Option<i64>,
+    /// The service's progress once bought.
+    #[serde(default)]
+    pub completion_percentage: Option<u32>,
+}
+
+/// Why a job waits for the merchant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum JobProblem {
+    /// The live wallet cannot pay the next chunk, auto-reload included.
+    NeedsFunds {
+        needed_cents: i64,
+        balance_cents: i64,
+        chunk: u32,
+    },
+    /// Rows wait for a decision (`decide`).
+    Decisions { rows: u32 },
+    /// The total ceiling would be passed by the next rows.
+    CeilingReached {
+        max_total_cents: i64,
+        spent_cents: i64,
+    },
+    /// A batch creation got no clear answer. It is never sent again: check
+    /// the service's dashboard, then `release` (its rows fail and may be
+    /// retried) or `cancel`.
+    OutcomeUnknown {
+        chunk: u32,
+        request_id: String,
+        total_cents: i64,
+        wallet_before_cents: Option<i64>,
+        wallet_after_cents: Option<i64>,
+        error: ApiError,
+    },
+    /// The key or the service refused the job's calls (a revoked key, a
+    /// missing scope): the error, with what to do.
+    Refused { error: ApiError },
+}
+
+/// What a job has cost and may cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cost {
+    /// The sum of the current quotes of rows not yet bought.
+    pub quoted_cents: i64,
+    /// Charged by created batches.
+    pub charged_cents: i64,
+    /// Refunded for rows that failed in processing.
+    pub refunded_cents: i64,
+    /// Bought labels' prices (charged minus refunded, once processed).
+    pub bought_cents: i64,
+}
+
+/// What the job's calls met, for the merchant and for the benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobStats {
+    /// Quote calls made (identical shipments share one).
+    pub quote_calls: u32,
+    /// Answers of 429 the job received (it paces itself to get none).
+    pub rate_limited: u32,
+    /// Batch creations the service refused (nothing charged).
+    pub batches_refused: u32,
+    /// Unix seconds of the first and the latest quote call.
+    pub first_quote_at: Option<u64>,
+    pub last_quote_at: Option<u64>,
+}
+
+/// A job, as the dashboard shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub id: String,
+    pub name: String,
+    pub mode: KeyEnv,
+    pub created_by: String,
+    pub created_at: u64,
+    pub updated_at: u64,
+    pub state: JobState,
+    pub rule: Rule,
+    pub approval: Approval,
+    pub counts: Counts,
+    pub cost: Cost,
+    pub estimate: Estimate,
+    /// Quoting plus processing, 0 to 100.
+    pub progress_percentage: u32,
+    /// Seconds to the end, quoting plus processing, while it runs.
+    #[serde(default)]
+    pub eta_seconds: Option<u64>,
+    pub chunks: Vec<ChunkView>,
+    #[serde(default)]
+    pub problem: Option<JobProblem>,
+    /// Sandbox jobs are free: nothing is charged.
+    pub free: bool,
+    #[serde(default)]
+    pub stats: JobStats,
+}
+
+/// A job in the jobs list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobSummary {
+    pub id: String,
+    pub name: String,
+    pub mode: KeyEnv,
+    pub created_by: String,
+    pub created_at: u64,
+    pub updated_at: u64,
+    pub state: JobState,
+    pub approval: Approval,
+    pub counts: Counts,
+    pub cost: Cost,
+}
+
+impl From<&Job> for JobSummary {
+    fn from(job: &Job) -> Self {
+        JobSummary {
+            id: job.id.clone(),
+            name: job.name.clone(),
+            mode: job.mode,
+            created_by: job.created_by.clone(),
+            created_at: job.created_at,
+            updated_at: job.updated_at,
+            state: job.state,
+            approval: job.approval,
+            counts: job.counts,
+            cost: job.cost,
+        }
+    }
+}
+
+/// `GET /api/jobs`: the session's mode, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobList {
+    pub jobs: Vec<JobSummary>,
+}
+
+/// `GET /api/jobs/{id}/rows`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowsPage {
+    pub rows: Vec<RowView>,
+    pub offset: u32,
+    /// Rows matching the filter.
+    pub total: u32,
+}
+
+/// `POST /api/jobs/{id}/decide`: accept the new prices of these rows, or skip them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decide {
+    pub rows: Vec<u32>,
+    pub accept: bool,
+}
+
+/// One live-feed message: the job, and the rows that changed since the last one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobUpdate {
+    pub job: Job,
+    pub rows: Vec<RowView>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn address(name: &str) -> Address {
+        Address {
+            name: name.into(),
+            street1: "1 Main St".into(),
+            street2: None,
+            city: "Springfield".into(),
+            state: "IL".into(),
+            zip: "62701".into(),
+            country: "US".into(),
+            phone: None,
+            email: None,
+        }
+    }
+
+    fn row(reference: &str) -> JobRow {
+        JobRow {
+            reference: reference.into(),
+            from_address: address("Shop"),
+            to_address: address("Ada"),
+            parcel: Parcel {
+                weight_oz: 10.0,
+                length: 6.0,
+                width: 4.0,
+                height: 2.0,
+            },
+        }
+    }
+
+    fn job(rows: Vec<JobRow>) -> CreateJob {
+        CreateJob {
+            name: None,
+            rule: Rule::Cheapest,
+            approval: Approval::ReviewFirst,
+            rows,
+        }
+    }
+
+    #[test]
+    fn a_job_is_1_to_5000_valid_rows_with_unique_references() {
+        assert_eq!(job(vec![]).check(), Err(JobRequestError::NoRows));
+        let many: Vec<JobRow> = (0..=MAX_ROWS).map(|i| row(&format!("#{i}"))).collect();
+        assert_eq!(
+            job(many).check(),
+            Err(JobRequestError::TooManyRows { rows: 5001 })
+        );
+        assert_eq!(job(vec![row("#1"), row("#2")]).check(), Ok(()));
+        assert_eq!(
+            job(vec![row("#1"), row("#2"), row(" #1 ")]).check(),
+            Err(JobRequestError::DuplicateReference {
+                index: 2,
+                first: 0,
+                reference: "#1".into()
+            })
+        );
+        let mut bad = row("#3");
+        bad.to_address.country = "USA".into();
+        let Err(JobRequestError::Body(e)) = job(vec![row("#1"), bad]).check() else {
+            panic!("USA accepted")
+        };
+        assert_eq!(e.field(), "rows[1].to_address.country");
+        let mut heavy = row("#4");
+        heavy.parcel.weight_oz = 0.0;
+        let Err(JobRequestError::Body(e)) = job(vec![heavy]).check() else {
+            panic!("0 oz accepted")
+        };
+        assert_eq!(e.field(), "rows[0].parcel.weight_oz");
+        let Err(JobRequestError::Body(e)) = job(vec![row(" ")]).check() else {
+            panic!("blank reference accepted")
+        };
+        assert_eq!(e.field(), "rows[0].reference");
+    }
+
+    #[test]
+    fn ceilings_must_be_positive() {
+        let mut j = job(vec![row("#1")]);
+        j.approval = Approval::BuyAsQuoted {
+            max_row_cents: 0,
+            max_total_cents: 100,
+        };
+        let Err(JobRequestError::Body(e)) = j.check() else {
+            panic!("zero ceiling accepted")
+        };
+        assert_eq!(e.field(), "approval.max_row_cents");
+    }
+
+    #[test]
+    fn wire_shapes() {
+        let rule = Rule::Service {
+            carrier: "Comet Express".into(),
+            service: "Ground".into(),
+            fallback: Fallback::Cheapest,
+        };
+        assert_eq!(
+            serde_json::to_value(&rule).unwrap(),
+            serde_json::json!({"rule":"service","carrier":"Comet Express","service":"Ground","fallback":"cheapest"})
+        );
+        let approval: Approval = serde_json::from_str(
+            r#"{"approval":"buy_as_quoted","max_row_cents":2000,"max_total_cents":100000}"#,
+        )
+        .unwrap();
+        assert!(matches!(approval, Approval::BuyAsQuoted { .. }));
+        for state in RowState::ALL {
+            assert_eq!(RowState::parse(state.as_str()), Some(state));
+            assert_eq!(
+                serde_json::to_value(state).unwrap(),
+                serde_json::json!(state.as_str())
+            );
+        }
+    }
+}
