@@ -52,12 +52,15 @@ pub(crate) async fn wasm(req: Request, env: &Env) -> worker::Result<Response> {
     Ok(resp.into())
 }
 
-/// The storefront widget page (`crate::widget`): the built page, framed
-/// only by the widget origins, with the configured ship-from written in.
+/// The storefront widget page (`crate::widget`): the built page with the
+/// configured ship-from written in, framed only by the shop its link names
+/// when that shop is in `WIDGET_ORIGINS`; otherwise a 403 nobody can frame
+/// (opened directly, it tells the shop owner what to set).
 pub(crate) async fn widget_page(
     env: &Env,
     config: &Config,
     own_origin: &str,
+    query: Option<&str>,
 ) -> Result<Response, EdgeError> {
     let missing = || EdgeError::RouteNotFound {
         path: PAGE_PATH.into(),
@@ -73,20 +76,26 @@ pub(crate) async fn widget_page(
         Err(_) => None,
     }
     .ok_or_else(missing)?;
-    let html = widget::page(&html, config.widget.ship_from.as_deref().unwrap_or(""));
+    let shop = widget::framing_shop(query, &config.widget.origins);
+    let html = widget::page(
+        &html,
+        config.widget.ship_from.as_deref().unwrap_or(""),
+        shop,
+    );
     let rebuilt = || -> Result<Response, JsValue> {
         let headers = Headers::new_with_headers(&built.headers())?;
         let csp = headers.get("Content-Security-Policy")?.unwrap_or_default();
         headers.set(
             "Content-Security-Policy",
-            &widget::frame_ancestors(&csp, &config.widget.origins),
+            &widget::frame_ancestors(&csp, shop),
         )?;
         // frame-ancestors decides who may frame the page; the body changed.
         headers.delete("X-Frame-Options")?;
         headers.delete("ETag")?;
+        // The page differs by its link's shop.
         headers.set("Cache-Control", "no-cache")?;
         let init = ResponseInit::new();
-        init.set_status(200);
+        init.set_status(if shop.is_some() { 200 } else { 403 });
         init.set_headers(&headers);
         Response::new_with_opt_str_and_init(Some(&html), &init)
     };

@@ -212,7 +212,7 @@ async fn handle(
         Route::SignIn => console::sign_in(req, env, &config, &facts, trace).await,
         Route::SignOut => console::sign_out(env, &config, &facts, trace).await,
         Route::ReceiveWebhook => hooks::receive(req, env, &config, trace).await,
-        Route::WidgetPage => assets::widget_page(env, &config, own_origin).await,
+        Route::WidgetPage => assets::widget_page(env, &config, own_origin, query).await,
         other => {
             let principal = signed_in(env, &config, &facts).await?;
             trace.principal = Some(principal.label());
