@@ -243,7 +243,7 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
     });
 
     let on_command = move |command: Result<Command, String>| match command {
-        Ok(Command::SetParcel { parcel: input }) => match input.resolve() {
+        Ok(Command::SetParcel(input)) => match input.resolve() {
             Ok(new) => {
                 let asked = quote.with_untracked(Option::is_some)
                     || trouble.with_untracked(Option::is_some);
@@ -254,7 +254,7 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
             }
             Err(problem) => outbox.send(events::ERROR, &parcel_error(problem), &[]),
         },
-        Ok(Command::SetDestination { address }) => {
+        Ok(Command::SetDestination(address)) => {
             to.update(|a| address.apply(a));
             if missing_field(&to.get_untracked()).is_none() {
                 ask(false);

@@ -4,7 +4,7 @@
 
 use api::widget::{PARCEL_PARAMS, PRESET_PARAM, SHOP_PARAM, THEME_PARAMS};
 use api::{Address, Parcel};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// The iframe URL's parameters the widget reads (decoded by the browser).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -84,7 +84,7 @@ pub const PRESETS: [(&str, f64, f64, f64); 5] = [
 
 /// A parcel as the shop gives it: weight and dimensions, or a preset and a
 /// weight (from the iframe's URL or `setParcel`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 pub struct ParcelInput {
     #[serde(default)]
     pub weight_oz: Option<f64>,

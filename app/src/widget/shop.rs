@@ -4,21 +4,26 @@
 
 use super::setup::ParcelInput;
 use api::Address;
-use api::widget::events;
+use api::widget::{commands, events};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// A command from the shop (the embed script's element API).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "type")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Command {
-    /// `api::widget::commands::SET_PARCEL`
-    #[serde(rename = "parcel-widget:set-parcel")]
-    SetParcel { parcel: ParcelInput },
-    /// `api::widget::commands::SET_DESTINATION`
-    #[serde(rename = "parcel-widget:set-destination")]
-    SetDestination { address: Destination },
+    SetParcel(ParcelInput),
+    SetDestination(Destination),
+}
+
+/// A command as it comes: `{type, parcel}` or `{type, address}` (read as a
+/// plain struct: a tagged enum would cost the widget kilobytes of wasm).
+#[derive(Deserialize)]
+struct Message {
+    #[serde(rename = "type")]
+    kind: String,
+    parcel: Option<ParcelInput>,
+    address: Option<Destination>,
 }
 
 /// A destination as the shop gives it (a logged-in customer's address).
@@ -55,12 +60,18 @@ impl Destination {
 
 /// A command from its JSON; the error is for the shop's developer.
 pub fn parse_command(json: &str) -> Result<Command, String> {
-    serde_json::from_str(json).map_err(|e| {
+    let problem = |what: String| {
         format!(
-            "The widget did not understand a message from the shop ({e}). Use the element's \
+            "The widget did not understand a message from the shop ({what}). Use the element's \
              setParcel and setDestination (see the README)."
         )
-    })
+    };
+    let message: Message = serde_json::from_str(json).map_err(|e| problem(e.to_string()))?;
+    match (message.kind.as_str(), message.parcel, message.address) {
+        (commands::SET_PARCEL, Some(parcel), _) => Ok(Command::SetParcel(parcel)),
+        (commands::SET_DESTINATION, _, Some(address)) => Ok(Command::SetDestination(address)),
+        (kind, ..) => Err(problem(format!("{kind} without its parcel or address"))),
+    }
 }
 
 /// The `error` event's detail: a code to branch on and a sentence for the
@@ -179,7 +190,7 @@ mod tests {
     use super::*;
     use crate::components::address_form::blank_address;
     use crate::widget::setup::Params;
-    use api::widget::{PAGE_PATH, commands};
+    use api::widget::PAGE_PATH;
 
     #[test]
     fn commands_parse_from_the_shops_messages() {
@@ -189,19 +200,17 @@ mod tests {
         );
         assert_eq!(
             parse_command(&parcel),
-            Ok(Command::SetParcel {
-                parcel: ParcelInput {
-                    weight_oz: Some(12.0),
-                    preset: Some("small-box".into()),
-                    ..ParcelInput::default()
-                }
-            })
+            Ok(Command::SetParcel(ParcelInput {
+                weight_oz: Some(12.0),
+                preset: Some("small-box".into()),
+                ..ParcelInput::default()
+            }))
         );
         let to = format!(
             r#"{{"type":"{}","address":{{"street1":" 12 Elm St ","city":"Brooklyn","state":"NY","zip":"11201"}}}}"#,
             commands::SET_DESTINATION
         );
-        let Ok(Command::SetDestination { address }) = parse_command(&to) else {
+        let Ok(Command::SetDestination(address)) = parse_command(&to) else {
             panic!("{:?}", parse_command(&to))
         };
         let mut a = blank_address();
