@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { screenshot } from './support/browser.mjs';
 import {
-  T, engines, scenarios, startWidgetStack, openShop, widgetFrame, shopEvent, shopLog, getOptions, options,
+  T, engines, scenarios, startWidgetStack, openShop, widgetFrame, shopEvent, getOptions, options,
 } from './support/widget.mjs';
 
 const PER_MINUTE = 5;
@@ -29,70 +29,6 @@ for (const [name, run] of Object.entries(scenarios)) {
 }
 
 const BROOKLYN = { street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201' };
-
-/** Buys `rateId` on the simulator with the Worker's key: what the shop's server would do with it. */
-async function buy(rateId) {
-  const res = await fetch(`${stack.sim.url}/v1/labels`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${stack.keys.live}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ rate_id: rateId }),
-  });
-  const body = await res.json();
-  return res.ok ? 'bought' : body.error.code;
-}
-
-/** A shop page whose clock the test moves (Playwright's, in every frame). */
-const openShopWithClock = () => openShop(engine, browser, stack.shop, '', (page) => page.clock.install());
-
-test('a choice left until its rate has expired is re-quoted before it is handed over; a chosen rate is renewed before it expires', async () => {
-  // The browser's clock is Playwright's; the service's is the simulator's. Both jump together.
-  const later = async (minutes, s) => {
-    await stack.sim.control('POST', '/__sim/clock/advance', { seconds: minutes * 60 });
-    await s.page.clock.fastForward(minutes * 60_000);
-  };
-  const s = await openShopWithClock();
-  try {
-    const frame = await widgetFrame(s);
-    await getOptions(frame, BROOKLYN);
-    await frame.locator('label.widget-option:nth-of-type(2) input').click();
-    const first = (await shopEvent(s, 'chosen')).detail;
-
-    // Left for 16 minutes (the page slept through the refresh): its rate has expired.
-    await later(16, s);
-    const renewed = (await shopEvent(s, 'chosen', 2)).detail;
-    assert.deepEqual([renewed.carrier, renewed.service], [first.carrier, first.service]);
-    assert.notEqual(renewed.rate_id, first.rate_id);
-    assert.equal(await buy(first.rate_id), 'RATE.EXPIRED', 'the first rate did expire');
-    assert.equal(await s.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice.rate_id), renewed.rate_id);
-
-    // Open and awake: the chosen rate is renewed 90 s before it expires, so the shop never holds an expired one.
-    await later(14, s);
-    const kept = (await shopEvent(s, 'chosen', 3)).detail;
-    assert.notEqual(kept.rate_id, renewed.rate_id);
-    const log = (await shopLog(s)).map((e) => (e.detail?.reason ? `${e.type}:${e.detail.reason}` : e.type));
-    assert.deepEqual(log, ['ready', 'quoted', 'chosen', 'cleared:expired', 'quoted', 'chosen', 'quoted', 'chosen']);
-    assert.equal(await buy(kept.rate_id), 'bought', 'the rate handed over is valid');
-    assert.deepEqual(s.problems, []);
-  } finally {
-    await s.close();
-  }
-
-  // Options left on screen past their expiry, then chosen: re-quoted before the shop gets one.
-  const t = await openShopWithClock();
-  try {
-    const frame = await widgetFrame(t);
-    await getOptions(frame, { street1: '3 Oak Ave', city: 'Austin', state: 'TX', zip: '78701' });
-    const quoted = (await shopEvent(t, 'quoted')).detail;
-    await later(16, t);
-    await frame.locator('label.widget-option:nth-of-type(1) input').click();
-    const chosen = (await shopEvent(t, 'chosen')).detail;
-    assert.ok(!quoted.options.some((o) => o.rate_id === chosen.rate_id), 'a rate of the new quote');
-    assert.equal(await buy(quoted.options[0].rate_id), 'RATE.EXPIRED');
-    assert.equal(await buy(chosen.rate_id), 'bought');
-  } finally {
-    await t.close();
-  }
-});
 
 test('axe finds no serious or critical issue in the widget, light and dark, with a shop accent', async () => {
   for (const query of ['accent=%230f766e', 'theme=dark&accent=%23ffd60a&radius=16']) {

@@ -24,6 +24,9 @@ export const engines = {
     },
     waitForFunction: (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: T }),
     select: (page, selector, value) => page.selectOption(selector, value),
+    // Playwright's clock, in every frame of the page.
+    installClock: (page) => page.clock.install(),
+    advanceClock: (page, ms) => page.clock.fastForward(ms),
   },
   firefox: {
     name: 'firefox',
@@ -40,6 +43,16 @@ export const engines = {
     },
     waitForFunction: (page, fn, arg) => page.waitForFunction(fn, { timeout: T }, arg),
     select: (page, selector, value) => page.select(selector, value),
+    // No clock control in puppeteer: every frame's Date.now gets an offset
+    // the test moves (timers stay real, so the widget's ticking clock sees it).
+    installClock: (page) => page.evaluateOnNewDocument(() => {
+      const now = Date.now;
+      window.parcelClockOffset = 0;
+      Date.now = () => now() + window.parcelClockOffset;
+    }),
+    async advanceClock(page, ms) {
+      for (const frame of page.frames()) await frame.evaluate((by) => { window.parcelClockOffset += by; }, ms).catch(() => {});
+    },
   },
 };
 
@@ -197,6 +210,58 @@ export const scenarios = {
     }
   },
 
+  async 'a choice left until its rate has expired is re-quoted before it is handed over; a chosen rate is renewed before it expires'(ctx) {
+    const { engine, browser, stack } = ctx;
+    // The browser's clock is the engine's (every frame); the service's is the simulator's. Both jump together.
+    const later = async (minutes, s) => {
+      await stack.sim.control('POST', '/__sim/clock/advance', { seconds: minutes * 60 });
+      await engine.advanceClock(s.page, minutes * 60_000);
+    };
+    const withClock = () => openShop(engine, browser, stack.shop, '', engine.installClock);
+    const s = await withClock();
+    try {
+      const frame = await widgetFrame(s);
+      await getOptions(frame, { street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201' });
+      await frame.locator('label.widget-option:nth-of-type(2) input').click();
+      const first = (await shopEvent(s, 'chosen')).detail;
+
+      // Left for 16 minutes (the page slept through the refresh): its rate has expired.
+      await later(16, s);
+      const renewed = (await shopEvent(s, 'chosen', 2)).detail;
+      assert.deepEqual([renewed.carrier, renewed.service], [first.carrier, first.service]);
+      assert.notEqual(renewed.rate_id, first.rate_id);
+      assert.equal(await buy(stack, first.rate_id), 'RATE.EXPIRED', 'the first rate did expire');
+      assert.equal(await s.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice.rate_id), renewed.rate_id);
+
+      // Open and awake: the chosen rate is renewed 90 s before it expires, so the shop never holds an expired one.
+      await later(14, s);
+      const kept = (await shopEvent(s, 'chosen', 3)).detail;
+      assert.notEqual(kept.rate_id, renewed.rate_id);
+      const log = (await shopLog(s)).map((e) => (e.detail?.reason ? `${e.type}:${e.detail.reason}` : e.type));
+      assert.deepEqual(log, ['ready', 'quoted', 'chosen', 'cleared:expired', 'quoted', 'chosen', 'quoted', 'chosen']);
+      assert.equal(await buy(stack, kept.rate_id), 'bought', 'the rate handed over is valid');
+      assert.deepEqual(s.problems, []);
+    } finally {
+      await s.close();
+    }
+
+    // Options left on screen past their expiry, then chosen: re-quoted before the shop gets one.
+    const t = await withClock();
+    try {
+      const frame = await widgetFrame(t);
+      await getOptions(frame, { street1: '3 Oak Ave', city: 'Austin', state: 'TX', zip: '78701' });
+      const quoted = (await shopEvent(t, 'quoted')).detail;
+      await later(16, t);
+      await frame.locator('label.widget-option:nth-of-type(1) input').click();
+      const chosen = (await shopEvent(t, 'chosen')).detail;
+      assert.ok(!quoted.options.some((o) => o.rate_id === chosen.rate_id), 'a rate of the new quote');
+      assert.equal(await buy(stack, quoted.options[0].rate_id), 'RATE.EXPIRED');
+      assert.equal(await buy(stack, chosen.rate_id), 'bought');
+    } finally {
+      await t.close();
+    }
+  },
+
   async 'an origin not in WIDGET_ORIGINS cannot frame the widget, nor use it, even claiming to be the shop'(ctx) {
     const { edge, shop, other } = ctx.stack;
     // The one-line embed on an unconfigured shop, and a hand-made iframe
@@ -232,6 +297,16 @@ export const scenarios = {
     }
   },
 };
+
+/** Buys `rateId` on the simulator with the Worker's key, as the shop's server would. */
+async function buy(stack, rateId) {
+  const res = await fetch(`${stack.sim.url}/v1/labels`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.keys.live}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ rate_id: rateId }),
+  });
+  return res.ok ? 'bought' : (await res.json()).error.code;
+}
 
 /** The main flow: choose, the shop gets every field, the cart changes, re-quoted. */
 async function chooseAndRequote(ctx, query) {
