@@ -29,7 +29,7 @@
     const frame = document.createElement('iframe');
     frame.title = 'Shipping options';
     frame.src = `${origin}/widget/?${query}`;
-    frame.style.cssText = 'border:0;width:100%;max-width:32rem;height:420px;display:block;color-scheme:normal';
+    frame.style.cssText = 'border:0;width:100%;max-width:32rem;height:420px;display:block';
     el.append(frame);
     const state = { el, frame, ready: false, queue: [], choice: null, validUntil: 0 };
     widgets.set(frame.contentWindow, state);
