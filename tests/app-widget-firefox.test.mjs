@@ -2,32 +2,18 @@
 // WebDriver BiDi): the scenarios both engines run (tests/support/widget.mjs),
 // so the widget works without `location.ancestorOrigins`, whatever the
 // shop's Referrer-Policy; then axe-core inside the widget in both themes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { engines, scenarios, startWidgetStack, openShop, widgetFrame, getOptions, shopEvent } from './support/widget.mjs';
+import { engines, widgetSuite, openShop, widgetFrame, getOptions, shopEvent } from './support/widget.mjs';
 
-const engine = engines.firefox;
-let stack, browser;
-
-before(async () => {
-  stack = await startWidgetStack();
-  browser = await engine.launch();
-});
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
-
-for (const [name, run] of Object.entries(scenarios)) {
-  test(name, () => run({ engine, browser, stack }));
-}
+const ctx = widgetSuite(engines.firefox);
 
 test('axe finds no serious or critical issue inside the widget, light and dark', async () => {
   const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   for (const query of ['', 'theme=dark&accent=%23ffd60a']) {
-    const s = await openShop(engine, browser, stack.shop, query);
+    const s = await openShop(ctx.engine, ctx.browser, ctx.stack.shop, query);
     try {
       const frame = await widgetFrame(s);
       await frame.locator('form.widget-form button[type="submit"]').click();

@@ -3,36 +3,23 @@
 // app-widget-firefox.test.mjs), then what needs Playwright: the browser's
 // clock for expiry, axe-core in both themes, the iframe's height, themes,
 // the per-shopper cap, and the page's headers.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { screenshot } from './support/browser.mjs';
 import {
-  T, engines, scenarios, startWidgetStack, openShop, widgetFrame, shopEvent, getOptions, options,
+  T, engines, widgetSuite, openShop, widgetFrame, shopEvent, getOptions, options,
 } from './support/widget.mjs';
 
 const PER_MINUTE = 5;
-const engine = engines.chromium;
-let stack, browser;
-
-before(async () => {
-  stack = await startWidgetStack({ vars: { WIDGET_IP_PER_MINUTE: String(PER_MINUTE) } });
-  browser = await engine.launch();
-});
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
-
-for (const [name, run] of Object.entries(scenarios)) {
-  test(name, () => run({ engine, browser, stack }));
-}
+const ctx = widgetSuite(engines.chromium, { vars: { WIDGET_IP_PER_MINUTE: String(PER_MINUTE) } });
+const open = (query) => openShop(ctx.engine, ctx.browser, ctx.stack.shop, query);
 
 const BROOKLYN = { street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201' };
 
 test('axe finds no serious or critical issue in the widget, light and dark, with a shop accent', async () => {
   for (const query of ['accent=%230f766e', 'theme=dark&accent=%23ffd60a&radius=16']) {
-    const s = await openShop(engine, browser, stack.shop, query);
+    const s = await open(query);
     try {
       const frame = await widgetFrame(s);
       // A missing field, then the options and a choice: everything a shopper can see.
@@ -55,7 +42,7 @@ test('axe finds no serious or critical issue in the widget, light and dark, with
 });
 
 test('themes: accent, radius, font and dark mode from the element; a pale accent is darkened to meet contrast', async () => {
-  const s = await openShop(engine, browser, stack.shop, 'accent=%23ffd60a&radius=20&font=Georgia%2C%20serif');
+  const s = await open('accent=%23ffd60a&radius=20&font=Georgia%2C%20serif');
   try {
     const frame = await widgetFrame(s);
     const ready = (await shopEvent(s, 'ready')).detail;
@@ -76,7 +63,7 @@ test('themes: accent, radius, font and dark mode from the element; a pale accent
     await s.close();
   }
   // A setting the widget cannot use is reported to the shop, and the default used.
-  const bad = await openShop(engine, browser, stack.shop, 'accent=teal&theme=dark');
+  const bad = await open('accent=teal&theme=dark');
   try {
     const frame = await widgetFrame(bad);
     const error = (await shopEvent(bad, 'error')).detail;
@@ -89,7 +76,7 @@ test('themes: accent, radius, font and dark mode from the element; a pale accent
 });
 
 test('the one-line embed keeps the iframe as tall as its content', async () => {
-  const s = await openShop(engine, browser, stack.shop);
+  const s = await open();
   try {
     const frame = await widgetFrame(s);
     const heights = async () => ({
@@ -110,7 +97,7 @@ test('the one-line embed keeps the iframe as tall as its content', async () => {
 });
 
 test('past the per-shopper cap the shopper reads a sentence and the widget asks again by itself', async () => {
-  const s = await openShop(engine, browser, stack.shop);
+  const s = await openShop(ctx.engine, ctx.browser, ctx.stack.shop, '', (page) => page.clock.install());
   try {
     const frame = await widgetFrame(s);
     await getOptions(frame, BROOKLYN);
@@ -122,17 +109,23 @@ test('past the per-shopper cap the shopper reads a sentence and the widget asks 
     await submit.click();
     const trouble = frame.locator('.widget-trouble');
     await trouble.waitFor({ timeout: T });
-    assert.match(await trouble.innerText(), /^Lots of shoppers are checking shipping prices right now\.\s+Trying again in \d+ s\.$/);
-    assert.doesNotMatch(await trouble.innerText(), /[A-Z]+\.[A-Z_]+|429/, 'no code, no status');
+    const text = await trouble.innerText();
+    assert.match(text, /^Lots of shoppers are checking shipping prices right now\.\s+Trying again in \d+ s\.$/);
+    assert.doesNotMatch(text, /[A-Z]+\.[A-Z_]+|429/, 'no code, no status');
     const error = (await shopEvent(s, 'error')).detail;
     assert.equal(error.code, 'AUTH.RATE_LIMIT.EXCEEDED', 'the shop gets the code');
+    // When the countdown ends, the widget asks again without a click.
+    const seconds = Number(/in (\d+) s/.exec(text)[1]);
+    const retried = s.page.waitForRequest((r) => r.url().endsWith('/api/v1/rates'), { timeout: T });
+    await s.page.clock.fastForward(seconds * 1000);
+    await retried;
   } finally {
     await s.close();
   }
 });
 
 test('a broken parcel tells the shop owner what to fix; setParcel mends it; opened on its own the page says where it belongs', async () => {
-  const s = await openShop(engine, browser, stack.shop, 'preset=crate&weight-oz=12');
+  const s = await open('preset=crate&weight-oz=12');
   try {
     const frame = await widgetFrame(s);
     const problem = await frame.$eval('.widget-problem', (p) => p.textContent);
@@ -150,39 +143,39 @@ test('a broken parcel tells the shop owner what to fix; setParcel mends it; open
   } finally {
     await s.close();
   }
-  const alone = await browser.newPage();
-  await alone.goto(`${stack.edge.url}/widget/?shop=${encodeURIComponent(stack.shop.url)}&weight_oz=20&length=10&width=8&height=4`);
+  const alone = await ctx.browser.newPage();
+  await alone.goto(`${ctx.stack.edge.url}/widget/?shop=${encodeURIComponent(ctx.stack.shop.url)}&weight_oz=20&length=10&width=8&height=4`);
   await alone.locator('.widget-problem').waitFor({ timeout: T });
   assert.match(await alone.locator('.widget-problem').innerText(), /works inside an iframe on your shop's pages/);
-  await alone.goto(`${stack.edge.url}/widget/?shop=${encodeURIComponent(stack.other.url)}`);
+  await alone.goto(`${ctx.stack.edge.url}/widget/?shop=${encodeURIComponent(ctx.stack.other.url)}`);
   await alone.locator('.widget-problem').waitFor({ timeout: T });
-  assert.match(await alone.locator('.widget-problem').innerText(), new RegExp(`^${stack.other.url} may not show this widget.*WIDGET_ORIGINS`));
+  assert.match(await alone.locator('.widget-problem').innerText(), new RegExp(`^${ctx.stack.other.url} may not show this widget.*WIDGET_ORIGINS`));
   await alone.close();
 });
 
 test('the widget page is framed only by the shop its link names, if configured; the dashboard by nobody', async () => {
-  const page = (shop) => fetch(`${stack.edge.url}/widget/?${shop === undefined ? '' : `shop=${encodeURIComponent(shop)}&`}weight_oz=20&length=10&width=8&height=4`);
-  const ok = await page(stack.shop.url);
+  const page = (shop) => fetch(`${ctx.stack.edge.url}/widget/?${shop === undefined ? '' : `shop=${encodeURIComponent(shop)}&`}weight_oz=20&length=10&width=8&height=4`);
+  const ok = await page(ctx.stack.shop.url);
   assert.equal(ok.status, 200);
   const csp = ok.headers.get('content-security-policy');
-  assert.match(csp, new RegExp(`frame-ancestors ${stack.shop.url}$`));
+  assert.match(csp, new RegExp(`frame-ancestors ${ctx.stack.shop.url}$`));
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[^']+'/, 'nothing inline but its own start script');
   assert.equal(ok.headers.get('x-frame-options'), null);
   const html = await ok.text();
   assert.match(html, /<meta name="parcel-ship-from" content="\{&quot;name&quot;:&quot;Ada Shop Inc&quot;/);
-  assert.match(html, new RegExp(`<meta name="parcel-shop" content="${stack.shop.url}"`));
-  for (const refused of [stack.other.url, undefined, `${stack.shop.url} https://evil.example`]) {
+  assert.match(html, new RegExp(`<meta name="parcel-shop" content="${ctx.stack.shop.url}"`));
+  for (const refused of [ctx.stack.other.url, undefined, `${ctx.stack.shop.url} https://evil.example`]) {
     const res = await page(refused);
     assert.equal(res.status, 403, String(refused));
     assert.match(res.headers.get('content-security-policy'), /frame-ancestors 'none'$/);
     assert.match(await res.text(), /<meta name="parcel-shop" content=""/);
   }
-  const dashboard = await fetch(`${stack.edge.url}/`);
+  const dashboard = await fetch(`${ctx.stack.edge.url}/`);
   assert.match(dashboard.headers.get('content-security-policy'), /frame-ancestors 'none'/);
   assert.equal(dashboard.headers.get('x-frame-options'), 'DENY');
   // The API refuses the unconfigured origin in the v1 envelope, however it asks.
-  for (const headers of [{ origin: stack.other.url }, { origin: stack.edge.url, 'parcel-widget-origin': stack.other.url }]) {
-    const res = await fetch(`${stack.edge.url}/api/v1/rates`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+  for (const headers of [{ origin: ctx.stack.other.url }, { origin: ctx.stack.edge.url, 'parcel-widget-origin': ctx.stack.other.url }]) {
+    const res = await fetch(`${ctx.stack.edge.url}/api/v1/rates`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
     assert.equal(res.status, 403);
     assert.equal((await res.json()).error.code, 'EDGE.ORIGIN.REFUSED');
     assert.equal(res.headers.get('access-control-allow-origin'), null);
@@ -190,7 +183,7 @@ test('the widget page is framed only by the shop its link names, if configured; 
 });
 
 test('the shop\'s options and choice read in its own page: a screenshot of the demo shop with a choice', async () => {
-  const s = await openShop(engine, browser, stack.shop);
+  const s = await open();
   try {
     const frame = await widgetFrame(s);
     await getOptions(frame, BROOKLYN);

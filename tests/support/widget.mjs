@@ -4,6 +4,7 @@
 // calls the scenarios need; the scenarios drive the real demo shop
 // (scripts/demo-shop.mjs) on its own loopback origin, framing the real
 // widget from the real Worker in workerd, in front of the real simulator.
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import puppeteer from 'puppeteer-core';
 import { newKeys, newUsers, startEdge, startSim } from './stack.mjs';
@@ -89,6 +90,25 @@ export async function startWidgetStack({ vars = {} } = {}) {
       await other.close();
     },
   };
+}
+
+/**
+ * Registers the stack, a browser of `engine` and every scenario as tests
+ * of the calling file; the returned context (`engine`, `stack`, `browser`)
+ * is filled in before the first test runs.
+ */
+export function widgetSuite(engine, options) {
+  const ctx = { engine };
+  before(async () => {
+    ctx.stack = await startWidgetStack(options);
+    ctx.browser = await engine.launch();
+  });
+  after(async () => {
+    await ctx.browser?.close();
+    await ctx.stack?.stop();
+  });
+  for (const [name, run] of Object.entries(scenarios)) test(name, () => run(ctx));
+  return ctx;
 }
 
 let shoppers = 0;

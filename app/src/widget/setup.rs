@@ -19,6 +19,16 @@ impl Params {
             .chain(THEME_PARAMS)
     }
 
+    #[cfg(test)]
+    pub fn of(pairs: &[(&str, &str)]) -> Params {
+        Params(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
@@ -223,15 +233,6 @@ mod tests {
     const FROM: &str = r#"{"name":"Ada Shop","street1":"500 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"}"#;
     const SHOP: &str = "https://shop.example";
 
-    fn params(pairs: &[(&str, &str)]) -> Params {
-        Params(
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        )
-    }
-
     #[test]
     fn the_page_comes_from_the_workers_metas() {
         let p = page(FROM, SHOP, &Params::default(), true).unwrap();
@@ -240,7 +241,13 @@ mod tests {
 
     #[test]
     fn a_page_the_worker_did_not_confirm_tells_the_shop_owner_what_to_set() {
-        let refused = page(FROM, "", &params(&[("shop", "https://x.example")]), true).unwrap_err();
+        let refused = page(
+            FROM,
+            "",
+            &Params::of(&[("shop", "https://x.example")]),
+            true,
+        )
+        .unwrap_err();
         assert!(
             refused.starts_with("https://x.example may not show this widget")
                 && refused.contains("WIDGET_ORIGINS"),
@@ -256,7 +263,7 @@ mod tests {
 
     #[test]
     fn a_parcel_comes_as_dimensions_or_as_a_preset_with_a_weight() {
-        let link = params(&[
+        let link = Params::of(&[
             ("weight_oz", "20"),
             ("length", "10"),
             ("width", "8.5"),
@@ -289,7 +296,7 @@ mod tests {
 
     #[test]
     fn a_bad_parcel_names_the_field_and_the_fix() {
-        let no_height = ParcelInput::from_params(&params(&[
+        let no_height = ParcelInput::from_params(&Params::of(&[
             ("weight_oz", "20"),
             ("length", "10"),
             ("width", "8"),
@@ -304,18 +311,21 @@ mod tests {
             "{}",
             no_height.message
         );
-        let heavy =
-            ParcelInput::from_params(&params(&[("weight_oz", "9000"), ("preset", "small-box")]))
-                .resolve()
-                .unwrap_err();
+        let heavy = ParcelInput::from_params(&Params::of(&[
+            ("weight_oz", "9000"),
+            ("preset", "small-box"),
+        ]))
+        .resolve()
+        .unwrap_err();
         assert!(
             heavy.message.contains("weight_oz must be at most 2400 oz"),
             "{}",
             heavy.message
         );
-        let word = ParcelInput::from_params(&params(&[("weight_oz", "heavy"), ("preset", "tube")]))
-            .resolve()
-            .unwrap_err();
+        let word =
+            ParcelInput::from_params(&Params::of(&[("weight_oz", "heavy"), ("preset", "tube")]))
+                .resolve()
+                .unwrap_err();
         assert!(
             word.message.contains("must be a number greater than 0"),
             "{}",

@@ -247,15 +247,6 @@ pub fn apply(theme: &Theme) {
 mod tests {
     use super::*;
 
-    fn params(pairs: &[(&str, &str)]) -> Params {
-        Params(
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        )
-    }
-
     #[test]
     fn colours_parse_as_hex() {
         assert_eq!(Rgb::parse("#0a7"), Some(Rgb(0x00, 0xaa, 0x77)));
@@ -311,7 +302,7 @@ mod tests {
 
     #[test]
     fn settings_are_read_and_bad_ones_reported() {
-        let (t, problems) = theme(&params(&[
+        let (t, problems) = theme(&Params::of(&[
             ("accent", "#0a7"),
             ("radius", "14px"),
             ("font", "Georgia, 'Times New Roman', serif"),
@@ -324,11 +315,11 @@ mod tests {
             "Georgia, 'Times New Roman', serif, system-ui, -apple-system, \"Segoe UI\", Roboto, sans-serif"
         );
         assert_eq!(
-            theme(&params(&[("radius", "99")])).0.radius_px,
+            theme(&Params::of(&[("radius", "99")])).0.radius_px,
             MAX_RADIUS_PX
         );
 
-        let (t, problems) = theme(&params(&[
+        let (t, problems) = theme(&Params::of(&[
             ("accent", "teal"),
             ("radius", "round"),
             ("font", "x; } body { display: none"),
