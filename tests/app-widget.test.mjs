@@ -62,6 +62,16 @@ test('themes: accent, radius, font and dark mode from the element; a pale accent
   } finally {
     await s.close();
   }
+  // "auto" follows the shopper's system setting, also when it changes.
+  const auto = await openShop(ctx.engine, ctx.browser, ctx.stack.shop, 'theme=auto', (page) => page.emulateMedia({ colorScheme: 'dark' }));
+  try {
+    const frame = await widgetFrame(auto);
+    assert.equal(await frame.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    await auto.page.emulateMedia({ colorScheme: 'light' });
+    await frame.waitForFunction(() => document.documentElement.dataset.theme === 'light', null, { timeout: T });
+  } finally {
+    await auto.close();
+  }
   // A setting the widget cannot use is reported to the shop, and the default used.
   const bad = await open('accent=teal&theme=dark');
   try {
