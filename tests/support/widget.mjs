@@ -222,7 +222,7 @@ export const scenarios = {
       assert.equal(await frame.$$eval('.widget-trouble', (t) => t.length), 0, 'no error box: the others can be chosen');
       const quoted = await shopEvent(s, 'quoted');
       assert.deepEqual(quoted.detail.unavailable_carriers, ['Harbor Parcel']);
-      // A 503 with rates is an answer, not a failure: no console error is expected from the page itself.
+      // The browser logs the 503 itself (a partial answer); nothing else may fail.
       assert.deepEqual(s.problems.filter((p) => !/503/.test(p)), []);
     } finally {
       await s.close();
@@ -386,7 +386,7 @@ async function chooseAndRequote(ctx, query) {
     assert.ok(again.rate_cents > chosen.rate_cents, `${again.rate_cents} > ${chosen.rate_cents}: heavier costs more`);
     const log = (await shopLog(s)).map((e) => e.detail?.reason ? `${e.type}:${e.detail.reason}` : e.type);
     assert.deepEqual(log, ['ready', 'quoted', 'chosen', 'cleared:changed', 'quoted', 'chosen']);
-    assert.equal(cents((await options(frame))[2].price) > 0, true);
+    assert.deepEqual((await options(frame)).filter((o) => o.checked).map((o) => o.name), [picked.name], 'still the one checked');
     assert.equal(await s.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice.rate_id), again.rate_id);
     assert.deepEqual(s.problems, []);
   } finally {
