@@ -334,6 +334,7 @@ async function chooseAndRequote(ctx, query) {
   try {
     const frame = await widgetFrame(s);
     await shopEvent(s, 'ready');
+    if (query.includes('no-referrer')) assert.equal(await frame.evaluate(() => document.referrer), '', 'the widget got no referrer');
     assert.equal(await frame.$eval('.widget-from', (p) => p.textContent), 'Ships from San Francisco, CA');
     // A missing field is named before anything is asked.
     await frame.locator('form.widget-form button[type="submit"]').click();
