@@ -187,6 +187,9 @@ test('the widget uses only its share of the rates budget, per-shopper caps apply
   // The same quote again: from the cache, same rates, no upstream call.
   const again = await widgetQuote(31);
   assert.equal(again.headers.get('x-parcel-cache'), 'hit');
+  // How old the cached quote is (seconds), so the widget counts its 15 minutes from the quote, not from now.
+  assert.match(again.headers.get('age'), /^\d+$/);
+  assert.equal(first.headers.get('age'), null);
   assert.deepEqual(again.json.rates.map((r) => r.id), first.json.rates.map((r) => r.id));
   // New quotes until the widget's share (20% of 100) is spent: it stops exactly at the dashboard's 80.
   let refused, lastRemaining;

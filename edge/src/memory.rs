@@ -24,6 +24,7 @@ const MAX_SESSIONS: usize = 10_000;
 
 struct Quote {
     response: StoredResponse,
+    cached_at: u64,
     fresh_until: u64,
 }
 
@@ -140,11 +141,13 @@ impl Memory {
         Ok(())
     }
 
-    pub fn cached_quote(&self, key: &[u8; 32], now: u64) -> Option<&StoredResponse> {
+    /// A cached quote still fresh, with its age in seconds (the `Age` the
+    /// widget needs to know how long its rates stay valid).
+    pub fn cached_quote(&self, key: &[u8; 32], now: u64) -> Option<(&StoredResponse, u64)> {
         self.quotes
             .get(key)
             .filter(|q| now < q.fresh_until)
-            .map(|q| &q.response)
+            .map(|q| (&q.response, now.saturating_sub(q.cached_at)))
     }
 
     /// Caches a successful quote for at most `seconds`, and never past the
@@ -179,6 +182,7 @@ impl Memory {
             key,
             Quote {
                 response,
+                cached_at: now,
                 fresh_until,
             },
         );
@@ -305,7 +309,10 @@ mod tests {
     fn quotes_are_cached_briefly_and_never_near_their_expiry() {
         let mut m = Memory::default();
         m.cache_quote([1; 32], quote(1_900), 120, 1_000);
-        assert!(m.cached_quote(&[1; 32], 1_119).is_some());
+        assert_eq!(
+            m.cached_quote(&[1; 32], 1_119).map(|(_, age)| age),
+            Some(119)
+        );
         assert!(m.cached_quote(&[1; 32], 1_120).is_none());
         // Expiring in 400 s: cached only until 300 s before expiry.
         m.cache_quote([2; 32], quote(1_400), 120, 1_000);

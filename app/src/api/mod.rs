@@ -193,6 +193,15 @@ impl Client {
     /// `POST /v1/rates`. A 503 `RATE.CARRIER.UNAVAILABLE` still carries the
     /// other carriers' rates: it comes back as `Ok` with `error` set.
     pub async fn rates(self, request: &RatesRequest) -> Result<RatesResponse, ClientError> {
+        self.rates_with_age(request).await.map(|(rates, _)| rates)
+    }
+
+    /// `rates` with the answer's `Age` in seconds (set when the Worker
+    /// answers a widget quote from its cache; 0 otherwise).
+    pub async fn rates_with_age(
+        self,
+        request: &RatesRequest,
+    ) -> Result<(RatesResponse, u64), ClientError> {
         let resp = self
             .widget_post("/rates")
             .json(request)
@@ -200,16 +209,21 @@ impl Client {
             .send()
             .await
             .map_err(ClientError::network)?;
+        let age = resp
+            .headers()
+            .get("Age")
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(0);
         if resp.status() == 503 {
             let text = resp.text().await.map_err(ClientError::network)?;
             if let Ok(partial) = serde_json::from_str::<RatesResponse>(&text)
                 && partial.error.is_some()
             {
-                return Ok(partial);
+                return Ok((partial, age));
             }
             return Err(error_from_text(503, &text, None));
         }
-        self.decode(resp).await
+        Ok((self.decode(resp).await?, age))
     }
 
     /// `POST /v1/labels` with the purchase intent's `Idempotency-Key`.

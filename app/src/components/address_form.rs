@@ -54,7 +54,7 @@ impl Field {
 }
 
 /// The form's label of an address field (`api::Address` JSON name).
-fn label(name: &str) -> &'static str {
+pub fn label(name: &str) -> &'static str {
     match name {
         "name" => "Name",
         "street1" => "Street address",

@@ -212,7 +212,7 @@ async fn handle(
         Route::LabelPdf { id, inline } => {
             crate::label_pdf::glue::pdf(&id, inline, env, &config, &facts, trace).await
         }
-        Route::WidgetPage => crate::widget::glue::page(env, &config, own_origin).await,
+        Route::WidgetPage => crate::widget::glue::page(env, &config, own_origin, query).await,
         Route::Jobs(route) => {
             crate::jobs::glue::handle(route, req, env, &config, &facts, query, trace).await
         }

@@ -87,12 +87,14 @@ pub(crate) async fn forward(
     };
     let quote_key =
         (widget.is_some() && endpoint.id == EndpointId::GetRates).then(|| quote_key(mode, &body));
-    if let Some(hit) = quote_key
+    if let Some((hit, age)) = quote_key
         .as_ref()
-        .and_then(|key| with_memory(|m| m.cached_quote(key, now).cloned()))
+        .and_then(|key| with_memory(|m| m.cached_quote(key, now).map(|(r, age)| (r.clone(), age))))
     {
         trace.answered_from = Some("cached");
-        return reply::respond(&hit, Some("cached"), &cors_headers);
+        let mut headers = cors_headers;
+        headers.push(("Age", age.to_string()));
+        return reply::respond(&hit, Some("cached"), &headers);
     }
     with_memory(|m| m.check_budget(mode, endpoint, caller, config.widget.share, now))?;
 
