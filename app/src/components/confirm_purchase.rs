@@ -1,7 +1,8 @@
 use crate::api::ClientError;
 use crate::components::error_view::ErrorView;
 use crate::components::money::{Money, format_cents};
-use api::{CardState, Rate, Wallet};
+use crate::state::purchase::stays_open;
+use api::{CardState, ErrorCode, Rate, Wallet};
 use leptos::prelude::*;
 
 /// What the wallet will do about a live purchase of `price` cents.
@@ -103,8 +104,8 @@ pub fn ConfirmPurchase(
                 <dd data-testid="confirm-wallet">{wallet_line}</dd>
             </dl>
             {move || error.get().map(|e| {
-                let expired = e.code() == Some("RATE.EXPIRED");
-                let unknown = crate::state::intent::stays_open(&e);
+                let expired = e.code() == Some(&ErrorCode::RateExpired);
+                let unknown = stays_open(&e);
                 view! {
                     <ErrorView error=e />
                     {unknown.then(|| view! {

@@ -2,7 +2,7 @@
 //! auto-reload means for the next purchase.
 
 use crate::api::Client;
-use crate::components::error_view::ErrorView;
+use crate::components::loader::Loader;
 use crate::components::money::{Money, format_cents};
 use api::{CardState, Wallet};
 use leptos::prelude::*;
@@ -41,10 +41,7 @@ pub fn WalletPage() -> impl IntoView {
     });
     view! {
         <h1>"Wallet"</h1>
-        {move || match wallet.get() {
-            None => view! { <p aria-busy="true">"Loading balance…"</p> }.into_any(),
-            Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| wallet.refetch()) /> }.into_any(),
-            Some(Ok(w)) => view! {
+        <Loader resource=wallet loading="Loading balance…" let:w>
                 <section class="card" aria-labelledby="balance-label">
                     <p id="balance-label" class="label">
                         {if w.sandbox { "Sandbox balance" } else { "Balance" }}
@@ -67,8 +64,7 @@ pub fn WalletPage() -> impl IntoView {
                     <h2 id="reload-title">"Next purchase"</h2>
                     <p data-testid="auto-reload">{auto_reload_text(&w)}</p>
                 </section>
-            }.into_any(),
-        }}
+        </Loader>
     }
 }
 

@@ -4,7 +4,9 @@
 use crate::api::Client;
 use crate::api::live::use_live_feed;
 use crate::components::error_view::ErrorView;
+use crate::components::loader::Loader;
 use crate::components::webhooks::{DeliveryTable, EventTable, RejectedTable, VerifyOutcome};
+use crate::state::write::Write;
 use api::inbox::{Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -74,28 +76,18 @@ pub fn WebhooksPage() -> impl IntoView {
         state: String::new(),
     });
     let inbox = LocalResource::new(move || {
-        client.session.with(|s| s.as_ref().map(|s| s.mode));
         let f = filter.get();
         client.inbox(f.q, f.state)
     });
-    let deliveries = LocalResource::new(move || {
-        client.session.with(|s| s.as_ref().map(|s| s.mode));
-        client.webhook_deliveries()
-    });
-    // What is shown: the last fetch, with live messages folded in since.
-    let shown = RwSignal::new(None::<Inbox>);
-    Effect::new(move || {
-        if let Some(Ok(fetched)) = inbox.get() {
-            shown.set(Some(fetched));
-        }
-    });
+    let deliveries = LocalResource::new(move || client.webhook_deliveries());
     let feed = use_live_feed();
+    // Live messages are folded into the last fetch as they arrive.
     Effect::new(move || {
         if let Some(message) = feed.message.get() {
             let refresh_log = matches!(message, LiveMessage::Accepted { .. });
-            shown.update(|inbox| {
-                if let Some(inbox) = inbox {
-                    fold(inbox, message, &filter.get_untracked());
+            inbox.update(|fetched| {
+                if let Some(Ok(shown)) = fetched {
+                    fold(shown, message, &filter.get_untracked());
                 }
             });
             // The service logs the delivery it just made; show both sides.
@@ -111,10 +103,7 @@ pub fn WebhooksPage() -> impl IntoView {
         .unwrap_or_else(|| RECEIVE_PATH.to_string());
     let body = RwSignal::new(String::new());
     let signature = RwSignal::new(String::new());
-    let verify = Action::new_local(move |request: &VerifyRequest| {
-        let request = request.clone();
-        async move { client.verify_webhook(request).await }
-    });
+    let verify = Write::new(move |request: VerifyRequest| client.verify_webhook(request));
 
     view! {
         <h1>"Webhooks"</h1>
@@ -145,12 +134,9 @@ pub fn WebhooksPage() -> impl IntoView {
                 </select>
             </div>
         </form>
-        {move || match inbox.get() {
-            Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| inbox.refetch()) /> }.into_any(),
-            _ => match shown.get() {
-                None => view! { <p aria-busy="true">"Loading the inbox…"</p> }.into_any(),
-                Some(inbox) => {
-                    let f = filter.get();
+        <Loader resource=inbox loading="Loading the inbox…" let:inbox>
+                {
+                    let f = filter.get_untracked();
                     view! {
                         {(!inbox.receiving).then(|| view! {
                             <p class="banner banner-danger" role="alert">
@@ -170,29 +156,23 @@ pub fn WebhooksPage() -> impl IntoView {
                                 <RejectedTable rows=inbox.rejected.clone() />
                             </section>
                         })}
-                    }.into_any()
+                    }
                 }
-            },
-        }}
+        </Loader>
         <section aria-labelledby="log-h">
             <h2 id="log-h">"The service's delivery log"</h2>
             <p class="hint">"Each attempt the service made, with its retry schedule (5 attempts: now, +5 min, +30 min, +2 h, +24 h)."</p>
             <button type="button" class="secondary" on:click=move |_| deliveries.refetch()>"Refresh the log"</button>
-            <Transition fallback=|| view! { <p aria-busy="true">"Loading the log…"</p> }>
-                {move || Suspend::new(async move {
-                    match deliveries.await {
-                        Ok(list) => view! { <DeliveryTable deliveries=list.deliveries /> }.into_any(),
-                        Err(error) => view! { <ErrorView error retry=Callback::new(move |()| deliveries.refetch()) /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <Loader resource=deliveries loading="Loading the log…" let:list>
+                <DeliveryTable deliveries=list.deliveries />
+            </Loader>
         </section>
         <section aria-labelledby="verify-h">
             <h2 id="verify-h">"Verify a payload"</h2>
             <p class="hint">"Paste a delivery's raw body and its svc-signature header. The check runs in the Worker; the secret never reaches your browser."</p>
             <form on:submit=move |ev| {
                 ev.prevent_default();
-                verify.dispatch(VerifyRequest { body: body.get(), signature: signature.get() });
+                verify.submit(VerifyRequest { body: body.get_untracked(), signature: signature.get_untracked() });
             }>
                 <label for="verify-body">"Body"</label>
                 <textarea id="verify-body" rows="6" prop:value=move || body.get()
@@ -200,9 +180,9 @@ pub fn WebhooksPage() -> impl IntoView {
                 <label for="verify-signature">"Signature"</label>
                 <input id="verify-signature" placeholder="sha256=…" prop:value=move || signature.get()
                     on:input=move |ev| signature.set(event_target_value(&ev)) />
-                <button type="submit" disabled=move || verify.pending().get()>"Verify"</button>
+                <button type="submit" disabled=move || verify.pending()>{move || verify.label("Verify", "Verifying…")}</button>
             </form>
-            {move || verify.value().get().map(|result| match result {
+            {move || verify.result().map(|result| match result {
                 Ok(result) => view! { <VerifyOutcome result /> }.into_any(),
                 Err(error) => view! { <ErrorView error /> }.into_any(),
             })}
