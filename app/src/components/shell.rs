@@ -1,6 +1,7 @@
 use crate::api::Client;
 use crate::components::error_view::ErrorView;
 use crate::pages::PAGES;
+use crate::state::session::other_mode;
 use crate::state::write::Write;
 use api::KeyEnv;
 use api::session::SessionInfo;
@@ -14,16 +15,12 @@ use leptos_router::components::A;
 pub fn Shell(
     session: SessionInfo,
     /// Switches the session's mode (admins, both keys configured).
-    switch_mode: Write<KeyEnv, SessionInfo>,
-    sign_out: Write<(), ()>,
+    switch_mode: Write,
+    sign_out: Write,
     children: Children,
 ) -> impl IntoView {
     let sandbox = session.mode == KeyEnv::Sandbox;
-    let other = if sandbox {
-        KeyEnv::Live
-    } else {
-        KeyEnv::Sandbox
-    };
+    let other = other_mode(session.mode);
     let switch_label = if sandbox {
         "Switch to live"
     } else {
@@ -59,12 +56,12 @@ pub fn Shell(
                 <span>{session.user.clone()} " · " {session.role.as_str()}</span>
                 {can_switch.then(|| view! {
                     <button type="button" class="secondary" disabled=move || switch_mode.pending()
-                        on:click=move |_| switch_mode.submit(other)>
+                        on:click=move |_| switch_mode.submit()>
                         {move || switch_mode.label(switch_label, "Switching…")}
                     </button>
                 })}
                 <button type="button" class="secondary" disabled=move || sign_out.pending()
-                    on:click=move |_| sign_out.submit(())>
+                    on:click=move |_| sign_out.submit()>
                     {move || sign_out.label("Sign out", "Signing out…")}
                 </button>
             </div>

@@ -8,7 +8,7 @@ use crate::components::money::Money;
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::state::write::Write;
 use api::inbox::label_pdf_path;
-use api::{ErrorCode, LabelDetails, Scope, VoidResponse, VoidStatus};
+use api::{ErrorCode, LabelDetails, Scope, VoidStatus};
 use leptos::prelude::*;
 use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
@@ -38,13 +38,12 @@ fn void_badge(d: &LabelDetails) -> (&'static str, Tone) {
 #[component]
 fn VoidSection(
     details: LabelDetails,
-    void: Write<String, VoidResponse>,
+    void: Write,
     confirming: RwSignal<bool>,
 ) -> impl IntoView {
     if !Client::get().can(Scope::LabelsWrite) {
         return view! { <p class="hint">"Your role cannot void labels."</p> }.into_any();
     }
-    let id = details.label.id.clone();
     let state = match (details.void_status, details.scanned) {
         (VoidStatus::Voided, _) => view! {
             <p role="status">{if details.label.sandbox { "Voided." } else { "Voided. The price was refunded to the wallet." }}</p>
@@ -56,12 +55,11 @@ fn VoidSection(
             <p role="status">"This label cannot be voided: the carrier has scanned the package."</p>
         }.into_any(),
         (VoidStatus::None, false) => (move || if confirming.get() {
-            let id = id.clone();
             view! {
                 <div class="notice notice-warn" role="group" aria-labelledby="void-confirm">
                     <p id="void-confirm">"Void this label? It can no longer be used; a live label is refunded once the carrier confirms."</p>
                     <div class="dialog-actions">
-                        <button type="button" class="danger" disabled=move || void.pending() on:click=move |_| void.submit(id.clone())>
+                        <button type="button" class="danger" disabled=move || void.pending() on:click=move |_| void.submit()>
                             {move || void.label("Yes, void the label", "Voiding…")}
                         </button>
                         <button type="button" class="secondary" disabled=move || void.pending() on:click=move |_| confirming.set(false)>"Keep the label"</button>
@@ -87,11 +85,11 @@ pub fn LabelPage() -> impl IntoView {
     let details = LocalResource::new(move || client.label(id()));
     let confirming = RwSignal::new(false);
     // Refused or not, the label is read again: a refusal says its state moved on.
-    let void = Write::new(move |id: String| async move {
-        let answer = client.void_label(id).await;
+    let void = Write::new(move || async move {
+        let answer = client.void_label(params.with_untracked(|p| p.get("id").unwrap_or_default())).await;
         confirming.set(false);
         details.refetch();
-        answer
+        answer.map(drop)
     });
     view! {
         <p><A href="/labels">"← All labels"</A></p>

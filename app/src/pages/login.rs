@@ -9,12 +9,14 @@ use leptos::prelude::*;
 pub fn LoginPage() -> impl IntoView {
     let client = Client::get();
     let token = RwSignal::new(String::new());
-    let sign_in = Write::new(move |token: String| client.sign_in(token));
+    let sign_in = Write::new(move || async move {
+        let typed = token.get_untracked().trim().to_string();
+        client.sign_in(typed).await.map(drop)
+    });
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let typed = token.get_untracked().trim().to_string();
-        if !typed.is_empty() {
-            sign_in.submit(typed);
+        if !token.get_untracked().trim().is_empty() {
+            sign_in.submit();
         }
     };
     view! {

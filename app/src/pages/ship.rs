@@ -190,7 +190,7 @@ pub fn ShipPage() -> impl IntoView {
     let can_buy = client.can(Scope::LabelsWrite);
 
     // Both addresses checked (one after the other), then every carrier's rates.
-    let get_rates = Write::new(move |()| async move {
+    let get_rates = Write::new(move || async move {
         let from_ok = from_check.get_untracked().ready() || check(client, from, from_check).await;
         let to_ok = to_check.get_untracked().ready() || check(client, to, to_check).await;
         let Some(p) = parcel.get_untracked().to_parcel() else {
@@ -237,7 +237,7 @@ pub fn ShipPage() -> impl IntoView {
             });
         match first {
             Some(id) => focus(&id),
-            None => get_rates.submit(()),
+            None => get_rates.submit(),
         }
     });
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
@@ -252,19 +252,25 @@ pub fn ShipPage() -> impl IntoView {
         })
     };
     let checker = move |prefix: &'static str, address: RwSignal<Address>, state: RwSignal<Check>, shown: RwSignal<bool>| {
-        let write = Write::new(move |()| async move { Ok(check(client, address, state).await) });
+        let write = Write::new(move || async move {
+            check(client, address, state).await;
+            Ok(())
+        });
         Callback::new(move |()| {
             shown.set(true);
             match first_problem(prefix, &address.get_untracked()) {
                 Some(id) => focus(&id),
-                None => write.submit(()),
+                None => write.submit(),
             }
         })
     };
     let check_from = checker("from", from, from_check, from_shown);
     let check_to = checker("to", to, to_check, to_shown);
 
-    let buy = Write::new(move |rate: Rate| async move {
+    let buy = Write::new(move || async move {
+        let Some(rate) = confirm.get_untracked() else {
+            return Ok(());
+        };
         let intent = open_intent.with_value(|open| key_for(open.as_ref(), &rate.id, fresh_key));
         open_intent.set_value(Some(intent.clone()));
         let answer = client.buy_label(intent.rate_id, intent.key).await;
@@ -278,28 +284,13 @@ pub fn ShipPage() -> impl IntoView {
             Err(e) if !stays_open(e) => open_intent.set_value(None),
             Err(_) => {}
         }
-        answer
-    });
-    // Read each time the dialog opens, for the balance after the purchase.
-    let wallet = LocalResource::new(move || {
-        let open = confirm.with(Option::is_some) && client.can(Scope::WalletRead);
-        async move {
-            if open {
-                Some(client.wallet().await)
-            } else {
-                None
-            }
-        }
+        answer.map(drop)
     });
     let on_buy = Callback::new(move |rate: Rate| {
         buy.clear();
         confirm.set(Some(rate));
     });
-    let on_confirm = Callback::new(move |()| {
-        if let Some(rate) = confirm.get_untracked() {
-            buy.submit(rate);
-        }
-    });
+    let on_confirm = Callback::new(move |()| buy.submit());
     let on_cancel = Callback::new(move |()| {
         confirm.set(None);
         buy.clear();
@@ -395,17 +386,21 @@ pub fn ShipPage() -> impl IntoView {
                 busy=Signal::derive(move || buy.pending())
             />
         })}
-        {move || confirm.get().map(|rate| view! {
+        {move || confirm.get().map(|rate| {
+            // Read as the dialog opens, for the balance after the purchase.
+            let wallet = client.can(Scope::WalletRead).then(|| LocalResource::new(move || client.wallet()));
+            view! {
             <ConfirmPurchase
                 rate
                 sandbox=mode == Some(api::KeyEnv::Sandbox)
-                wallet=Signal::derive(move || wallet.get().flatten())
+                wallet=Signal::derive(move || wallet.and_then(|w| w.get()))
                 pending=Signal::derive(move || buy.pending())
                 error=Signal::derive(move || buy.error())
                 on_confirm
                 on_cancel
                 on_requote=requote_from_dialog
             />
+            }
         })}
         {move || bought.get().map(|label| view! { <Bought label on_again=Callback::new(move |()| bought.set(None)) /> })}
     }

@@ -8,7 +8,7 @@ use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::state::write::Write;
 use api::KeyEnv;
-use api::session::{KeySlot, ModeKeys};
+use api::session::{KeySlot, KeyVerification, ModeKeys};
 use leptos::prelude::*;
 
 fn mode_name(m: KeyEnv) -> &'static str {
@@ -23,8 +23,13 @@ fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
     let client = Client::get();
     let mode = keys.mode;
     let confirm = RwSignal::new(false);
-    let verify = Write::new(move |()| client.verify_key(mode));
-    let activate = Write::new(move |()| async move {
+    let verified = RwSignal::new(None::<KeyVerification>);
+    let verify = Write::new(move || async move {
+        verified.set(None);
+        verified.set(Some(client.verify_key(mode).await?));
+        Ok(())
+    });
+    let activate = Write::new(move || async move {
         let answer = client.activate_key(mode).await;
         if answer.is_ok() {
             confirm.set(false);
@@ -34,7 +39,7 @@ fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
             }
             on_changed.run(());
         }
-        answer
+        answer.map(drop)
     });
     let next = keys.keys.iter().find(|k| k.slot == KeySlot::Next).cloned();
     let name = mode_name(mode);
@@ -54,23 +59,24 @@ fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
     let actions = next.filter(|k| !k.active).map(|_| {
         view! {
             <div class="dialog-actions">
-                <button type="button" class="secondary" disabled=move || verify.pending() on:click=move |_| verify.submit(())>
+                <button type="button" class="secondary" disabled=move || verify.pending() on:click=move |_| verify.submit()>
                     {format!("Verify the new {} key", name.to_lowercase())}
                 </button>
                 <button type="button" on:click=move |_| confirm.set(true)>
                     {format!("Activate the new {} key", name.to_lowercase())}
                 </button>
             </div>
-            {move || verify.result().map(|r| match r {
-                Ok(v) if v.ok => view! { <p role="status" class="ok">"Verified: " {v.message}</p> }.into_any(),
-                Ok(v) => view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.map(|c| c.to_string()).unwrap_or_default(), v.message)}</p> }.into_any(),
-                Err(error) => view! { <ErrorView error /> }.into_any(),
+            {move || verified.get().map(|v| if v.ok {
+                view! { <p role="status" class="ok">"Verified: " {v.message}</p> }.into_any()
+            } else {
+                view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.map(|c| c.to_string()).unwrap_or_default(), v.message)}</p> }.into_any()
             })}
+            {move || verify.error().map(|error| view! { <ErrorView error /> })}
             {move || confirm.get().then(|| view! {
                 <div class="notice notice-warn" role="group" aria-labelledby=format!("activate-{}", mode.as_str())>
                     <p id=format!("activate-{}", mode.as_str())>{format!("Every {} call will use the new key from now on. The Worker verifies it first.", name.to_lowercase())}</p>
                     <div class="dialog-actions">
-                        <button type="button" disabled=move || activate.pending() on:click=move |_| activate.submit(())>
+                        <button type="button" disabled=move || activate.pending() on:click=move |_| activate.submit()>
                             {move || activate.label("Yes, activate it", "Activating…")}
                         </button>
                         <button type="button" class="secondary" on:click=move |_| confirm.set(false)>"Cancel"</button>

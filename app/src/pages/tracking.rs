@@ -30,26 +30,26 @@ pub fn TrackingPage() -> impl IntoView {
             }
         }
     });
-    let register = Write::new(move |request: CreateTrackerRequest| {
+    let register = Write::new(move || {
         let navigate = navigate.clone();
+        let request = CreateTrackerRequest {
+            tracking_number: number.get_untracked().trim().to_string(),
+            carrier: Some(carrier.get_untracked()).filter(|c| !c.trim().is_empty()),
+        };
         async move {
             let tracker = client.create_tracker(request).await?;
-            let href = format!("/tracking?id={}", encode(&tracker.id));
-            navigate(&href, NavigateOptions::default());
-            Ok(tracker)
+            navigate(
+                &format!("/tracking?id={}", encode(&tracker.id)),
+                NavigateOptions::default(),
+            );
+            Ok(())
         }
     });
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let tracking_number = number.get_untracked().trim().to_string();
-        if tracking_number.is_empty() {
-            return;
+        if !number.get_untracked().trim().is_empty() {
+            register.submit();
         }
-        let carrier = Some(carrier.get_untracked()).filter(|c| !c.trim().is_empty());
-        register.submit(CreateTrackerRequest {
-            tracking_number,
-            carrier,
-        });
     };
     view! {
         <h1>"Tracking"</h1>

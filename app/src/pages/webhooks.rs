@@ -7,7 +7,7 @@ use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
 use crate::components::webhooks::{DeliveryTable, EventTable, RejectedTable, VerifyOutcome};
 use crate::state::write::Write;
-use api::inbox::{Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest};
+use api::inbox::{Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest, VerifyResult};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
@@ -103,7 +103,16 @@ pub fn WebhooksPage() -> impl IntoView {
         .unwrap_or_else(|| RECEIVE_PATH.to_string());
     let body = RwSignal::new(String::new());
     let signature = RwSignal::new(String::new());
-    let verify = Write::new(move |request: VerifyRequest| client.verify_webhook(request));
+    let verdict = RwSignal::new(None::<VerifyResult>);
+    let verify = Write::new(move || async move {
+        verdict.set(None);
+        let request = VerifyRequest {
+            body: body.get_untracked(),
+            signature: signature.get_untracked(),
+        };
+        verdict.set(Some(client.verify_webhook(request).await?));
+        Ok(())
+    });
 
     view! {
         <h1>"Webhooks"</h1>
@@ -172,7 +181,7 @@ pub fn WebhooksPage() -> impl IntoView {
             <p class="hint">"Paste a delivery's raw body and its svc-signature header. The check runs in the Worker; the secret never reaches your browser."</p>
             <form on:submit=move |ev| {
                 ev.prevent_default();
-                verify.submit(VerifyRequest { body: body.get_untracked(), signature: signature.get_untracked() });
+                verify.submit();
             }>
                 <label for="verify-body">"Body"</label>
                 <textarea id="verify-body" rows="6" prop:value=move || body.get()
@@ -182,10 +191,8 @@ pub fn WebhooksPage() -> impl IntoView {
                     on:input=move |ev| signature.set(event_target_value(&ev)) />
                 <button type="submit" disabled=move || verify.pending()>{move || verify.label("Verify", "Verifying…")}</button>
             </form>
-            {move || verify.result().map(|result| match result {
-                Ok(result) => view! { <VerifyOutcome result /> }.into_any(),
-                Err(error) => view! { <ErrorView error /> }.into_any(),
-            })}
+            {move || verdict.get().map(|result| view! { <VerifyOutcome result /> })}
+            {move || verify.error().map(|error| view! { <ErrorView error /> })}
         </section>
     }
 }

@@ -5,15 +5,23 @@
 use crate::api::{Client, ClientError};
 use crate::state::write::Write;
 use api::KeyEnv;
-use api::session::SessionInfo;
 use leptos::prelude::*;
 
 #[derive(Clone, Copy)]
 pub struct Session {
     /// `Ok` once the Worker said who is signed in, or that nobody is.
     pub start: LocalResource<Result<(), ClientError>>,
-    pub switch_mode: Write<KeyEnv, SessionInfo>,
-    pub sign_out: Write<(), ()>,
+    /// To the other mode than the session's (admins, both keys configured).
+    pub switch_mode: Write,
+    pub sign_out: Write,
+}
+
+/// The mode the switch leads to.
+pub fn other_mode(mode: KeyEnv) -> KeyEnv {
+    match mode {
+        KeyEnv::Live => KeyEnv::Sandbox,
+        KeyEnv::Sandbox => KeyEnv::Live,
+    }
 }
 
 pub fn use_session(client: Client) -> Session {
@@ -27,9 +35,16 @@ pub fn use_session(client: Client) -> Session {
             Err(e) => Err(e),
         }
     });
+    let switch_mode = Write::new(move || async move {
+        let now = client.session.with_untracked(|s| s.as_ref().map(|s| s.mode));
+        match now {
+            Some(mode) => client.set_mode(other_mode(mode)).await.map(drop),
+            None => Ok(()),
+        }
+    });
     Session {
         start,
-        switch_mode: Write::new(move |mode| client.set_mode(mode)),
-        sign_out: Write::new(move |()| client.sign_out()),
+        switch_mode,
+        sign_out: Write::new(move || client.sign_out()),
     }
 }

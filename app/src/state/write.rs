@@ -7,27 +7,22 @@ use crate::api::ClientError;
 use leptos::prelude::*;
 use std::future::Future;
 
-pub struct Write<I: 'static, T: 'static> {
-    action: Action<I, Result<T, ClientError>>,
+/// The write reads its input when it starts and puts what it got where
+/// the page shows it, so every write is the same `Action` type: one copy
+/// of Leptos's action code in the wasm, not one per write.
+#[derive(Clone, Copy)]
+pub struct Write {
+    action: Action<(), Result<(), ClientError>>,
     pending: Memo<bool>,
 }
 
-impl<I, T> Clone for Write<I, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<I, T> Copy for Write<I, T> {}
-
-impl<I: Clone + 'static, T: Clone + 'static> Write<I, T> {
-    /// `run` does the call and whatever its answer changes on the page.
+impl Write {
     pub fn new<F, Fut>(run: F) -> Self
     where
-        F: Fn(I) -> Fut + 'static,
-        Fut: Future<Output = Result<T, ClientError>> + 'static,
+        F: Fn() -> Fut + 'static,
+        Fut: Future<Output = Result<(), ClientError>> + 'static,
     {
-        let action = Action::new_local(move |input: &I| run(input.clone()));
+        let action = Action::new_local(move |_: &()| run());
         Write {
             action,
             pending: action.pending(),
@@ -35,9 +30,9 @@ impl<I: Clone + 'static, T: Clone + 'static> Write<I, T> {
     }
 
     /// Starts the write, unless one is still running.
-    pub fn submit(self, input: I) {
+    pub fn submit(self) {
         if !self.pending.get_untracked() {
-            self.action.dispatch_local(input);
+            self.action.dispatch_local(());
         }
     }
 
@@ -51,20 +46,15 @@ impl<I: Clone + 'static, T: Clone + 'static> Write<I, T> {
         if self.pending() { busy } else { idle }
     }
 
-    /// The last answer, once the write has finished (tracked).
-    pub fn result(self) -> Option<Result<T, ClientError>> {
+    /// The last failure, hidden while a retry runs (tracked).
+    pub fn error(self) -> Option<ClientError> {
         if self.pending() {
             return None;
         }
-        self.action.value().get()
+        self.action.value().get().and_then(Result::err)
     }
 
-    /// The last failure, hidden while a retry runs (tracked).
-    pub fn error(self) -> Option<ClientError> {
-        self.result().and_then(Result::err)
-    }
-
-    /// Forgets the last answer (the form was closed or changed).
+    /// Forgets the last failure (the form was closed or changed).
     pub fn clear(self) {
         self.action.clear();
     }
