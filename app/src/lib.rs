@@ -11,7 +11,7 @@ pub mod state;
 pub mod widget;
 
 use api::Client;
-use components::loader::Loader;
+use components::loader::{busy, failed};
 use components::shell::Shell;
 use leptos::prelude::*;
 use leptos_router::components::Router;
@@ -23,16 +23,18 @@ pub fn App() -> impl IntoView {
     let session = state::session::use_session(client);
     view! {
         <Router>
-            <Loader resource=session.start loading="Loading…" let:_started>
-                {move || match client.session.get() {
+            {move || match session.started.get() {
+                None => busy("Loading…"),
+                Some(Err(error)) => failed(error, session.start),
+                Some(Ok(())) => match client.session.get() {
                     None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
                     Some(info) => view! {
                         <Shell session=info switch_mode=session.switch_mode sign_out=session.sign_out>
                             {pages::routes()}
                         </Shell>
                     }.into_any(),
-                }}
-            </Loader>
+                },
+            }}
         </Router>
     }
 }

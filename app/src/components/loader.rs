@@ -25,11 +25,12 @@ where
     }
 }
 
-// Not generic, so every page shares one copy of them.
-fn busy(loading: &'static str) -> AnyView {
+// Not generic, so every page shares one copy of them; the app's first
+// session check uses them too.
+pub fn busy(loading: &'static str) -> AnyView {
     view! { <p class="loading" aria-busy="true">{loading}</p> }.into_any()
 }
 
-fn failed(error: ClientError, retry: Callback<()>) -> AnyView {
+pub fn failed(error: ClientError, retry: Callback<()>) -> AnyView {
     view! { <ErrorView error retry /> }.into_any()
 }

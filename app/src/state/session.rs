@@ -6,11 +6,16 @@ use crate::api::{Client, ClientError};
 use crate::state::write::Write;
 use api::KeyEnv;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 #[derive(Clone, Copy)]
 pub struct Session {
-    /// `Ok` once the Worker said who is signed in, or that nobody is.
-    pub start: LocalResource<Result<(), ClientError>>,
+    /// The first check: `Some(Ok)` once the Worker said who is signed in,
+    /// or that nobody is. A signal rather than a `LocalResource`: each
+    /// resource type costs the dashboard about 1 KiB of wasm.
+    pub started: RwSignal<Option<Result<(), ClientError>>>,
+    /// Runs the first check (again, after a failure).
+    pub start: Callback<()>,
     /// To the other mode than the session's (admins, both keys configured).
     pub switch_mode: Write,
     pub sign_out: Write,
@@ -25,16 +30,21 @@ pub fn other_mode(mode: KeyEnv) -> KeyEnv {
 }
 
 pub fn use_session(client: Client) -> Session {
-    let start = LocalResource::new(move || async move {
-        match client.session().await {
-            Ok(info) => {
-                client.session.set(Some(info));
-                Ok(())
-            }
-            Err(e) if e.is_sign_in_required() => Ok(()),
-            Err(e) => Err(e),
-        }
+    let started = RwSignal::new(None);
+    let start = Callback::new(move |()| {
+        started.set(None);
+        spawn_local(async move {
+            started.set(Some(match client.session().await {
+                Ok(info) => {
+                    client.session.set(Some(info));
+                    Ok(())
+                }
+                Err(e) if e.is_sign_in_required() => Ok(()),
+                Err(e) => Err(e),
+            }));
+        });
     });
+    start.run(());
     let switch_mode = Write::new(move || async move {
         let now = client.session.with_untracked(|s| s.as_ref().map(|s| s.mode));
         match now {
@@ -43,6 +53,7 @@ pub fn use_session(client: Client) -> Session {
         }
     });
     Session {
+        started,
         start,
         switch_mode,
         sign_out: Write::new(move || client.sign_out()),
