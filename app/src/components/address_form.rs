@@ -215,7 +215,10 @@ mod tests {
                 ("street1", "Enter the street address".into()),
                 ("city", "Enter the city".into()),
                 ("zip", "Enter the ZIP code".into()),
-                ("country", "Enter the country as a two-letter code, such as US".into()),
+                (
+                    "country",
+                    "Enter the country as a two-letter code, such as US".into()
+                ),
             ]
         );
         assert_eq!(first_problem("to", &a).as_deref(), Some("to-name"));

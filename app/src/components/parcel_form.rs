@@ -125,9 +125,17 @@ impl ParcelDraft {
                     WeightUnit::Lb => number * 16.0,
                 },
                 Parcel::MAX_WEIGHT_OZ,
-                format!("{} lb ({} oz)", Parcel::MAX_WEIGHT_OZ / 16.0, Parcel::MAX_WEIGHT_OZ),
+                format!(
+                    "{} lb ({} oz)",
+                    Parcel::MAX_WEIGHT_OZ / 16.0,
+                    Parcel::MAX_WEIGHT_OZ
+                ),
             ),
-            _ => (number, Parcel::MAX_SIDE_IN, format!("{} in", Parcel::MAX_SIDE_IN)),
+            _ => (
+                number,
+                Parcel::MAX_SIDE_IN,
+                format!("{} in", Parcel::MAX_SIDE_IN),
+            ),
         };
         if value <= 0.0 {
             Err(format!("Enter a {noun} greater than 0"))
@@ -275,7 +283,10 @@ mod tests {
         assert_eq!(
             d.problems(),
             [
-                (ParcelField::Weight, "Enter the weight as a number".to_string()),
+                (
+                    ParcelField::Weight,
+                    "Enter the weight as a number".to_string()
+                ),
                 (ParcelField::Length, "Enter a length greater than 0".into()),
                 (ParcelField::Width, "Enter a width of at most 108 in".into()),
             ]
@@ -284,23 +295,37 @@ mod tests {
         let heavy = draft("151", WeightUnit::Lb, ["1", "1", "1"]);
         assert_eq!(
             heavy.problems(),
-            [(ParcelField::Weight, "Enter a weight of at most 150 lb (2400 oz)".to_string())]
+            [(
+                ParcelField::Weight,
+                "Enter a weight of at most 150 lb (2400 oz)".to_string()
+            )]
         );
     }
 
     #[test]
     fn the_bounds_are_the_contracts() {
         // At, just past and below each bound: the form agrees with api::Parcel.
-        for (weight, unit) in [("2400", WeightUnit::Oz), ("2400.5", WeightUnit::Oz), ("150", WeightUnit::Lb), ("150.1", WeightUnit::Lb), ("-1", WeightUnit::Oz)] {
+        for (weight, unit) in [
+            ("2400", WeightUnit::Oz),
+            ("2400.5", WeightUnit::Oz),
+            ("150", WeightUnit::Lb),
+            ("150.1", WeightUnit::Lb),
+            ("-1", WeightUnit::Oz),
+        ] {
             for side in ["108", "108.5", "0", "0.1"] {
                 let d = draft(weight, unit, [side, "1", side]);
                 let contract = Parcel {
-                    weight_oz: weight.parse::<f64>().unwrap() * if unit == WeightUnit::Lb { 16.0 } else { 1.0 },
+                    weight_oz: weight.parse::<f64>().unwrap()
+                        * if unit == WeightUnit::Lb { 16.0 } else { 1.0 },
                     length: side.parse().unwrap(),
                     width: 1.0,
                     height: side.parse().unwrap(),
                 };
-                assert_eq!(d.to_parcel().is_some(), contract.invalid_field().is_none(), "{weight} {unit:?} {side}");
+                assert_eq!(
+                    d.to_parcel().is_some(),
+                    contract.invalid_field().is_none(),
+                    "{weight} {unit:?} {side}"
+                );
             }
         }
     }

@@ -36,11 +36,7 @@ fn void_badge(d: &LabelDetails) -> (&'static str, Tone) {
 
 /// Where the label's void stands, and the void itself for roles that may.
 #[component]
-fn VoidSection(
-    details: LabelDetails,
-    void: Write,
-    confirming: RwSignal<bool>,
-) -> impl IntoView {
+fn VoidSection(details: LabelDetails, void: Write, confirming: RwSignal<bool>) -> impl IntoView {
     if !Client::get().can(Scope::LabelsWrite) {
         return view! { <p class="hint">"Your role cannot void labels."</p> }.into_any();
     }
@@ -70,10 +66,12 @@ fn VoidSection(
             view! { <button type="button" class="secondary" on:click=move |_| { void.clear(); confirming.set(true) }>"Void label"</button> }.into_any()
         }).into_any(),
     };
-    let refused = move || void.error().map(|e| view! {
+    let refused = move || {
+        void.error().map(|e| view! {
         {void_refusal(e.code()).map(|w| view! { <p class="notice notice-warn" role="alert" data-testid="void-refusal">{w}</p> })}
         <ErrorView error=e />
-    });
+    })
+    };
     view! { {state} {refused} }.into_any()
 }
 
@@ -86,7 +84,9 @@ pub fn LabelPage() -> impl IntoView {
     let confirming = RwSignal::new(false);
     // Refused or not, the label is read again: a refusal says its state moved on.
     let void = Write::new(move || async move {
-        let answer = client.void_label(params.with_untracked(|p| p.get("id").unwrap_or_default())).await;
+        let answer = client
+            .void_label(params.with_untracked(|p| p.get("id").unwrap_or_default()))
+            .await;
         confirming.set(false);
         details.refetch();
         answer.map(drop)

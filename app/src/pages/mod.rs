@@ -15,8 +15,8 @@ pub mod webhooks;
 
 use crate::api::Client;
 use api::Scope;
-use leptos::prelude::*;
 use leptos::children::ToChildren;
+use leptos::prelude::*;
 use leptos::tachys::view::iterators::StaticVec;
 use leptos_router::components::{RouteChildren, Routes, RoutesProps};
 use leptos_router::{
@@ -189,19 +189,35 @@ mod tests {
         paths.sort();
         paths.dedup();
         assert_eq!(paths.len(), PAGES.len());
-        let menu: Vec<_> = PAGES.iter().filter(|p| p.in_menu).map(|p| p.title).collect();
+        let menu: Vec<_> = PAGES
+            .iter()
+            .filter(|p| p.in_menu)
+            .map(|p| p.title)
+            .collect();
         assert_eq!(
             menu,
-            ["Ship", "Labels", "Tracking", "Carrier accounts", "Wallet", "Webhooks", "API status"]
+            [
+                "Ship",
+                "Labels",
+                "Tracking",
+                "Carrier accounts",
+                "Wallet",
+                "Webhooks",
+                "API status"
+            ]
         );
     }
 
     #[test]
     fn table_paths_match_like_the_router_macro() {
         let matched = |pattern: &'static str, url: &str| {
-            PagePath(pattern)
-                .test(url)
-                .map(|m| (m.matched().to_string(), m.remaining().to_string(), m.params()))
+            PagePath(pattern).test(url).map(|m| {
+                (
+                    m.matched().to_string(),
+                    m.remaining().to_string(),
+                    m.params(),
+                )
+            })
         };
         let (m, rest, params) = matched("/labels/:id", "/labels/lbl_1").unwrap();
         assert_eq!((m.as_str(), rest.as_str()), ("/labels/lbl_1", ""));

@@ -74,9 +74,11 @@ async fn check(client: Client, address: RwSignal<Address>, state: RwSignal<Check
             Check::Valid(v)
         }
         Err(e) => match e.code() {
-            Some(ErrorCode::AddressValidationAmbiguous) => {
-                Check::Ambiguous(e.api().and_then(|a| a.suggestions.clone()).unwrap_or_default())
-            }
+            Some(ErrorCode::AddressValidationAmbiguous) => Check::Ambiguous(
+                e.api()
+                    .and_then(|a| a.suggestions.clone())
+                    .unwrap_or_default(),
+            ),
             Some(ErrorCode::AddressValidationFailed) => Check::Undeliverable(e),
             Some(ErrorCode::AddressValidationServiceError) => Check::ServiceDown(e),
             _ => Check::Failed(e),
@@ -251,7 +253,10 @@ pub fn ShipPage() -> impl IntoView {
             }
         })
     };
-    let checker = move |prefix: &'static str, address: RwSignal<Address>, state: RwSignal<Check>, shown: RwSignal<bool>| {
+    let checker = move |prefix: &'static str,
+                        address: RwSignal<Address>,
+                        state: RwSignal<Check>,
+                        shown: RwSignal<bool>| {
         let write = Write::new(move || async move {
             check(client, address, state).await;
             Ok(())

@@ -7,7 +7,9 @@ use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
 use crate::components::webhooks::{DeliveryTable, EventTable, RejectedTable, VerifyOutcome};
 use crate::state::write::Write;
-use api::inbox::{Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest, VerifyResult};
+use api::inbox::{
+    Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest, VerifyResult,
+};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 

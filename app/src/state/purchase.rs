@@ -66,13 +66,28 @@ mod tests {
                 ..ApiError::new(code, "m", "s", "r")
             }),
         };
-        assert!(stays_open(&refusal(ErrorCode::EdgeUpstreamTimeout, Some(true))));
-        assert!(stays_open(&refusal(ErrorCode::EdgeIdempotencyInProgress, Some(true))));
+        assert!(stays_open(&refusal(
+            ErrorCode::EdgeUpstreamTimeout,
+            Some(true)
+        )));
+        assert!(stays_open(&refusal(
+            ErrorCode::EdgeIdempotencyInProgress,
+            Some(true)
+        )));
         // The Worker knows nothing was spent: a new intent may take a new key.
-        assert!(!stays_open(&refusal(ErrorCode::EdgeUpstreamUnreachable, Some(false))));
-        assert!(!stays_open(&refusal(ErrorCode::EdgeIdempotencyKeyReused, None)));
+        assert!(!stays_open(&refusal(
+            ErrorCode::EdgeUpstreamUnreachable,
+            Some(false)
+        )));
+        assert!(!stays_open(&refusal(
+            ErrorCode::EdgeIdempotencyKeyReused,
+            None
+        )));
         assert!(!stays_open(&refusal(ErrorCode::RateExpired, None)));
-        assert!(!stays_open(&refusal(ErrorCode::WalletInsufficientBalance, None)));
+        assert!(!stays_open(&refusal(
+            ErrorCode::WalletInsufficientBalance,
+            None
+        )));
         assert!(!stays_open(&refusal(ErrorCode::LabelCreationFailed, None)));
     }
 }

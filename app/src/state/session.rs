@@ -46,7 +46,9 @@ pub fn use_session(client: Client) -> Session {
     });
     start.run(());
     let switch_mode = Write::new(move || async move {
-        let now = client.session.with_untracked(|s| s.as_ref().map(|s| s.mode));
+        let now = client
+            .session
+            .with_untracked(|s| s.as_ref().map(|s| s.mode));
         match now {
             Some(mode) => client.set_mode(other_mode(mode)).await.map(drop),
             None => Ok(()),
