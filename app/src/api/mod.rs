@@ -86,7 +86,8 @@ impl Client {
             .with(|s| s.as_ref().is_some_and(|s| s.scopes.contains(&scope)))
     }
 
-    /// The session's mode, tracked: pages refetch when it changes.
+    /// The session's mode. A new session (a mode switch, a key activated)
+    /// builds the pages anew, so they fetch again with it.
     pub fn mode(self) -> Option<KeyEnv> {
         self.session.with(|s| s.as_ref().map(|s| s.mode))
     }

@@ -171,45 +171,39 @@ impl ParcelDraft {
 #[component]
 pub fn ParcelForm(
     parcel: RwSignal<ParcelDraft>,
-    on_edit: Callback<()>,
     #[prop(optional, into)] show_problems: Signal<bool>,
 ) -> impl IntoView {
-    let input = move |field: ParcelField, set: fn(&mut ParcelDraft, String)| {
-        let id = field.id();
-        let problem = Memo::new(move |_| {
-            show_problems
-                .get()
-                .then(|| parcel.with(|p| p.value(field).err()))
-                .flatten()
-        });
-        view! {
-            <input
-                id=id
-                type="number"
-                inputmode="decimal"
-                min="0"
-                step="any"
-                required
-                aria-invalid=move || problem.get().map(|_| "true")
-                aria-describedby=move || problem.get().map(|_| advice_id(id))
-                prop:value=move || parcel.with(|p| p.typed(field).to_string())
-                on:input=move |ev| {
-                    let v = event_target_value(&ev);
-                    parcel.update(|p| set(p, v));
-                    on_edit.run(());
-                }
-            />
-            <Advice input=id.to_string() problem />
-        }
-    };
-    let dim = move |field: ParcelField, label: &'static str, set: fn(&mut ParcelDraft, String)| {
-        view! {
-            <div class="field">
-                <label for=field.id()>{label}</label>
-                {input(field, set)}
-            </div>
-        }
-    };
+    let number =
+        move |field: ParcelField, label: &'static str, set: fn(&mut ParcelDraft, String)| {
+            let id = field.id();
+            let problem = Memo::new(move |_| {
+                show_problems
+                    .get()
+                    .then(|| parcel.with(|p| p.value(field).err()))
+                    .flatten()
+            });
+            view! {
+                <div class="field">
+                    <label for=id>{label}</label>
+                    <input
+                        id=id
+                        type="number"
+                        inputmode="decimal"
+                        min="0"
+                        step="any"
+                        required
+                        aria-invalid=move || problem.get().map(|_| "true")
+                        aria-describedby=move || problem.get().map(|_| advice_id(id))
+                        prop:value=move || parcel.with(|p| p.typed(field).to_string())
+                        on:input=move |ev| {
+                            let v = event_target_value(&ev);
+                            parcel.update(|p| set(p, v));
+                        }
+                    />
+                    <Advice input=id.to_string() problem />
+                </div>
+            }
+        };
     view! {
         <fieldset class="parcel-form">
             <legend>"Parcel"</legend>
@@ -222,8 +216,7 @@ pub fn ParcelForm(
                             && let Some(p) = PRESETS.get(i)
                         {
                             parcel.set(ParcelDraft::from_preset(p));
-                            on_edit.run(());
-                        }
+                                }
                     }
                 >
                     <option value="">"Custom size"</option>
@@ -231,7 +224,7 @@ pub fn ParcelForm(
                 </select>
             </div>
             <div class="parcel-grid">
-                {dim(ParcelField::Weight, "Weight", |p, v| p.weight = v)}
+                {number(ParcelField::Weight, "Weight", |p, v| p.weight = v)}
                 <div class="field">
                     <label for="parcel-unit">"Weight unit"</label>
                     <select
@@ -240,16 +233,15 @@ pub fn ParcelForm(
                         on:change=move |ev| {
                             let unit = if event_target_value(&ev) == "lb" { WeightUnit::Lb } else { WeightUnit::Oz };
                             parcel.update(|p| p.unit = unit);
-                            on_edit.run(());
-                        }
+                                }
                     >
                         <option value="oz">"oz"</option>
                         <option value="lb">"lb"</option>
                     </select>
                 </div>
-                {dim(ParcelField::Length, "Length (in)", |p, v| p.length = v)}
-                {dim(ParcelField::Width, "Width (in)", |p, v| p.width = v)}
-                {dim(ParcelField::Height, "Height (in)", |p, v| p.height = v)}
+                {number(ParcelField::Length, "Length (in)", |p, v| p.length = v)}
+                {number(ParcelField::Width, "Width (in)", |p, v| p.width = v)}
+                {number(ParcelField::Height, "Height (in)", |p, v| p.height = v)}
             </div>
         </fieldset>
     }

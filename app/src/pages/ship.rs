@@ -364,7 +364,7 @@ pub fn ShipPage() -> impl IntoView {
                     <AddressStatus state=to_check address=to on_check=check_to />
                 </div>
             </div>
-            <ParcelForm parcel on_edit=Callback::new(|()| {}) show_problems=parcel_shown />
+            <ParcelForm parcel show_problems=parcel_shown />
             <button type="submit" class="primary" disabled=move || get_rates.pending()>
                 {move || get_rates.label("Get rates", "Getting rates…")}
             </button>
@@ -393,18 +393,20 @@ pub fn ShipPage() -> impl IntoView {
         })}
         {move || confirm.get().map(|rate| {
             // Read as the dialog opens, for the balance after the purchase.
-            let wallet = client.can(Scope::WalletRead).then(|| LocalResource::new(move || client.wallet()));
+            let wallet = client
+                .can(Scope::WalletRead)
+                .then(|| LocalResource::new(move || client.wallet()));
             view! {
-            <ConfirmPurchase
-                rate
-                sandbox=mode == Some(api::KeyEnv::Sandbox)
-                wallet=Signal::derive(move || wallet.and_then(|w| w.get()))
-                pending=Signal::derive(move || buy.pending())
-                error=Signal::derive(move || buy.error())
-                on_confirm
-                on_cancel
-                on_requote=requote_from_dialog
-            />
+                <ConfirmPurchase
+                    rate
+                    sandbox=mode == Some(api::KeyEnv::Sandbox)
+                    wallet=Signal::derive(move || wallet.and_then(|w| w.get()))
+                    pending=Signal::derive(move || buy.pending())
+                    error=Signal::derive(move || buy.error())
+                    on_confirm
+                    on_cancel
+                    on_requote=requote_from_dialog
+                />
             }
         })}
         {move || bought.get().map(|label| view! { <Bought label on_again=Callback::new(move |()| bought.set(None)) /> })}
