@@ -1,4 +1,4 @@
-use crate::components::field::{Advice, advice_id};
+use crate::components::field::{advice, advice_id};
 use api::{Address, FieldProblem};
 use leptos::prelude::*;
 
@@ -73,7 +73,7 @@ pub fn missing_field(a: &Address) -> Option<&'static str> {
 }
 
 /// What to do about one field's problem, in plain words.
-fn advice(field: &str, problem: FieldProblem) -> String {
+fn advice_text(field: &str, problem: FieldProblem) -> String {
     let noun = match field {
         "name" => "name",
         "street1" => "street address",
@@ -99,7 +99,7 @@ fn advice(field: &str, problem: FieldProblem) -> String {
 pub fn problems(a: &Address) -> Vec<(&'static str, String)> {
     a.problems()
         .into_iter()
-        .map(|(field, problem)| (field, advice(field, problem)))
+        .map(|(field, problem)| (field, advice_text(field, problem)))
         .collect()
 }
 
@@ -129,7 +129,7 @@ pub fn AddressForm(
     /// storefront widget's quote).
     #[prop(optional)]
     destination_only: bool,
-    #[prop(optional, into)] show_problems: Signal<bool>,
+    #[prop(optional)] show_problems: Option<RwSignal<bool>>,
 ) -> impl IntoView {
     let fields: [(Field, &str, &str, bool); 7] = [
         (Field::Name, "name", "name", true),
@@ -145,13 +145,13 @@ pub fn AddressForm(
         .filter(|(_, key, ..)| !destination_only || !matches!(*key, "name" | "street2"))
         .map(|(field, key, autocomplete, required)| {
             let id = format!("{prefix}-{key}");
-            let problem = Memo::new(move |_| {
+            let problem = move || {
                 show_problems
-                    .get()
+                    .is_some_and(|shown| shown.get())
                     .then(|| address.with(|a| problems(a).into_iter().find(|(f, _)| *f == key)))
                     .flatten()
                     .map(|(_, advice)| advice)
-            });
+            };
             let described_by = advice_id(&id);
             view! {
                 <div class=format!("field field-{key}")>
@@ -162,8 +162,8 @@ pub fn AddressForm(
                         type="text"
                         autocomplete=autocomplete
                         required=required
-                        aria-invalid=move || problem.get().map(|_| "true")
-                        aria-describedby=move || problem.get().map(|_| described_by.clone())
+                        aria-invalid=move || problem().map(|_| "true")
+                        aria-describedby=move || problem().map(|_| described_by.clone())
                         prop:value=move || address.with(|a| field.get(a))
                         on:input=move |ev| {
                             let v = event_target_value(&ev);
@@ -171,7 +171,7 @@ pub fn AddressForm(
                             on_edit.run(());
                         }
                     />
-                    <Advice input=id problem />
+                    {advice(id, problem)}
                 </div>
             }
         })

@@ -6,14 +6,13 @@ pub fn advice_id(input: &str) -> String {
     format!("{input}-problem")
 }
 
-/// A field's problem, in plain words, right under its input.
-#[component]
-pub fn Advice(input: String, problem: Memo<Option<String>>) -> impl IntoView {
-    move || {
-        problem
-            .get()
-            .map(|text| view! { <p class="field-problem" id=advice_id(&input)>{text}</p> })
-    }
+/// A field's problem, in plain words, right under its input. (A plain
+/// closure, not a `Memo`: the storefront widget's form pays for no memo type.)
+pub fn advice(
+    input: String,
+    problem: impl Fn() -> Option<String> + Send + 'static,
+) -> impl IntoView {
+    move || problem().map(|text| view! { <p class="field-problem" id=advice_id(&input)>{text}</p> })
 }
 
 /// Moves focus to the element `id` (the first field with a problem).

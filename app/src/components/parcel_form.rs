@@ -1,4 +1,4 @@
-use crate::components::field::{Advice, advice_id};
+use crate::components::field::{advice, advice_id};
 use api::Parcel;
 use leptos::prelude::*;
 
@@ -171,17 +171,17 @@ impl ParcelDraft {
 #[component]
 pub fn ParcelForm(
     parcel: RwSignal<ParcelDraft>,
-    #[prop(optional, into)] show_problems: Signal<bool>,
+    #[prop(optional)] show_problems: Option<RwSignal<bool>>,
 ) -> impl IntoView {
     let number =
         move |field: ParcelField, label: &'static str, set: fn(&mut ParcelDraft, String)| {
             let id = field.id();
-            let problem = Memo::new(move |_| {
+            let problem = move || {
                 show_problems
-                    .get()
+                    .is_some_and(|shown| shown.get())
                     .then(|| parcel.with(|p| p.value(field).err()))
                     .flatten()
-            });
+            };
             view! {
                 <div class="field">
                     <label for=id>{label}</label>
@@ -192,15 +192,15 @@ pub fn ParcelForm(
                         min="0"
                         step="any"
                         required
-                        aria-invalid=move || problem.get().map(|_| "true")
-                        aria-describedby=move || problem.get().map(|_| advice_id(id))
+                        aria-invalid=move || problem().map(|_| "true")
+                        aria-describedby=move || problem().map(|_| advice_id(id))
                         prop:value=move || parcel.with(|p| p.typed(field).to_string())
                         on:input=move |ev| {
                             let v = event_target_value(&ev);
                             parcel.update(|p| set(p, v));
                         }
                     />
-                    <Advice input=id.to_string() problem />
+                    {advice(id.to_string(), problem)}
                 </div>
             }
         };
