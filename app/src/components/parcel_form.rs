@@ -216,7 +216,7 @@ pub fn ParcelForm(
                             && let Some(p) = PRESETS.get(i)
                         {
                             parcel.set(ParcelDraft::from_preset(p));
-                                }
+                        }
                     }
                 >
                     <option value="">"Custom size"</option>
@@ -233,7 +233,7 @@ pub fn ParcelForm(
                         on:change=move |ev| {
                             let unit = if event_target_value(&ev) == "lb" { WeightUnit::Lb } else { WeightUnit::Oz };
                             parcel.update(|p| p.unit = unit);
-                                }
+                        }
                     >
                         <option value="oz">"oz"</option>
                         <option value="lb">"lb"</option>
