@@ -10,10 +10,7 @@ use leptos::prelude::*;
 #[component]
 pub fn CarriersPage() -> impl IntoView {
     let client = Client::get();
-    let accounts = LocalResource::new(move || {
-        client.mode();
-        client.carrier_accounts()
-    });
+    let accounts = LocalResource::new(move || client.carrier_accounts());
     view! {
         <h1>"Carrier accounts"</h1>
         <p class="hint">"Your own carrier accounts (BYOA), connected in the service's dashboard. Their rates appear next to the platform's, without surcharge."</p>

@@ -71,11 +71,7 @@ pub fn LabelsPage() -> impl IntoView {
     let navigate = use_navigate();
     let q = move || query.with(|m| m.get("q").unwrap_or_default());
     let search = RwSignal::new(q());
-    let ledger = LocalResource::new(move || {
-        let q = q();
-        client.mode();
-        client.ledger(q)
-    });
+    let ledger = LocalResource::new(move || client.ledger(q()));
     let on_search = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let v = search.get_untracked().trim().to_string();

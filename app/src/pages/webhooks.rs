@@ -146,29 +146,30 @@ pub fn WebhooksPage() -> impl IntoView {
             </div>
         </form>
         <Loader resource=inbox loading="Loading the inbox…" let:inbox>
-                {
-                    let f = filter.get_untracked();
-                    view! {
-                        {(!inbox.receiving).then(|| view! {
-                            <p class="banner banner-danger" role="alert">
-                                "No webhook secret is set, so every delivery is refused. An admin sets it with `wrangler secret put WEBHOOK_SECRET`."
-                            </p>
-                        })}
-                        {f.shows_accepted().then(|| view! {
-                            <section aria-labelledby="received-h">
-                                <h2 id="received-h">"Received events"</h2>
-                                <EventTable entries=inbox.accepted.clone() />
-                            </section>
-                        })}
-                        {f.shows_rejected().then(|| view! {
-                            <section aria-labelledby="refused-h">
-                                <h2 id="refused-h">"Refused deliveries"</h2>
-                                <p class="hint">"Missing, malformed or wrong signatures: recorded, never acted on."</p>
-                                <RejectedTable rows=inbox.rejected.clone() />
-                            </section>
-                        })}
-                    }
+            {
+                // Untracked: a new filter refetches the inbox, which redraws this.
+                let f = filter.get_untracked();
+                view! {
+                    {(!inbox.receiving).then(|| view! {
+                        <p class="banner banner-danger" role="alert">
+                            "No webhook secret is set, so every delivery is refused. An admin sets it with `wrangler secret put WEBHOOK_SECRET`."
+                        </p>
+                    })}
+                    {f.shows_accepted().then(|| view! {
+                        <section aria-labelledby="received-h">
+                            <h2 id="received-h">"Received events"</h2>
+                            <EventTable entries=inbox.accepted.clone() />
+                        </section>
+                    })}
+                    {f.shows_rejected().then(|| view! {
+                        <section aria-labelledby="refused-h">
+                            <h2 id="refused-h">"Refused deliveries"</h2>
+                            <p class="hint">"Missing, malformed or wrong signatures: recorded, never acted on."</p>
+                            <RejectedTable rows=inbox.rejected.clone() />
+                        </section>
+                    })}
                 }
+            }
         </Loader>
         <section aria-labelledby="log-h">
             <h2 id="log-h">"The service's delivery log"</h2>
