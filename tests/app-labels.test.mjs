@@ -60,8 +60,14 @@ test('void: confirmed, then requested, then voided and refunded once the carrier
   // Keeping the label does nothing.
   await page.getByRole('button', { name: 'Keep the label' }).click();
   await lp.voidButton().waitFor();
-  await lp.voidIt();
+  const voids = [];
+  page.on('request', (r) => { if (r.method() === 'DELETE' && r.url().includes('/api/v1/labels/')) voids.push(r.url()); });
+  // An impatient double click voids once: no second request, no "already requested" refusal.
+  await lp.voidButton().click();
+  await page.getByRole('button', { name: 'Yes, void the label' }).dblclick();
   await page.getByText('Void requested: the carrier confirms it', { exact: false }).waitFor({ timeout: T });
+  assert.equal(voids.length, 1, 'one void request');
+  assert.equal(await lp.refusal().count(), 0);
   assert.equal(await lp.badge().innerText(), 'Void requested');
   assert.equal(await lp.voidButton().count(), 0);
   await screenshot(page, 'label-void-requested');

@@ -51,12 +51,13 @@ test('live: the cheapest rate is bought after a confirmation; the wallet drops b
   assert.equal((await account()).balance_cents, before.balance_cents);
 
   await ship.buyFirst();
-  const [request] = await Promise.all([
-    page.waitForRequest((r) => r.url().endsWith('/api/v1/labels') && r.method() === 'POST'),
-    ship.confirmButton().click(),
-  ]);
-  assert.match(request.headers()['idempotency-key'], /^[0-9a-f-]{36}$/);
+  const purchases = [];
+  page.on('request', (r) => { if (r.url().endsWith('/api/v1/labels') && r.method() === 'POST') purchases.push(r); });
+  // A double click on the confirm button sends one purchase.
+  await ship.confirmButton().dblclick();
   const tracking = await ship.trackingNumber();
+  assert.equal(purchases.length, 1, 'one purchase request');
+  assert.match(purchases[0].headers()['idempotency-key'], /^[0-9a-f-]{36}$/);
   assert.doesNotMatch(tracking, /^9999/, 'a live tracking number');
   const after = await account();
   assert.equal(after.balance_cents, before.balance_cents - prices[0]);
@@ -194,6 +195,51 @@ test('rates sort by delivery date and carbon, filter by carrier, and mark BYOA a
   await page.getByRole('group', { name: 'Carriers' }).getByLabel(carrier).uncheck();
   rows = await ship.rowTexts();
   assert.ok(rows.length > 0 && rows.every((r) => r.cells[0] !== carrier), `${carrier} filtered out`);
+  await context.close();
+});
+
+test('the form says every problem at once, each next to its field, and moves focus to the first', async () => {
+  const { context, page, ship } = await signedIn('operator');
+  const calls = [];
+  page.on('request', (r) => { if (r.url().includes('/api/v1/')) calls.push(r.url()); });
+  await ship.fillAddress('From', { ...SENDER, country: 'USA' });
+  // "To" is left empty; its country starts as US.
+  await ship.fillParcel({ weight: '', length: '0', width: '200', height: '4' });
+  await ship.getRatesButton().click();
+  const expected = [
+    ['From', 'Country', 'Enter the country as a two-letter code, such as US'],
+    ['To', 'Name', 'Enter the name'],
+    ['To', 'Street address', 'Enter the street address'],
+    ['To', 'City', 'Enter the city'],
+    ['To', 'State', 'Enter the state'],
+    ['To', 'ZIP code', 'Enter the ZIP code'],
+    ['Parcel', 'Weight', 'Enter the weight as a number'],
+    ['Parcel', 'Length (in)', 'Enter a length greater than 0'],
+    ['Parcel', 'Width (in)', 'Enter a width of at most 108 in'],
+  ];
+  await page.getByText(expected.at(-1)[2], { exact: true }).waitFor({ timeout: T });
+  for (const [group, label, text] of expected) {
+    const input = ship.group(group).getByLabel(label, { exact: true });
+    assert.equal(await input.getAttribute('aria-invalid'), 'true', `${group} ${label} is marked invalid`);
+    const id = await input.getAttribute('aria-describedby');
+    assert.ok(id, `${group} ${label} names its message`);
+    // The message is right beside the input, in the same field.
+    const message = input.locator('xpath=..').locator(`[id="${id}"]`);
+    assert.equal((await message.innerText()).trim(), text, `${group} ${label}`);
+  }
+  assert.equal(await page.locator('[aria-invalid="true"]').count(), expected.length, 'only the wrong fields are marked');
+  const focused = (group, label) => ship.group(group).getByLabel(label, { exact: true }).evaluate((el) => el === document.activeElement);
+  assert.equal(await focused('From', 'Country'), true, 'focus is on the first wrong field');
+  assert.deepEqual(calls, [], 'nothing was sent while the form is wrong');
+  await screenshot(page, 'ship-form-problems');
+
+  // A corrected field loses its message as it is typed; the next submit focuses the next problem.
+  await ship.group('From').getByLabel('Country', { exact: true }).fill('US');
+  await page.getByText(expected[0][2], { exact: true }).waitFor({ state: 'detached', timeout: T });
+  assert.equal(await ship.group('From').getByLabel('Country', { exact: true }).getAttribute('aria-invalid'), null);
+  assert.equal(await page.locator('[aria-invalid="true"]').count(), expected.length - 1);
+  await ship.getRatesButton().click();
+  assert.equal(await focused('To', 'Name'), true);
   await context.close();
 });
 

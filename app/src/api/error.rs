@@ -1,4 +1,4 @@
-use api::ApiError;
+use api::{ApiError, ErrorCode};
 use std::fmt;
 
 /// Every way a call can fail, as the one error view needs to tell them apart.
@@ -17,12 +17,17 @@ impl ClientError {
         ClientError::Network(err.to_string())
     }
 
-    /// The error code of an answered call (`None` for network and decode failures).
-    pub fn code(&self) -> Option<&str> {
+    /// The v1 envelope of an answered call (`None` for network and decode failures).
+    pub fn api(&self) -> Option<&ApiError> {
         match self {
-            ClientError::Api { error, .. } => Some(error.code.as_str()),
+            ClientError::Api { error, .. } => Some(error),
             _ => None,
         }
+    }
+
+    /// The error code of an answered call (`None` for network and decode failures).
+    pub fn code(&self) -> Option<&ErrorCode> {
+        self.api().map(|e| &e.code)
     }
 
     /// Seconds to wait before retrying a 429, from `Retry-After`.
@@ -35,7 +40,7 @@ impl ClientError {
 
     /// The Worker says the session is missing or has ended: sign in again.
     pub fn is_sign_in_required(&self) -> bool {
-        matches!(self, ClientError::Api { status: 401, error } if error.code.as_str() == "EDGE.SESSION.REQUIRED")
+        self.code() == Some(&ErrorCode::EdgeSessionRequired)
     }
 }
 

@@ -86,7 +86,8 @@ impl Client {
             .with(|s| s.as_ref().is_some_and(|s| s.scopes.contains(&scope)))
     }
 
-    /// The session's mode, tracked: pages refetch when it changes.
+    /// The session's mode. A new session (a mode switch, a key activated)
+    /// builds the pages anew, so they fetch again with it.
     pub fn mode(self) -> Option<KeyEnv> {
         self.session.with(|s| s.as_ref().map(|s| s.mode))
     }
@@ -351,5 +352,21 @@ mod tests {
             error_from_text(502, "<html>", None),
             ClientError::Decode(_)
         ));
+    }
+
+    #[test]
+    fn only_an_ended_session_sends_the_user_to_sign_in() {
+        let answer = |code: &str| {
+            let body = format!(
+                r#"{{"error":{{"code":"{code}","message":"m","suggestion":"s","docs_url":"d","request_id":"r"}}}}"#
+            );
+            error_from_text(401, &body, None)
+        };
+        let ended = answer("EDGE.SESSION.REQUIRED");
+        assert_eq!(ended.code(), Some(&api::ErrorCode::EdgeSessionRequired));
+        assert!(ended.is_sign_in_required());
+        // A wrong token on the login page is an error to show, not a sign-out.
+        assert!(!answer("EDGE.SESSION.INVALID_TOKEN").is_sign_in_required());
+        assert!(!ClientError::Network("reset".into()).is_sign_in_required());
     }
 }

@@ -1,4 +1,5 @@
-use api::Address;
+use crate::components::field::{advice, advice_id};
+use api::{Address, FieldProblem};
 use leptos::prelude::*;
 
 /// An empty address in the given country.
@@ -71,8 +72,48 @@ pub fn missing_field(a: &Address) -> Option<&'static str> {
     a.first_blank_field().map(label)
 }
 
+/// What to do about one field's problem, in plain words.
+fn advice_text(field: &str, problem: FieldProblem) -> String {
+    let noun = match field {
+        "name" => "name",
+        "street1" => "street address",
+        "city" => "city",
+        "state" => "state",
+        "zip" => "ZIP code",
+        _ => "country",
+    };
+    match (field, problem) {
+        ("country", FieldProblem::Invalid(_)) => {
+            "Enter the country as a two-letter code, such as US".into()
+        }
+        ("state", FieldProblem::Invalid(_)) => {
+            "Enter the state as a two-letter code, such as CA".into()
+        }
+        (_, FieldProblem::Missing) => format!("Enter the {noun}"),
+        (_, FieldProblem::Invalid(reason)) => format!("The {noun} {reason}"),
+    }
+}
+
+/// Every problem of the address, each as the field's JSON name and the
+/// advice shown under it, in the form's order.
+pub fn problems(a: &Address) -> Vec<(&'static str, String)> {
+    a.problems()
+        .into_iter()
+        .map(|(field, problem)| (field, advice_text(field, problem)))
+        .collect()
+}
+
+/// The id of the form's first field with a problem, to move focus there.
+pub fn first_problem(prefix: &str, a: &Address) -> Option<String> {
+    a.problems()
+        .first()
+        .map(|(field, _)| format!("{prefix}-{field}"))
+}
+
 /// A full postal address as one fieldset. Pure: it edits `address` and
-/// reports edits through `on_edit`; checking it is the page's business.
+/// reports edits through `on_edit`. Once `show_problems` is set, every
+/// field's problem shows under it (and follows the typing); asking the
+/// validation service is the page's business.
 #[component]
 pub fn AddressForm(
     /// The fieldset's legend, also its accessible name ("From", "To").
@@ -88,6 +129,7 @@ pub fn AddressForm(
     /// storefront widget's quote).
     #[prop(optional)]
     destination_only: bool,
+    #[prop(optional)] show_problems: Option<RwSignal<bool>>,
 ) -> impl IntoView {
     let fields: [(Field, &str, &str, bool); 7] = [
         (Field::Name, "name", "name", true),
@@ -103,15 +145,25 @@ pub fn AddressForm(
         .filter(|(_, key, ..)| !destination_only || !matches!(*key, "name" | "street2"))
         .map(|(field, key, autocomplete, required)| {
             let id = format!("{prefix}-{key}");
+            let problem = move || {
+                show_problems
+                    .is_some_and(|shown| shown.get())
+                    .then(|| address.with(|a| problems(a).into_iter().find(|(f, _)| *f == key)))
+                    .flatten()
+                    .map(|(_, advice)| advice)
+            };
+            let described_by = advice_id(&id);
             view! {
                 <div class=format!("field field-{key}")>
                     <label for=id.clone()>{label(key)}</label>
                     <input
-                        id=id
+                        id=id.clone()
                         name=key
                         type="text"
                         autocomplete=autocomplete
                         required=required
+                        aria-invalid=move || problem().map(|_| "true")
+                        aria-describedby=move || problem().map(|_| described_by.clone())
                         prop:value=move || address.with(|a| field.get(a))
                         on:input=move |ev| {
                             let v = event_target_value(&ev);
@@ -119,6 +171,7 @@ pub fn AddressForm(
                             on_edit.run(());
                         }
                     />
+                    {advice(id, problem)}
                 </div>
             }
         })
@@ -149,6 +202,34 @@ pub fn one_line(a: &Address) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_problem_in_plain_words_and_the_first_to_focus() {
+        let mut a = blank_address();
+        a.state = "Illinois".into();
+        a.country = "USA".into();
+        assert_eq!(
+            problems(&a),
+            [
+                ("name", "Enter the name".to_string()),
+                ("street1", "Enter the street address".into()),
+                ("city", "Enter the city".into()),
+                ("zip", "Enter the ZIP code".into()),
+                (
+                    "country",
+                    "Enter the country as a two-letter code, such as US".into()
+                ),
+            ]
+        );
+        assert_eq!(first_problem("to", &a).as_deref(), Some("to-name"));
+        a.country = "US".into();
+        a.name = "Ada".into();
+        assert!(problems(&a).contains(&(
+            "state",
+            "Enter the state as a two-letter code, such as CA".into()
+        )));
+        assert_eq!(first_problem("to", &a).as_deref(), Some("to-street1"));
+    }
 
     #[test]
     fn names_the_first_missing_field() {

@@ -1,7 +1,8 @@
 use crate::api::ClientError;
 use crate::components::error_view::ErrorView;
 use crate::components::money::{Money, format_cents};
-use api::{CardState, Rate, Wallet};
+use crate::state::purchase::stays_open;
+use api::{CardState, ErrorCode, Rate, Wallet};
 use leptos::prelude::*;
 
 /// What the wallet will do about a live purchase of `price` cents.
@@ -21,18 +22,15 @@ pub fn wallet_outcome(w: &Wallet, price: i64) -> String {
         (Some(_), CardState::Missing) => "The balance does not cover it and there is no card on file for auto-reload: the purchase will be refused.".into(),
         (Some(_), CardState::Declined) => "The balance does not cover it and the card on file was declined: the purchase will be refused.".into(),
         (Some(r), CardState::Ok) => {
-            let mut balance = w.balance_cents;
-            let mut charges = 0;
-            while balance - price < r.threshold_cents && charges < 1000 {
-                balance += r.amount_cents;
-                charges += 1;
-            }
+            // The service's rule, stated once in api::AutoReload.
+            let charges = r.charges_for(w.balance_cents, price);
+            let charged = r.amount_cents.max(1) * charges;
             format!(
                 "Auto-reload will charge your card {} ({} × {}); balance after: {}.",
-                format_cents(r.amount_cents * charges),
+                format_cents(charged),
                 charges,
                 format_cents(r.amount_cents),
-                format_cents(balance - price)
+                format_cents(w.balance_cents + charged - price)
             )
         }
     }
@@ -103,8 +101,8 @@ pub fn ConfirmPurchase(
                 <dd data-testid="confirm-wallet">{wallet_line}</dd>
             </dl>
             {move || error.get().map(|e| {
-                let expired = e.code() == Some("RATE.EXPIRED");
-                let unknown = crate::state::intent::stays_open(&e);
+                let expired = e.code() == Some(&ErrorCode::RateExpired);
+                let unknown = stays_open(&e);
                 view! {
                     <ErrorView error=e />
                     {unknown.then(|| view! {

@@ -4,6 +4,8 @@ pub mod address_form;
 pub mod confirm_purchase;
 pub mod dates;
 pub mod error_view;
+pub mod field;
+pub mod loader;
 pub mod money;
 pub mod parcel_form;
 pub mod rate_table;

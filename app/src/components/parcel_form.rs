@@ -1,3 +1,4 @@
+use crate::components::field::{advice, advice_id};
 use api::Parcel;
 use leptos::prelude::*;
 
@@ -51,6 +52,43 @@ pub const PRESETS: [Preset; 4] = [
     },
 ];
 
+/// The four numbers of a parcel, in the form's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParcelField {
+    Weight,
+    Length,
+    Width,
+    Height,
+}
+
+impl ParcelField {
+    pub const ALL: [ParcelField; 4] = [
+        ParcelField::Weight,
+        ParcelField::Length,
+        ParcelField::Width,
+        ParcelField::Height,
+    ];
+
+    /// The input's id.
+    pub fn id(self) -> &'static str {
+        match self {
+            ParcelField::Weight => "parcel-weight",
+            ParcelField::Length => "parcel-length",
+            ParcelField::Width => "parcel-width",
+            ParcelField::Height => "parcel-height",
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            ParcelField::Weight => "weight",
+            ParcelField::Length => "length",
+            ParcelField::Width => "width",
+            ParcelField::Height => "height",
+        }
+    }
+}
+
 impl ParcelDraft {
     pub fn from_preset(p: &Preset) -> ParcelDraft {
         ParcelDraft {
@@ -62,72 +100,110 @@ impl ParcelDraft {
         }
     }
 
-    /// The contract's parcel (weight in ounces), or the first problem as
-    /// `(field label, reason)`; bounds come from `api::Parcel`.
-    pub fn to_parcel(&self) -> Result<Parcel, (&'static str, String)> {
-        let num = |label: &'static str, s: &str| -> Result<f64, (&'static str, String)> {
-            s.trim()
-                .parse::<f64>()
-                .map_err(|_| (label, "enter a number".to_string()))
-        };
-        let weight = num("Weight", &self.weight)?;
-        let parcel = Parcel {
-            weight_oz: match self.unit {
-                WeightUnit::Oz => weight,
-                WeightUnit::Lb => weight * 16.0,
-            },
-            length: num("Length", &self.length)?,
-            width: num("Width", &self.width)?,
-            height: num("Height", &self.height)?,
-        };
-        match parcel.invalid_field() {
-            None => Ok(parcel),
-            Some((field, reason)) => {
-                let label = match field {
-                    "weight_oz" => "Weight",
-                    "length" => "Length",
-                    "width" => "Width",
-                    _ => "Height",
-                };
-                let reason = if field == "weight_oz" && reason.contains("2400") {
-                    "must be at most 2400 oz (150 lb)".to_string()
-                } else {
-                    reason.to_string()
-                };
-                Err((label, reason))
-            }
+    fn typed(&self, field: ParcelField) -> &str {
+        match field {
+            ParcelField::Weight => &self.weight,
+            ParcelField::Length => &self.length,
+            ParcelField::Width => &self.width,
+            ParcelField::Height => &self.height,
         }
+    }
+
+    /// One field in the contract's unit (ounces, inches), or what to do
+    /// about it in plain words. The bounds are `api::Parcel`'s.
+    fn value(&self, field: ParcelField) -> Result<f64, String> {
+        let noun = field.noun();
+        let typed = self.typed(field).trim().parse::<f64>();
+        let number = typed
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("Enter the {noun} as a number"))?;
+        let (value, max, at_most) = match field {
+            ParcelField::Weight => (
+                match self.unit {
+                    WeightUnit::Oz => number,
+                    WeightUnit::Lb => number * 16.0,
+                },
+                Parcel::MAX_WEIGHT_OZ,
+                format!(
+                    "{} lb ({} oz)",
+                    Parcel::MAX_WEIGHT_OZ / 16.0,
+                    Parcel::MAX_WEIGHT_OZ
+                ),
+            ),
+            _ => (
+                number,
+                Parcel::MAX_SIDE_IN,
+                format!("{} in", Parcel::MAX_SIDE_IN),
+            ),
+        };
+        if value <= 0.0 {
+            Err(format!("Enter a {noun} greater than 0"))
+        } else if value > max {
+            Err(format!("Enter a {noun} of at most {at_most}"))
+        } else {
+            Ok(value)
+        }
+    }
+
+    /// Every field's problem, in the form's order.
+    pub fn problems(&self) -> Vec<(ParcelField, String)> {
+        ParcelField::ALL
+            .into_iter()
+            .filter_map(|f| self.value(f).err().map(|advice| (f, advice)))
+            .collect()
+    }
+
+    /// The contract's parcel (weight in ounces), if every field is right.
+    pub fn to_parcel(&self) -> Option<Parcel> {
+        let [weight_oz, length, width, height] = ParcelField::ALL.map(|f| self.value(f).ok());
+        Some(Parcel {
+            weight_oz: weight_oz?,
+            length: length?,
+            width: width?,
+            height: height?,
+        })
     }
 }
 
-/// Weight (oz or lb), dimensions (in) and presets.
+/// Weight (oz or lb), dimensions (in) and presets. Once `show_problems` is
+/// set, every field's problem shows under it.
 #[component]
-pub fn ParcelForm(parcel: RwSignal<ParcelDraft>, on_edit: Callback<()>) -> impl IntoView {
-    let dim = move |id: &'static str,
-                    label: &'static str,
-                    get: fn(&ParcelDraft) -> String,
-                    set: fn(&mut ParcelDraft, String)| {
-        view! {
-            <div class="field">
-                <label for=id>{label}</label>
-                <input
-                    id=id
-                    type="number"
-                    inputmode="decimal"
-                    min="0"
-                    step="any"
-                    required
-                    prop:value=move || parcel.with(get)
-                    on:input=move |ev| {
-                        let v = event_target_value(&ev);
-                        parcel.update(|p| set(p, v));
-                        on_edit.run(());
-                    }
-                />
-            </div>
-        }
-    };
-    let problem = move || parcel.with(|p| p.to_parcel().err());
+pub fn ParcelForm(
+    parcel: RwSignal<ParcelDraft>,
+    #[prop(optional)] show_problems: Option<RwSignal<bool>>,
+) -> impl IntoView {
+    let number =
+        move |field: ParcelField, label: &'static str, set: fn(&mut ParcelDraft, String)| {
+            let id = field.id();
+            let problem = move || {
+                show_problems
+                    .is_some_and(|shown| shown.get())
+                    .then(|| parcel.with(|p| p.value(field).err()))
+                    .flatten()
+            };
+            view! {
+                <div class="field">
+                    <label for=id>{label}</label>
+                    <input
+                        id=id
+                        type="number"
+                        inputmode="decimal"
+                        min="0"
+                        step="any"
+                        required
+                        aria-invalid=move || problem().map(|_| "true")
+                        aria-describedby=move || problem().map(|_| advice_id(id))
+                        prop:value=move || parcel.with(|p| p.typed(field).to_string())
+                        on:input=move |ev| {
+                            let v = event_target_value(&ev);
+                            parcel.update(|p| set(p, v));
+                        }
+                    />
+                    {advice(id.to_string(), problem)}
+                </div>
+            }
+        };
     view! {
         <fieldset class="parcel-form">
             <legend>"Parcel"</legend>
@@ -140,7 +216,6 @@ pub fn ParcelForm(parcel: RwSignal<ParcelDraft>, on_edit: Callback<()>) -> impl 
                             && let Some(p) = PRESETS.get(i)
                         {
                             parcel.set(ParcelDraft::from_preset(p));
-                            on_edit.run(());
                         }
                     }
                 >
@@ -149,23 +224,7 @@ pub fn ParcelForm(parcel: RwSignal<ParcelDraft>, on_edit: Callback<()>) -> impl 
                 </select>
             </div>
             <div class="parcel-grid">
-                <div class="field">
-                    <label for="parcel-weight">"Weight"</label>
-                    <input
-                        id="parcel-weight"
-                        type="number"
-                        inputmode="decimal"
-                        min="0"
-                        step="any"
-                        required
-                        prop:value=move || parcel.with(|p| p.weight.clone())
-                        on:input=move |ev| {
-                            let v = event_target_value(&ev);
-                            parcel.update(|p| p.weight = v);
-                            on_edit.run(());
-                        }
-                    />
-                </div>
+                {number(ParcelField::Weight, "Weight", |p, v| p.weight = v)}
                 <div class="field">
                     <label for="parcel-unit">"Weight unit"</label>
                     <select
@@ -174,20 +233,16 @@ pub fn ParcelForm(parcel: RwSignal<ParcelDraft>, on_edit: Callback<()>) -> impl 
                         on:change=move |ev| {
                             let unit = if event_target_value(&ev) == "lb" { WeightUnit::Lb } else { WeightUnit::Oz };
                             parcel.update(|p| p.unit = unit);
-                            on_edit.run(());
                         }
                     >
                         <option value="oz">"oz"</option>
                         <option value="lb">"lb"</option>
                     </select>
                 </div>
-                {dim("parcel-length", "Length (in)", |p| p.length.clone(), |p, v| p.length = v)}
-                {dim("parcel-width", "Width (in)", |p| p.width.clone(), |p, v| p.width = v)}
-                {dim("parcel-height", "Height (in)", |p| p.height.clone(), |p, v| p.height = v)}
+                {number(ParcelField::Length, "Length (in)", |p, v| p.length = v)}
+                {number(ParcelField::Width, "Width (in)", |p, v| p.width = v)}
+                {number(ParcelField::Height, "Height (in)", |p, v| p.height = v)}
             </div>
-            {move || problem().map(|(field, reason)| view! {
-                <p class="field-problem" id="parcel-problem">{format!("{field} {reason}.")}</p>
-            })}
         </fieldset>
     }
 }
@@ -196,22 +251,74 @@ pub fn ParcelForm(parcel: RwSignal<ParcelDraft>, on_edit: Callback<()>) -> impl 
 mod tests {
     use super::*;
 
+    fn draft(weight: &str, unit: WeightUnit, dims: [&str; 3]) -> ParcelDraft {
+        ParcelDraft {
+            weight: weight.into(),
+            unit,
+            length: dims[0].into(),
+            width: dims[1].into(),
+            height: dims[2].into(),
+        }
+    }
+
     #[test]
-    fn pounds_become_ounces_and_bounds_apply() {
+    fn pounds_become_ounces() {
         let mut d = ParcelDraft::from_preset(&PRESETS[1]);
         assert_eq!(d.to_parcel().unwrap().weight_oz, 32.0);
         d.unit = WeightUnit::Oz;
         assert_eq!(d.to_parcel().unwrap().weight_oz, 2.0);
-        d.weight = "200".into();
-        d.unit = WeightUnit::Lb;
-        assert_eq!(d.to_parcel().unwrap_err().0, "Weight");
-        d.weight = "1".into();
-        d.height = "0".into();
+    }
+
+    #[test]
+    fn every_problem_at_once_in_plain_words() {
+        let d = draft("", WeightUnit::Oz, ["0", "200", "4"]);
         assert_eq!(
-            d.to_parcel().unwrap_err(),
-            ("Height", "must be a number greater than 0".into())
+            d.problems(),
+            [
+                (
+                    ParcelField::Weight,
+                    "Enter the weight as a number".to_string()
+                ),
+                (ParcelField::Length, "Enter a length greater than 0".into()),
+                (ParcelField::Width, "Enter a width of at most 108 in".into()),
+            ]
         );
-        d.height = "x".into();
-        assert_eq!(d.to_parcel().unwrap_err().1, "enter a number");
+        assert_eq!(d.to_parcel(), None);
+        let heavy = draft("151", WeightUnit::Lb, ["1", "1", "1"]);
+        assert_eq!(
+            heavy.problems(),
+            [(
+                ParcelField::Weight,
+                "Enter a weight of at most 150 lb (2400 oz)".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn the_bounds_are_the_contracts() {
+        // At, just past and below each bound: the form agrees with api::Parcel.
+        for (weight, unit) in [
+            ("2400", WeightUnit::Oz),
+            ("2400.5", WeightUnit::Oz),
+            ("150", WeightUnit::Lb),
+            ("150.1", WeightUnit::Lb),
+            ("-1", WeightUnit::Oz),
+        ] {
+            for side in ["108", "108.5", "0", "0.1"] {
+                let d = draft(weight, unit, [side, "1", side]);
+                let contract = Parcel {
+                    weight_oz: weight.parse::<f64>().unwrap()
+                        * if unit == WeightUnit::Lb { 16.0 } else { 1.0 },
+                    length: side.parse().unwrap(),
+                    width: 1.0,
+                    height: side.parse().unwrap(),
+                };
+                assert_eq!(
+                    d.to_parcel().is_some(),
+                    contract.invalid_field().is_none(),
+                    "{weight} {unit:?} {side}"
+                );
+            }
+        }
     }
 }

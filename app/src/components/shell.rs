@@ -1,28 +1,26 @@
+use crate::api::Client;
 use crate::components::error_view::ErrorView;
+use crate::pages::PAGES;
+use crate::state::session::other_mode;
+use crate::state::write::Write;
+use api::KeyEnv;
 use api::session::SessionInfo;
-use api::{KeyEnv, Scope};
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-/// The signed-in frame: navigation, who is signed in, the live/sandbox
-/// switch for admins, the sandbox banner and the key alert.
+/// The signed-in frame: the menu of the pages the session may use, who is
+/// signed in, the live/sandbox switch for admins, the sandbox banner and
+/// the key alert.
 #[component]
 pub fn Shell(
     session: SessionInfo,
     /// Switches the session's mode (admins, both keys configured).
-    on_mode: Callback<KeyEnv>,
-    on_sign_out: Callback<()>,
-    /// The last mode switch or sign-out failure, if any.
-    #[prop(into)]
-    failure: Signal<Option<crate::api::ClientError>>,
+    switch_mode: Write,
+    sign_out: Write,
     children: Children,
 ) -> impl IntoView {
     let sandbox = session.mode == KeyEnv::Sandbox;
-    let other = if sandbox {
-        KeyEnv::Live
-    } else {
-        KeyEnv::Sandbox
-    };
+    let other = other_mode(session.mode);
     let switch_label = if sandbox {
         "Switch to live"
     } else {
@@ -37,24 +35,12 @@ pub fn Shell(
         };
         view! { <p class="banner banner-danger" role="alert">{text}</p> }
     });
-    let has = |scope: Scope| session.scopes.contains(&scope);
-    let links = [
-        ("/ship", "Ship", has(Scope::RatesRead)),
-        ("/labels", "Labels", has(Scope::LabelsRead)),
-        ("/tracking", "Tracking", has(Scope::TrackingRead)),
-        (
-            "/carriers",
-            "Carrier accounts",
-            has(Scope::CarrierAccountsRead),
-        ),
-        ("/wallet", "Wallet", has(Scope::WalletRead)),
-        ("/webhooks", "Webhooks", has(Scope::LabelsRead)),
-        ("/status", "API status", true),
-    ]
-    .into_iter()
-    .filter(|(_, _, shown)| *shown)
-    .map(|(href, text, _)| view! { <A href=href>{text}</A> })
-    .collect_view();
+    let client = Client::get();
+    let links = PAGES
+        .iter()
+        .filter(|page| page.in_menu && page.allowed(client))
+        .map(|page| view! { <A href=page.path>{page.title}</A> })
+        .collect_view();
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
         {sandbox.then(|| view! {
@@ -69,16 +55,20 @@ pub fn Shell(
             <div class="who">
                 <span>{session.user.clone()} " · " {session.role.as_str()}</span>
                 {can_switch.then(|| view! {
-                    <button type="button" class="secondary" on:click=move |_| on_mode.run(other)>
-                        {switch_label}
+                    <button type="button" class="secondary" disabled=move || switch_mode.pending()
+                        on:click=move |_| switch_mode.submit()>
+                        {move || switch_mode.label(switch_label, "Switching…")}
                     </button>
                 })}
-                <button type="button" class="secondary" on:click=move |_| on_sign_out.run(())>
-                    "Sign out"
+                <button type="button" class="secondary" disabled=move || sign_out.pending()
+                    on:click=move |_| sign_out.submit()>
+                    {move || sign_out.label("Sign out", "Signing out…")}
                 </button>
             </div>
         </header>
-        {move || failure.get().map(|error| view! { <div class="shell-error"><ErrorView error /></div> })}
+        {move || switch_mode.error().or_else(|| sign_out.error()).map(|error| view! {
+            <div class="shell-error"><ErrorView error /></div>
+        })}
         <main id="main" tabindex="-1">{children()}</main>
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::api::Client;
 use crate::components::dates::datetime;
-use crate::components::error_view::ErrorView;
+use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
 use api::CarrierAccountStatus;
 use leptos::prelude::*;
@@ -10,20 +10,16 @@ use leptos::prelude::*;
 #[component]
 pub fn CarriersPage() -> impl IntoView {
     let client = Client::get();
-    let accounts = LocalResource::new(move || {
-        client.mode();
-        client.carrier_accounts()
-    });
+    let accounts = LocalResource::new(move || client.carrier_accounts());
     view! {
         <h1>"Carrier accounts"</h1>
         <p class="hint">"Your own carrier accounts (BYOA), connected in the service's dashboard. Their rates appear next to the platform's, without surcharge."</p>
-        {move || match accounts.get() {
-            None => view! { <p aria-busy="true">"Loading carrier accounts…"</p> }.into_any(),
-            Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| accounts.refetch()) /> }.into_any(),
-            Some(Ok(list)) if list.carrier_accounts.is_empty() => view! {
-                <p class="notice" role="status">"No carrier account is connected: every rate comes from the platform's accounts."</p>
-            }.into_any(),
-            Some(Ok(list)) => view! {
+        <Loader resource=accounts loading="Loading carrier accounts…" let:list>
+            {if list.carrier_accounts.is_empty() {
+                view! {
+                    <p class="notice" role="status">"No carrier account is connected: every rate comes from the platform's accounts."</p>
+                }.into_any()
+            } else { view! {
                 <div class="table-wrap">
                     <table>
                         <caption class="visually-hidden">"Connected carrier accounts"</caption>
@@ -50,7 +46,7 @@ pub fn CarriersPage() -> impl IntoView {
                         </tbody>
                     </table>
                 </div>
-            }.into_any(),
-        }}
+            }.into_any() }}
+        </Loader>
     }
 }

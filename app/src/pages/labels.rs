@@ -3,7 +3,7 @@
 
 use crate::api::{Client, encode};
 use crate::components::dates::datetime;
-use crate::components::error_view::ErrorView;
+use crate::components::loader::Loader;
 use crate::components::money::Money;
 use api::inbox::LedgerEntry;
 use leptos::prelude::*;
@@ -71,11 +71,7 @@ pub fn LabelsPage() -> impl IntoView {
     let navigate = use_navigate();
     let q = move || query.with(|m| m.get("q").unwrap_or_default());
     let search = RwSignal::new(q());
-    let ledger = LocalResource::new(move || {
-        let q = q();
-        client.mode();
-        client.ledger(q)
-    });
+    let ledger = LocalResource::new(move || client.ledger(q()));
     let on_search = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let v = search.get_untracked().trim().to_string();
@@ -96,13 +92,12 @@ pub fn LabelsPage() -> impl IntoView {
             </div>
             <button type="submit" class="secondary">"Search"</button>
         </form>
-        {move || match ledger.get() {
-            None => view! { <p aria-busy="true">"Loading labels…"</p> }.into_any(),
-            Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| ledger.refetch()) /> }.into_any(),
-            Some(Ok(l)) if l.labels.is_empty() => view! {
-                <p class="notice" role="status">{if q().is_empty() { "No labels yet.".to_string() } else { format!("No label matches “{}”.", q()) }}</p>
-            }.into_any(),
-            Some(Ok(l)) => view! {
+        <Loader resource=ledger loading="Loading labels…" let:l>
+            {if l.labels.is_empty() {
+                view! {
+                    <p class="notice" role="status">{if q().is_empty() { "No labels yet.".to_string() } else { format!("No label matches “{}”.", q()) }}</p>
+                }.into_any()
+            } else { view! {
                 <div class="table-wrap">
                     <table class="ledger">
                         <caption class="visually-hidden">"Labels, newest first"</caption>
@@ -114,8 +109,8 @@ pub fn LabelsPage() -> impl IntoView {
                         <tbody>{l.labels.into_iter().map(ledger_row).collect_view()}</tbody>
                     </table>
                 </div>
-            }.into_any(),
-        }}
+            }.into_any() }}
+        </Loader>
         <h2>"Open a label"</h2>
         <OpenById />
     }

@@ -1,5 +1,6 @@
 use crate::api::Client;
 use crate::components::error_view::ErrorView;
+use crate::state::write::Write;
 use leptos::prelude::*;
 
 /// Sign-in with the access token an admin gave the user. The token goes to
@@ -8,11 +9,14 @@ use leptos::prelude::*;
 pub fn LoginPage() -> impl IntoView {
     let client = Client::get();
     let token = RwSignal::new(String::new());
-    let sign_in = Action::new_local(move |token: &String| client.sign_in(token.trim().to_string()));
+    let sign_in = Write::new(move || async move {
+        let typed = token.get_untracked().trim().to_string();
+        client.sign_in(typed).await.map(drop)
+    });
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        if !token.get().trim().is_empty() {
-            sign_in.dispatch(token.get());
+        if !token.get_untracked().trim().is_empty() {
+            sign_in.submit();
         }
     };
     view! {
@@ -30,17 +34,11 @@ pub fn LoginPage() -> impl IntoView {
                     on:input=move |ev| token.set(event_target_value(&ev))
                 />
                 <p class="hint">"Your administrator gives you this token; it starts with pt_."</p>
-                <button type="submit" disabled=move || sign_in.pending().get()>
-                    {move || if sign_in.pending().get() { "Signing in…" } else { "Sign in" }}
+                <button type="submit" disabled=move || sign_in.pending()>
+                    {move || sign_in.label("Sign in", "Signing in…")}
                 </button>
             </form>
-            {move || {
-                sign_in
-                    .value()
-                    .get()
-                    .and_then(Result::err)
-                    .map(|error| view! { <ErrorView error /> })
-            }}
+            {move || sign_in.error().map(|error| view! { <ErrorView error /> })}
         </section>
     }
 }

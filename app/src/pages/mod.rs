@@ -1,4 +1,6 @@
-//! One page per route; each page owns its data.
+//! One page per route; each page owns its data. `PAGES` is the one table
+//! of them: it makes the routes, the main menu (`components::shell`) and
+//! the guard that keeps a role from a page it has no scope for.
 
 pub mod carriers;
 pub mod label;
@@ -10,3 +12,218 @@ pub mod status;
 pub mod tracking;
 pub mod wallet;
 pub mod webhooks;
+
+use crate::api::Client;
+use api::Scope;
+use leptos::children::ToChildren;
+use leptos::prelude::*;
+use leptos::tachys::view::iterators::StaticVec;
+use leptos_router::components::{RouteChildren, Routes, RoutesProps};
+use leptos_router::{
+    NestedRoute, ParamSegment, PartialPathMatch, PathSegment, PossibleRouteMatch, StaticSegment,
+};
+
+pub struct Page {
+    /// The route: `/labels`, or one parameter as in `/labels/:id`.
+    pub path: &'static str,
+    /// The menu entry, and the heading of the guard.
+    pub title: &'static str,
+    pub in_menu: bool,
+    /// What a session needs to use the page (`None`: every signed-in user),
+    /// and what the guard says a role without it cannot do.
+    pub scope: Option<(Scope, &'static str)>,
+    view: fn() -> AnyView,
+}
+
+const SHIP: Option<(Scope, &str)> = Some((Scope::RatesRead, "request rates"));
+const LABELS: Option<(Scope, &str)> = Some((Scope::LabelsRead, "see labels"));
+
+pub static PAGES: [Page; 9] = [
+    Page {
+        path: "/",
+        title: "Ship",
+        in_menu: false,
+        scope: SHIP,
+        view: || view! { <ship::ShipPage /> }.into_any(),
+    },
+    Page {
+        path: "/ship",
+        title: "Ship",
+        in_menu: true,
+        scope: SHIP,
+        view: || view! { <ship::ShipPage /> }.into_any(),
+    },
+    Page {
+        path: "/labels",
+        title: "Labels",
+        in_menu: true,
+        scope: LABELS,
+        view: || view! { <labels::LabelsPage /> }.into_any(),
+    },
+    Page {
+        path: "/labels/:id",
+        title: "Label",
+        in_menu: false,
+        scope: LABELS,
+        view: || view! { <label::LabelPage /> }.into_any(),
+    },
+    Page {
+        path: "/tracking",
+        title: "Tracking",
+        in_menu: true,
+        scope: Some((Scope::TrackingRead, "track parcels")),
+        view: || view! { <tracking::TrackingPage /> }.into_any(),
+    },
+    Page {
+        path: "/carriers",
+        title: "Carrier accounts",
+        in_menu: true,
+        scope: Some((Scope::CarrierAccountsRead, "see carrier accounts")),
+        view: || view! { <carriers::CarriersPage /> }.into_any(),
+    },
+    Page {
+        path: "/wallet",
+        title: "Wallet",
+        in_menu: true,
+        scope: Some((Scope::WalletRead, "see the wallet")),
+        view: || view! { <wallet::WalletPage /> }.into_any(),
+    },
+    Page {
+        path: "/webhooks",
+        title: "Webhooks",
+        in_menu: true,
+        // The Worker's inbox and ledger answer to labels:read.
+        scope: Some((Scope::LabelsRead, "see webhook events")),
+        view: || view! { <webhooks::WebhooksPage /> }.into_any(),
+    },
+    Page {
+        path: "/status",
+        title: "API status",
+        in_menu: true,
+        scope: None,
+        view: || view! { <status::StatusPage /> }.into_any(),
+    },
+];
+
+impl Page {
+    /// Whether the signed-in session may use the page.
+    pub fn allowed(&self, client: Client) -> bool {
+        self.scope.is_none_or(|(scope, _)| client.can(scope))
+    }
+
+    /// The page, or what the role cannot do instead of a page whose every
+    /// call would be refused.
+    fn show(&'static self) -> AnyView {
+        match self.scope {
+            Some((scope, cannot)) if !self.allowed(Client::get()) => view! {
+                <h1>{self.title}</h1>
+                <p class="notice" data-testid="guard">
+                    {format!("Your role cannot {cannot} ({}). An admin can grant it.", scope.as_str())}
+                </p>
+            }
+            .into_any(),
+            _ => (self.view)(),
+        }
+    }
+}
+
+/// The router's routes, made from `PAGES`.
+pub fn routes() -> impl IntoView {
+    let defs: StaticVec<_> = PAGES
+        .iter()
+        .map(|page| NestedRoute::new(PagePath(page.path), move || page.show()))
+        .collect::<Vec<_>>()
+        .into();
+    Routes(
+        RoutesProps::builder()
+            .fallback(not_found::NotFound)
+            .children(RouteChildren::to_children(move || defs))
+            .build(),
+    )
+}
+
+/// A table path as the router's segments: `/labels/:id` is the static
+/// `labels` then the parameter `id`.
+#[derive(Clone, Copy, Debug)]
+struct PagePath(&'static str);
+
+impl PagePath {
+    fn parts(self) -> (&'static str, Option<&'static str>) {
+        let path = self.0.trim_start_matches('/');
+        match path.split_once("/:") {
+            Some((base, param)) => (base, Some(param)),
+            None => (path, None),
+        }
+    }
+}
+
+impl PossibleRouteMatch for PagePath {
+    fn optional(&self) -> bool {
+        false
+    }
+
+    fn test<'a>(&self, path: &'a str) -> Option<PartialPathMatch<'a>> {
+        match self.parts() {
+            ("", None) => ().test(path),
+            (base, None) => StaticSegment(base).test(path),
+            (base, Some(param)) => (StaticSegment(base), ParamSegment(param)).test(path),
+        }
+    }
+
+    fn generate_path(&self, path: &mut Vec<PathSegment>) {
+        match self.parts() {
+            ("", None) => {}
+            (base, None) => StaticSegment(base).generate_path(path),
+            (base, Some(param)) => (StaticSegment(base), ParamSegment(param)).generate_path(path),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_once_and_the_menu_in_order() {
+        let mut paths: Vec<_> = PAGES.iter().map(|p| p.path).collect();
+        paths.sort();
+        paths.dedup();
+        assert_eq!(paths.len(), PAGES.len());
+        let menu: Vec<_> = PAGES
+            .iter()
+            .filter(|p| p.in_menu)
+            .map(|p| p.title)
+            .collect();
+        assert_eq!(
+            menu,
+            [
+                "Ship",
+                "Labels",
+                "Tracking",
+                "Carrier accounts",
+                "Wallet",
+                "Webhooks",
+                "API status"
+            ]
+        );
+    }
+
+    #[test]
+    fn table_paths_match_like_the_router_macro() {
+        let matched = |pattern: &'static str, url: &str| {
+            PagePath(pattern).test(url).map(|m| {
+                (
+                    m.matched().to_string(),
+                    m.remaining().to_string(),
+                    m.params(),
+                )
+            })
+        };
+        let (m, rest, params) = matched("/labels/:id", "/labels/lbl_1").unwrap();
+        assert_eq!((m.as_str(), rest.as_str()), ("/labels/lbl_1", ""));
+        assert_eq!(params, [("id".into(), "lbl_1".to_string())]);
+        assert_eq!(matched("/labels", "/labels").unwrap().1, "");
+        assert!(matched("/wallet", "/labels").is_none());
+        assert_eq!(matched("/", "/").unwrap().1, "/");
+    }
+}

@@ -2,20 +2,21 @@
 //! carrier's rates, and the purchase after a confirmation.
 
 use crate::api::{Client, ClientError, encode};
-use crate::components::address_form::{AddressForm, blank_address, missing_field, one_line};
+use crate::components::address_form::{AddressForm, blank_address, first_problem, one_line};
 use crate::components::confirm_purchase::ConfirmPurchase;
 use crate::components::error_view::ErrorView;
+use crate::components::field::focus;
 use crate::components::money::Money;
 use crate::components::parcel_form::{ParcelDraft, ParcelForm, WeightUnit};
 use crate::components::rate_table::RateTable;
 use crate::state::clock::Clock;
-use crate::state::intent::{Intent, fresh_key, key_for, stays_open};
+use crate::state::purchase::{Intent, fresh_key, key_for, stays_open};
 use crate::state::senders;
+use crate::state::write::Write;
 use api::inbox::label_pdf_path;
 use api::rates::RATE_VALIDITY_SECONDS;
-use api::{Address, AddressValidation, ApiError, Label, Rate, RatesRequest, Scope, Wallet};
+use api::{Address, AddressValidation, ApiError, ErrorCode, Label, Rate, RatesRequest, Scope};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use leptos_router::components::A;
 
 /// Where one address stands with the validation service.
@@ -33,7 +34,6 @@ enum Check {
     Overridden,
     /// Anything else (a field refused, the network): shown as it is.
     Failed(ClientError),
-    Incomplete(&'static str),
 }
 
 impl Check {
@@ -55,10 +55,11 @@ struct Quote {
 /// Safety margin under the 15 minutes, for the time the answer travelled.
 const VALIDITY_MARGIN_SECONDS: u64 = 5;
 
+/// Asks the validation service about a complete address; `true` when
+/// rates may be asked for it.
 async fn check(client: Client, address: RwSignal<Address>, state: RwSignal<Check>) -> bool {
     let current = address.get_untracked();
-    if let Some(field) = missing_field(&current) {
-        state.set(Check::Incomplete(field));
+    if !current.problems().is_empty() {
         return false;
     }
     if !client.can(Scope::AddressesRead) {
@@ -73,14 +74,13 @@ async fn check(client: Client, address: RwSignal<Address>, state: RwSignal<Check
             Check::Valid(v)
         }
         Err(e) => match e.code() {
-            Some("ADDRESS.VALIDATION.AMBIGUOUS") => match &e {
-                ClientError::Api { error, .. } => {
-                    Check::Ambiguous(error.suggestions.clone().unwrap_or_default())
-                }
-                _ => Check::Failed(e),
-            },
-            Some("ADDRESS.VALIDATION.FAILED") => Check::Undeliverable(e),
-            Some("ADDRESS.VALIDATION.SERVICE_ERROR") => Check::ServiceDown(e),
+            Some(ErrorCode::AddressValidationAmbiguous) => Check::Ambiguous(
+                e.api()
+                    .and_then(|a| a.suggestions.clone())
+                    .unwrap_or_default(),
+            ),
+            Some(ErrorCode::AddressValidationFailed) => Check::Undeliverable(e),
+            Some(ErrorCode::AddressValidationServiceError) => Check::ServiceDown(e),
             _ => Check::Failed(e),
         },
     };
@@ -102,9 +102,6 @@ fn AddressStatus(
             <p class="check-status">
                 <button type="button" class="secondary" on:click=move |_| on_check.run(())>"Check address"</button>
             </p>
-        }.into_any(),
-        Check::Incomplete(field) => view! {
-            <p class="check-status field-problem">{format!("Fill in {field}.")}</p>
         }.into_any(),
         Check::Checking => view! { <p class="check-status" aria-busy="true">"Checking the address…"</p> }.into_any(),
         Check::Valid(v) => view! {
@@ -180,78 +177,74 @@ pub fn ShipPage() -> impl IntoView {
         width: String::new(),
         height: String::new(),
     });
+    // Each form shows its problems from its first submit or check on.
+    let from_shown = RwSignal::new(false);
+    let to_shown = RwSignal::new(false);
+    let parcel_shown = RwSignal::new(false);
     let saved = RwSignal::new(senders::load());
     let saved_note = RwSignal::new(None::<String>);
 
     let quote = RwSignal::new(None::<Quote>);
-    let quote_error = RwSignal::new(None::<ClientError>);
-    let quoting = RwSignal::new(false);
     let serial = StoredValue::new(0u32);
-    let last_request = StoredValue::new(None::<RatesRequest>);
-
     let confirm = RwSignal::new(None::<Rate>);
-    let wallet = RwSignal::new(None::<Result<Wallet, ClientError>>);
     let open_intent = StoredValue::new(None::<Intent>);
-    let buying = RwSignal::new(false);
-    let buy_error = RwSignal::new(None::<ClientError>);
     let bought = RwSignal::new(None::<Label>);
-
     let can_buy = client.can(Scope::LabelsWrite);
-    let can_rates = client.can(Scope::RatesRead);
 
-    let request_rates = move |req: RatesRequest| {
-        spawn_local(async move {
-            quoting.set(true);
-            quote_error.set(None);
-            confirm.set(None);
-            buy_error.set(None);
-            open_intent.set_value(None);
-            last_request.set_value(Some(req.clone()));
-            match client.rates(&req).await {
-                Ok(resp) => {
-                    serial.update_value(|s| *s += 1);
-                    let validity =
-                        (RATE_VALIDITY_SECONDS - VALIDITY_MARGIN_SECONDS) as f64 * 1000.0;
-                    quote.set(Some(Quote {
-                        rates: resp.rates,
-                        deadline_ms: clock.now_untracked() + validity,
-                        partial: resp.error,
-                        serial: serial.get_value(),
-                    }));
-                    bought.set(None);
-                }
-                Err(e) => {
-                    quote.set(None);
-                    quote_error.set(Some(e));
-                }
+    // Both addresses checked (one after the other), then every carrier's rates.
+    let get_rates = Write::new(move || async move {
+        let from_ok = from_check.get_untracked().ready() || check(client, from, from_check).await;
+        let to_ok = to_check.get_untracked().ready() || check(client, to, to_check).await;
+        let Some(p) = parcel.get_untracked().to_parcel() else {
+            return Ok(());
+        };
+        if !(from_ok && to_ok) {
+            return Ok(());
+        }
+        confirm.set(None);
+        open_intent.set_value(None);
+        let request = RatesRequest {
+            from_address: from.get_untracked(),
+            to_address: to.get_untracked(),
+            parcel: p,
+        };
+        match client.rates(&request).await {
+            Ok(resp) => {
+                serial.update_value(|s| *s += 1);
+                let validity = (RATE_VALIDITY_SECONDS - VALIDITY_MARGIN_SECONDS) as f64 * 1000.0;
+                quote.set(Some(Quote {
+                    rates: resp.rates,
+                    deadline_ms: clock.now_untracked() + validity,
+                    partial: resp.error,
+                    serial: serial.get_value(),
+                }));
+                bought.set(None);
+                Ok(())
             }
-            quoting.set(false);
-        });
-    };
-    let requote = Callback::new(move |()| {
-        if let Some(req) = last_request.get_value() {
-            request_rates(req);
+            Err(e) => {
+                quote.set(None);
+                Err(e)
+            }
         }
     });
-    let get_rates = move || {
-        spawn_local(async move {
-            let p = parcel.get_untracked().to_parcel();
-            let from_ok =
-                from_check.get_untracked().ready() || check(client, from, from_check).await;
-            let to_ok = to_check.get_untracked().ready() || check(client, to, to_check).await;
-            let Ok(p) = p else { return };
-            if from_ok && to_ok {
-                request_rates(RatesRequest {
-                    from_address: from.get_untracked(),
-                    to_address: to.get_untracked(),
-                    parcel: p,
-                });
-            }
-        });
-    };
+    // Every problem of the three forms at once; focus on the first.
+    let submit = Callback::new(move |()| {
+        for shown in [from_shown, to_shown, parcel_shown] {
+            shown.set(true);
+        }
+        let first = first_problem("from", &from.get_untracked())
+            .or_else(|| first_problem("to", &to.get_untracked()))
+            .or_else(|| {
+                parcel.with_untracked(|p| p.problems().first().map(|(f, _)| f.id().to_string()))
+            });
+        match first {
+            Some(id) => focus(&id),
+            None => get_rates.submit(),
+        }
+    });
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        get_rates();
+        submit.run(());
     };
     let edited = move |state: RwSignal<Check>| {
         Callback::new(move |()| {
@@ -260,67 +253,64 @@ pub fn ShipPage() -> impl IntoView {
             }
         })
     };
-    let check_from = Callback::new(move |()| {
-        spawn_local(async move {
-            check(client, from, from_check).await;
+    let checker = move |prefix: &'static str,
+                        address: RwSignal<Address>,
+                        state: RwSignal<Check>,
+                        shown: RwSignal<bool>| {
+        let write = Write::new(move || async move {
+            check(client, address, state).await;
+            Ok(())
+        });
+        Callback::new(move |()| {
+            shown.set(true);
+            match first_problem(prefix, &address.get_untracked()) {
+                Some(id) => focus(&id),
+                None => write.submit(),
+            }
         })
-    });
-    let check_to = Callback::new(move |()| {
-        spawn_local(async move {
-            check(client, to, to_check).await;
-        })
-    });
+    };
+    let check_from = checker("from", from, from_check, from_shown);
+    let check_to = checker("to", to, to_check, to_shown);
 
-    let on_buy = Callback::new(move |rate: Rate| {
-        buy_error.set(None);
-        confirm.set(Some(rate));
-        wallet.set(None);
-        if client.can(Scope::WalletRead) {
-            spawn_local(async move { wallet.set(Some(client.wallet().await)) });
-        }
-    });
-    let on_confirm = Callback::new(move |()| {
+    let buy = Write::new(move || async move {
         let Some(rate) = confirm.get_untracked() else {
-            return;
+            return Ok(());
         };
-        if buying.get_untracked() {
-            return;
-        }
         let intent = open_intent.with_value(|open| key_for(open.as_ref(), &rate.id, fresh_key));
         open_intent.set_value(Some(intent.clone()));
-        buying.set(true);
-        buy_error.set(None);
-        spawn_local(async move {
-            match client.buy_label(intent.rate_id, intent.key).await {
-                Ok(label) => {
-                    open_intent.set_value(None);
-                    confirm.set(None);
-                    bought.set(Some(label));
-                    quote.set(None);
-                }
-                Err(e) => {
-                    if !stays_open(&e) {
-                        open_intent.set_value(None);
-                    }
-                    buy_error.set(Some(e));
-                }
+        let answer = client.buy_label(intent.rate_id, intent.key).await;
+        match &answer {
+            Ok(label) => {
+                open_intent.set_value(None);
+                confirm.set(None);
+                bought.set(Some(label.clone()));
+                quote.set(None);
             }
-            buying.set(false);
-        });
+            Err(e) if !stays_open(e) => open_intent.set_value(None),
+            Err(_) => {}
+        }
+        answer.map(drop)
     });
+    let on_buy = Callback::new(move |rate: Rate| {
+        buy.clear();
+        confirm.set(Some(rate));
+    });
+    let on_confirm = Callback::new(move |()| buy.submit());
     let on_cancel = Callback::new(move |()| {
         confirm.set(None);
-        buy_error.set(None);
+        buy.clear();
     });
     let requote_from_dialog = Callback::new(move |()| {
         confirm.set(None);
-        requote.run(());
+        submit.run(());
     });
 
     let save_sender = move |_| {
         let a = from.get_untracked();
-        if let Some(field) = missing_field(&a) {
-            saved_note.set(Some(format!("Fill in {field} before saving the sender.")));
+        from_shown.set(true);
+        if let Some(id) = first_problem("from", &a) {
+            saved_note.set(Some("Complete the sender before saving it.".into()));
+            focus(&id);
             return;
         }
         let list = senders::with_added(saved.get_untracked(), a);
@@ -364,28 +354,22 @@ pub fn ShipPage() -> impl IntoView {
         <form class="ship-form" on:submit=on_submit novalidate>
             <div class="addresses">
                 <div>
-                    <AddressForm legend="From" prefix="from" address=from on_edit=edited(from_check)>
+                    <AddressForm legend="From" prefix="from" address=from on_edit=edited(from_check) show_problems=from_shown>
                         {sender_picker()}
                     </AddressForm>
                     <AddressStatus state=from_check address=from on_check=check_from />
                 </div>
                 <div>
-                    <AddressForm legend="To" prefix="to" address=to on_edit=edited(to_check) />
+                    <AddressForm legend="To" prefix="to" address=to on_edit=edited(to_check) show_problems=to_shown />
                     <AddressStatus state=to_check address=to on_check=check_to />
                 </div>
             </div>
-            <ParcelForm parcel on_edit=Callback::new(|()| {}) />
-            {if can_rates {
-                view! {
-                    <button type="submit" class="primary" disabled=move || quoting.get()>
-                        {move || if quoting.get() { "Getting rates…" } else { "Get rates" }}
-                    </button>
-                }.into_any()
-            } else {
-                view! { <p class="hint">"Your role cannot request rates (rates:read)."</p> }.into_any()
-            }}
+            <ParcelForm parcel show_problems=parcel_shown />
+            <button type="submit" class="primary" disabled=move || get_rates.pending()>
+                {move || get_rates.label("Get rates", "Getting rates…")}
+            </button>
         </form>
-        {move || quote_error.get().map(|error| view! { <ErrorView error retry=requote /> })}
+        {move || get_rates.error().map(|error| view! { <ErrorView error retry=submit /> })}
         {move || quote.get().map(|q| view! {
             {q.partial.map(|e| view! {
                 <div class="notice notice-warn" role="status">
@@ -403,21 +387,27 @@ pub fn ShipPage() -> impl IntoView {
                 deadline_ms=q.deadline_ms
                 can_buy
                 on_buy
-                on_requote=requote
-                busy=Signal::derive(move || buying.get())
+                on_requote=submit
+                busy=Signal::derive(move || buy.pending())
             />
         })}
-        {move || confirm.get().map(|rate| view! {
-            <ConfirmPurchase
-                rate
-                sandbox=mode == Some(api::KeyEnv::Sandbox)
-                wallet=Signal::derive(move || wallet.get())
-                pending=Signal::derive(move || buying.get())
-                error=Signal::derive(move || buy_error.get())
-                on_confirm
-                on_cancel
-                on_requote=requote_from_dialog
-            />
+        {move || confirm.get().map(|rate| {
+            // Read as the dialog opens, for the balance after the purchase.
+            let wallet = client
+                .can(Scope::WalletRead)
+                .then(|| LocalResource::new(move || client.wallet()));
+            view! {
+                <ConfirmPurchase
+                    rate
+                    sandbox=mode == Some(api::KeyEnv::Sandbox)
+                    wallet=Signal::derive(move || wallet.and_then(|w| w.get()))
+                    pending=Signal::derive(move || buy.pending())
+                    error=Signal::derive(move || buy.error())
+                    on_confirm
+                    on_cancel
+                    on_requote=requote_from_dialog
+                />
+            }
         })}
         {move || bought.get().map(|label| view! { <Bought label on_again=Callback::new(move |()| bought.set(None)) /> })}
     }

@@ -1,14 +1,15 @@
 //! API status: the key's environment and scopes (never the key), each
 //! endpoint's budget as last seen, the user's role, and key rotation for admins.
 
-use crate::api::{Client, ClientError};
+use crate::api::Client;
 use crate::components::dates::time;
 use crate::components::error_view::ErrorView;
+use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
+use crate::state::write::Write;
 use api::KeyEnv;
 use api::session::{KeySlot, KeyVerification, ModeKeys};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 fn mode_name(m: KeyEnv) -> &'static str {
     match m {
@@ -21,11 +22,25 @@ fn mode_name(m: KeyEnv) -> &'static str {
 fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
     let client = Client::get();
     let mode = keys.mode;
-    let verifying = RwSignal::new(false);
-    let verified = RwSignal::new(None::<Result<KeyVerification, ClientError>>);
-    let activating = RwSignal::new(false);
     let confirm = RwSignal::new(false);
-    let activate_error = RwSignal::new(None::<ClientError>);
+    let verified = RwSignal::new(None::<KeyVerification>);
+    let verify = Write::new(move || async move {
+        verified.set(None);
+        verified.set(Some(client.verify_key(mode).await?));
+        Ok(())
+    });
+    let activate = Write::new(move || async move {
+        let answer = client.activate_key(mode).await;
+        if answer.is_ok() {
+            confirm.set(false);
+            // The session names the key in use (and its problem, if any).
+            if let Ok(info) = client.session().await {
+                client.session.set(Some(info));
+            }
+            on_changed.run(());
+        }
+        answer.map(drop)
+    });
     let next = keys.keys.iter().find(|k| k.slot == KeySlot::Next).cloned();
     let name = mode_name(mode);
     let rows = keys
@@ -44,48 +59,31 @@ fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
     let actions = next.filter(|k| !k.active).map(|_| {
         view! {
             <div class="dialog-actions">
-                <button type="button" class="secondary" disabled=move || verifying.get() on:click=move |_| {
-                    verifying.set(true);
-                    spawn_local(async move {
-                        verified.set(Some(client.verify_key(mode).await));
-                        verifying.set(false);
-                    });
-                }>{format!("Verify the new {} key", name.to_lowercase())}</button>
+                <button type="button" class="secondary" disabled=move || verify.pending() on:click=move |_| verify.submit()>
+                    {format!("Verify the new {} key", name.to_lowercase())}
+                </button>
                 <button type="button" on:click=move |_| confirm.set(true)>
                     {format!("Activate the new {} key", name.to_lowercase())}
                 </button>
             </div>
-            {move || verified.get().map(|r| match r {
-                Ok(v) if v.ok => view! { <p role="status" class="ok">"Verified: " {v.message}</p> }.into_any(),
-                Ok(v) => view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.map(|c| c.to_string()).unwrap_or_default(), v.message)}</p> }.into_any(),
-                Err(error) => view! { <ErrorView error /> }.into_any(),
+            {move || verified.get().map(|v| if v.ok {
+                view! { <p role="status" class="ok">"Verified: " {v.message}</p> }.into_any()
+            } else {
+                view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.map(|c| c.to_string()).unwrap_or_default(), v.message)}</p> }.into_any()
             })}
+            {move || verify.error().map(|error| view! { <ErrorView error /> })}
             {move || confirm.get().then(|| view! {
                 <div class="notice notice-warn" role="group" aria-labelledby=format!("activate-{}", mode.as_str())>
                     <p id=format!("activate-{}", mode.as_str())>{format!("Every {} call will use the new key from now on. The Worker verifies it first.", name.to_lowercase())}</p>
                     <div class="dialog-actions">
-                        <button type="button" disabled=move || activating.get() on:click=move |_| {
-                            activating.set(true);
-                            activate_error.set(None);
-                            spawn_local(async move {
-                                match client.activate_key(mode).await {
-                                    Ok(_) => {
-                                        confirm.set(false);
-                                        if let Ok(info) = client.session().await {
-                                            client.session.set(Some(info));
-                                        }
-                                        on_changed.run(());
-                                    }
-                                    Err(e) => activate_error.set(Some(e)),
-                                }
-                                activating.set(false);
-                            });
-                        }>{move || if activating.get() { "Activating…" } else { "Yes, activate it" }}</button>
+                        <button type="button" disabled=move || activate.pending() on:click=move |_| activate.submit()>
+                            {move || activate.label("Yes, activate it", "Activating…")}
+                        </button>
                         <button type="button" class="secondary" on:click=move |_| confirm.set(false)>"Cancel"</button>
                     </div>
                 </div>
             })}
-            {move || activate_error.get().map(|error| view! { <ErrorView error /> })}
+            {move || activate.error().map(|error| view! { <ErrorView error /> })}
         }
     });
     view! {
@@ -103,18 +101,8 @@ fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
 pub fn StatusPage() -> impl IntoView {
     let client = Client::get();
     let session = client.session;
-    let limits = LocalResource::new(move || {
-        client.mode();
-        client.limits()
-    });
+    let limits = LocalResource::new(move || client.limits());
     let can_rotate = session.with_untracked(|s| s.as_ref().is_some_and(|s| s.can_rotate_keys));
-    let keys = LocalResource::new(move || async move {
-        if can_rotate {
-            Some(client.keys().await)
-        } else {
-            None
-        }
-    });
     view! {
         <h1>"API status"</h1>
         {move || session.get().map(|s| view! {
@@ -137,13 +125,12 @@ pub fn StatusPage() -> impl IntoView {
         })}
         <section aria-labelledby="limits-title">
             <h2 id="limits-title">"Rate limits, as last seen"</h2>
-            {move || match limits.get() {
-                None => view! { <p aria-busy="true">"Loading limits…"</p> }.into_any(),
-                Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| limits.refetch()) /> }.into_any(),
-                Some(Ok(l)) if l.limits.is_empty() => view! {
-                    <p class="notice" role="status">"No call has been made with this key yet in this Worker: nothing seen."</p>
-                }.into_any(),
-                Some(Ok(l)) => view! {
+            <Loader resource=limits loading="Loading limits…" let:l>
+                {if l.limits.is_empty() {
+                    view! {
+                        <p class="notice" role="status">"No call has been made with this key yet in this Worker: nothing seen."</p>
+                    }.into_any()
+                } else { view! {
                     <div class="table-wrap">
                         <table>
                             <caption class="visually-hidden">"Each endpoint's per-minute budget as the service last reported it"</caption>
@@ -164,22 +151,22 @@ pub fn StatusPage() -> impl IntoView {
                         </table>
                     </div>
                     <button type="button" class="secondary" on:click=move |_| limits.refetch()>"Refresh"</button>
-                }.into_any(),
-            }}
+                }.into_any() }}
+            </Loader>
         </section>
-        {can_rotate.then(|| view! {
-            <section aria-labelledby="rotation-title">
-                <h2 id="rotation-title">"Key rotation"</h2>
-                <p class="hint">"Create the new key in the service's dashboard with the same scopes, set it as the Worker's …_KEY_NEXT secret, verify it here, activate it, then revoke the old key."</p>
-                {move || match keys.get() {
-                    None => view! { <p aria-busy="true">"Loading keys…"</p> }.into_any(),
-                    Some(None) => ().into_any(),
-                    Some(Some(Err(error))) => view! { <ErrorView error retry=Callback::new(move |()| keys.refetch()) /> }.into_any(),
-                    Some(Some(Ok(k))) => k.modes.into_iter().map(|m| view! {
-                        <Rotation keys=m on_changed=Callback::new(move |()| keys.refetch()) />
-                    }).collect_view().into_any(),
-                }}
-            </section>
+        {can_rotate.then(|| {
+            let keys = LocalResource::new(move || client.keys());
+            view! {
+                <section aria-labelledby="rotation-title">
+                    <h2 id="rotation-title">"Key rotation"</h2>
+                    <p class="hint">"Create the new key in the service's dashboard with the same scopes, set it as the Worker's …_KEY_NEXT secret, verify it here, activate it, then revoke the old key."</p>
+                    <Loader resource=keys loading="Loading keys…" let:k>
+                        {k.modes.into_iter().map(|m| view! {
+                            <Rotation keys=m on_changed=Callback::new(move |()| keys.refetch()) />
+                        }).collect_view()}
+                    </Loader>
+                </section>
+            }
         })}
     }
 }

@@ -2,7 +2,7 @@
 //! auto-reload means for the next purchase.
 
 use crate::api::Client;
-use crate::components::error_view::ErrorView;
+use crate::components::loader::Loader;
 use crate::components::money::{Money, format_cents};
 use api::{CardState, Wallet};
 use leptos::prelude::*;
@@ -34,41 +34,33 @@ pub fn is_low(w: &Wallet) -> bool {
 #[component]
 pub fn WalletPage() -> impl IntoView {
     let client = Client::get();
-    // Refetched when the session's mode changes: the other key, the other wallet.
-    let wallet = LocalResource::new(move || {
-        client.mode();
-        client.wallet()
-    });
+    let wallet = LocalResource::new(move || client.wallet());
     view! {
         <h1>"Wallet"</h1>
-        {move || match wallet.get() {
-            None => view! { <p aria-busy="true">"Loading balance…"</p> }.into_any(),
-            Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| wallet.refetch()) /> }.into_any(),
-            Some(Ok(w)) => view! {
-                <section class="card" aria-labelledby="balance-label">
-                    <p id="balance-label" class="label">
-                        {if w.sandbox { "Sandbox balance" } else { "Balance" }}
-                    </p>
-                    <p class="balance" data-testid="balance"><Money cents=w.balance_cents /></p>
-                    <p>
-                        {if w.sandbox {
-                            view! { <span class="badge badge-warn">"Sandbox"</span> " Test labels only." }.into_any()
-                        } else {
-                            view! { <span class="badge badge-live">"Live"</span> " Real labels, charged here." }.into_any()
-                        }}
-                    </p>
-                </section>
-                {is_low(&w).then(|| view! {
-                    <p class="notice notice-warn" role="alert">
-                        {format!("Low balance: less than {}.", format_cents(LOW_BALANCE_CENTS))}
-                    </p>
-                })}
-                <section aria-labelledby="reload-title">
-                    <h2 id="reload-title">"Next purchase"</h2>
-                    <p data-testid="auto-reload">{auto_reload_text(&w)}</p>
-                </section>
-            }.into_any(),
-        }}
+        <Loader resource=wallet loading="Loading balance…" let:w>
+            <section class="card" aria-labelledby="balance-label">
+                <p id="balance-label" class="label">
+                    {if w.sandbox { "Sandbox balance" } else { "Balance" }}
+                </p>
+                <p class="balance" data-testid="balance"><Money cents=w.balance_cents /></p>
+                <p>
+                    {if w.sandbox {
+                        view! { <span class="badge badge-warn">"Sandbox"</span> " Test labels only." }.into_any()
+                    } else {
+                        view! { <span class="badge badge-live">"Live"</span> " Real labels, charged here." }.into_any()
+                    }}
+                </p>
+            </section>
+            {is_low(&w).then(|| view! {
+                <p class="notice notice-warn" role="alert">
+                    {format!("Low balance: less than {}.", format_cents(LOW_BALANCE_CENTS))}
+                </p>
+            })}
+            <section aria-labelledby="reload-title">
+                <h2 id="reload-title">"Next purchase"</h2>
+                <p data-testid="auto-reload">{auto_reload_text(&w)}</p>
+            </section>
+        </Loader>
     }
 }
 

@@ -4,8 +4,12 @@
 use crate::api::Client;
 use crate::api::live::use_live_feed;
 use crate::components::error_view::ErrorView;
+use crate::components::loader::Loader;
 use crate::components::webhooks::{DeliveryTable, EventTable, RejectedTable, VerifyOutcome};
-use api::inbox::{Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest};
+use crate::state::write::Write;
+use api::inbox::{
+    Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest, VerifyResult,
+};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
@@ -74,28 +78,18 @@ pub fn WebhooksPage() -> impl IntoView {
         state: String::new(),
     });
     let inbox = LocalResource::new(move || {
-        client.session.with(|s| s.as_ref().map(|s| s.mode));
         let f = filter.get();
         client.inbox(f.q, f.state)
     });
-    let deliveries = LocalResource::new(move || {
-        client.session.with(|s| s.as_ref().map(|s| s.mode));
-        client.webhook_deliveries()
-    });
-    // What is shown: the last fetch, with live messages folded in since.
-    let shown = RwSignal::new(None::<Inbox>);
-    Effect::new(move || {
-        if let Some(Ok(fetched)) = inbox.get() {
-            shown.set(Some(fetched));
-        }
-    });
+    let deliveries = LocalResource::new(move || client.webhook_deliveries());
     let feed = use_live_feed();
+    // Live messages are folded into the last fetch as they arrive.
     Effect::new(move || {
         if let Some(message) = feed.message.get() {
             let refresh_log = matches!(message, LiveMessage::Accepted { .. });
-            shown.update(|inbox| {
-                if let Some(inbox) = inbox {
-                    fold(inbox, message, &filter.get_untracked());
+            inbox.update(|fetched| {
+                if let Some(Ok(shown)) = fetched {
+                    fold(shown, message, &filter.get_untracked());
                 }
             });
             // The service logs the delivery it just made; show both sides.
@@ -111,9 +105,15 @@ pub fn WebhooksPage() -> impl IntoView {
         .unwrap_or_else(|| RECEIVE_PATH.to_string());
     let body = RwSignal::new(String::new());
     let signature = RwSignal::new(String::new());
-    let verify = Action::new_local(move |request: &VerifyRequest| {
-        let request = request.clone();
-        async move { client.verify_webhook(request).await }
+    let verdict = RwSignal::new(None::<VerifyResult>);
+    let verify = Write::new(move || async move {
+        verdict.set(None);
+        let request = VerifyRequest {
+            body: body.get_untracked(),
+            signature: signature.get_untracked(),
+        };
+        verdict.set(Some(client.verify_webhook(request).await?));
+        Ok(())
     });
 
     view! {
@@ -145,54 +145,46 @@ pub fn WebhooksPage() -> impl IntoView {
                 </select>
             </div>
         </form>
-        {move || match inbox.get() {
-            Some(Err(error)) => view! { <ErrorView error retry=Callback::new(move |()| inbox.refetch()) /> }.into_any(),
-            _ => match shown.get() {
-                None => view! { <p aria-busy="true">"Loading the inbox…"</p> }.into_any(),
-                Some(inbox) => {
-                    let f = filter.get();
-                    view! {
-                        {(!inbox.receiving).then(|| view! {
-                            <p class="banner banner-danger" role="alert">
-                                "No webhook secret is set, so every delivery is refused. An admin sets it with `wrangler secret put WEBHOOK_SECRET`."
-                            </p>
-                        })}
-                        {f.shows_accepted().then(|| view! {
-                            <section aria-labelledby="received-h">
-                                <h2 id="received-h">"Received events"</h2>
-                                <EventTable entries=inbox.accepted.clone() />
-                            </section>
-                        })}
-                        {f.shows_rejected().then(|| view! {
-                            <section aria-labelledby="refused-h">
-                                <h2 id="refused-h">"Refused deliveries"</h2>
-                                <p class="hint">"Missing, malformed or wrong signatures: recorded, never acted on."</p>
-                                <RejectedTable rows=inbox.rejected.clone() />
-                            </section>
-                        })}
-                    }.into_any()
+        <Loader resource=inbox loading="Loading the inbox…" let:inbox>
+            {
+                // Untracked: a new filter refetches the inbox, which redraws this.
+                let f = filter.get_untracked();
+                view! {
+                    {(!inbox.receiving).then(|| view! {
+                        <p class="banner banner-danger" role="alert">
+                            "No webhook secret is set, so every delivery is refused. An admin sets it with `wrangler secret put WEBHOOK_SECRET`."
+                        </p>
+                    })}
+                    {f.shows_accepted().then(|| view! {
+                        <section aria-labelledby="received-h">
+                            <h2 id="received-h">"Received events"</h2>
+                            <EventTable entries=inbox.accepted.clone() />
+                        </section>
+                    })}
+                    {f.shows_rejected().then(|| view! {
+                        <section aria-labelledby="refused-h">
+                            <h2 id="refused-h">"Refused deliveries"</h2>
+                            <p class="hint">"Missing, malformed or wrong signatures: recorded, never acted on."</p>
+                            <RejectedTable rows=inbox.rejected.clone() />
+                        </section>
+                    })}
                 }
-            },
-        }}
+            }
+        </Loader>
         <section aria-labelledby="log-h">
             <h2 id="log-h">"The service's delivery log"</h2>
             <p class="hint">"Each attempt the service made, with its retry schedule (5 attempts: now, +5 min, +30 min, +2 h, +24 h)."</p>
             <button type="button" class="secondary" on:click=move |_| deliveries.refetch()>"Refresh the log"</button>
-            <Transition fallback=|| view! { <p aria-busy="true">"Loading the log…"</p> }>
-                {move || Suspend::new(async move {
-                    match deliveries.await {
-                        Ok(list) => view! { <DeliveryTable deliveries=list.deliveries /> }.into_any(),
-                        Err(error) => view! { <ErrorView error retry=Callback::new(move |()| deliveries.refetch()) /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <Loader resource=deliveries loading="Loading the log…" let:list>
+                <DeliveryTable deliveries=list.deliveries />
+            </Loader>
         </section>
         <section aria-labelledby="verify-h">
             <h2 id="verify-h">"Verify a payload"</h2>
             <p class="hint">"Paste a delivery's raw body and its svc-signature header. The check runs in the Worker; the secret never reaches your browser."</p>
             <form on:submit=move |ev| {
                 ev.prevent_default();
-                verify.dispatch(VerifyRequest { body: body.get(), signature: signature.get() });
+                verify.submit();
             }>
                 <label for="verify-body">"Body"</label>
                 <textarea id="verify-body" rows="6" prop:value=move || body.get()
@@ -200,12 +192,10 @@ pub fn WebhooksPage() -> impl IntoView {
                 <label for="verify-signature">"Signature"</label>
                 <input id="verify-signature" placeholder="sha256=…" prop:value=move || signature.get()
                     on:input=move |ev| signature.set(event_target_value(&ev)) />
-                <button type="submit" disabled=move || verify.pending().get()>"Verify"</button>
+                <button type="submit" disabled=move || verify.pending()>{move || verify.label("Verify", "Verifying…")}</button>
             </form>
-            {move || verify.value().get().map(|result| match result {
-                Ok(result) => view! { <VerifyOutcome result /> }.into_any(),
-                Err(error) => view! { <ErrorView error /> }.into_any(),
-            })}
+            {move || verdict.get().map(|result| view! { <VerifyOutcome result /> })}
+            {move || verify.error().map(|error| view! { <ErrorView error /> })}
         </section>
     }
 }

@@ -1,6 +1,9 @@
-//! Browser-side state shared by pages: the ticking clock, saved senders and
-//! purchase intents. Plain logic lives beside it with native tests.
+//! Browser-side state shared by pages: the session, the ticking clock,
+//! writes in flight, purchase intents and saved senders. Plain logic lives
+//! beside it with native tests.
 
 pub mod clock;
-pub mod intent;
+pub mod purchase;
 pub mod senders;
+pub mod session;
+pub mod write;

@@ -5,6 +5,7 @@
 use super::shop::ErrorDetail;
 use crate::api::ClientError;
 use crate::components::address_form::label;
+use api::ErrorCode;
 
 /// A failed quote as the shopper sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,9 +29,7 @@ pub fn trouble(error: &ClientError) -> Trouble {
         ClientError::Decode(_) => {
             return sentence("Something went wrong while getting prices. Please try again.");
         }
-        ClientError::Api { status, error } => {
-            (*status, error.code.as_str(), error.field.as_deref())
-        }
+        ClientError::Api { status, error } => (*status, &error.code, error.field.as_deref()),
     };
     if let Some(seconds) = error.retry_after() {
         return Trouble {
@@ -38,7 +37,10 @@ pub fn trouble(error: &ClientError) -> Trouble {
             retry_after: Some(seconds),
         };
     }
-    if code.starts_with("VALIDATION.") {
+    if matches!(
+        code,
+        ErrorCode::ValidationFieldRequired | ErrorCode::ValidationFieldInvalid
+    ) {
         return match field.and_then(|f| f.strip_prefix("to_address.")) {
             Some(part) => {
                 let name = label(part);
@@ -59,7 +61,7 @@ pub fn trouble(error: &ClientError) -> Trouble {
             None => sentence("Shipping prices are not available for this item right now."),
         };
     }
-    if code.starts_with("EDGE.CONFIG.") || matches!(status, 401 | 403) {
+    if *code == ErrorCode::EdgeConfigInvalid || matches!(status, 401 | 403) {
         return sentence("Shipping prices are not available on this page right now.");
     }
     if status >= 500 {
@@ -165,7 +167,7 @@ mod tests {
             let t = trouble(&error);
             assert!(t.sentence.contains(words), "{error:?}: {}", t.sentence);
             // No code, no status, no field path.
-            for part in [error.code().unwrap_or("-"), "HTTP", "_"] {
+            for part in [error.code().map_or("-", |c| c.as_str()), "HTTP", "_"] {
                 assert!(!t.sentence.contains(part), "{}", t.sentence);
             }
         }

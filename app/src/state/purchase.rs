@@ -3,6 +3,8 @@
 //! after an unknown outcome reuses it, so the Worker replays instead of
 //! buying twice.
 
+use crate::api::ClientError;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Intent {
     pub rate_id: String,
@@ -21,18 +23,14 @@ pub fn key_for(open: Option<&Intent>, rate_id: &str, fresh: impl FnOnce() -> Str
     }
 }
 
-/// Whether an intent stays open after this failure: the outcome is unknown
-/// (no answer, a timeout, the upstream unreachable) so the retry must reuse
-/// the key. A refusal closes the intent: nothing was bought.
-pub fn stays_open(error: &crate::api::ClientError) -> bool {
-    use crate::api::ClientError;
+/// Whether an intent stays open after this failure, so the retry reuses
+/// its key: no answer reached the browser, or the Worker says an earlier
+/// attempt may have spent money (`outcome_unknown`). Any other refusal
+/// closes the intent: nothing was bought.
+pub fn stays_open(error: &ClientError) -> bool {
     match error {
         ClientError::Network(_) | ClientError::Decode(_) => true,
-        ClientError::Api { error, .. } => {
-            let code = error.code.as_str();
-            code.starts_with("EDGE.UPSTREAM.")
-                || (code.starts_with("EDGE.IDEMPOTENCY.") && code != "EDGE.IDEMPOTENCY.KEY_REUSED")
-        }
+        ClientError::Api { error, .. } => error.outcome_unknown == Some(true),
     }
 }
 
@@ -47,7 +45,7 @@ pub fn fresh_key() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ClientError;
+    use api::{ApiError, ErrorCode};
 
     #[test]
     fn same_rate_same_key_other_rate_new_key() {
@@ -60,19 +58,36 @@ mod tests {
     #[test]
     fn unknown_outcomes_keep_the_intent_open() {
         assert!(stays_open(&ClientError::Network("reset".into())));
-        let refusal = |status, code: &str| ClientError::Api {
-            status,
-            error: Box::new(api::ApiError::new(
-                api::ErrorCode::parse(code),
-                "m",
-                "s",
-                "r",
-            )),
+        assert!(stays_open(&ClientError::Decode("cut off".into())));
+        let refusal = |code: ErrorCode, outcome_unknown| ClientError::Api {
+            status: code.http_status(),
+            error: Box::new(ApiError {
+                outcome_unknown,
+                ..ApiError::new(code, "m", "s", "r")
+            }),
         };
-        assert!(stays_open(&refusal(504, "EDGE.UPSTREAM.TIMEOUT")));
-        assert!(!stays_open(&refusal(422, "RATE.EXPIRED")));
-        assert!(!stays_open(&refusal(402, "WALLET.INSUFFICIENT_BALANCE")));
-        assert!(!stays_open(&refusal(500, "LABEL.CREATION.FAILED")));
-        assert!(stays_open(&refusal(409, "EDGE.IDEMPOTENCY.IN_PROGRESS")));
+        assert!(stays_open(&refusal(
+            ErrorCode::EdgeUpstreamTimeout,
+            Some(true)
+        )));
+        assert!(stays_open(&refusal(
+            ErrorCode::EdgeIdempotencyInProgress,
+            Some(true)
+        )));
+        // The Worker knows nothing was spent: a new intent may take a new key.
+        assert!(!stays_open(&refusal(
+            ErrorCode::EdgeUpstreamUnreachable,
+            Some(false)
+        )));
+        assert!(!stays_open(&refusal(
+            ErrorCode::EdgeIdempotencyKeyReused,
+            None
+        )));
+        assert!(!stays_open(&refusal(ErrorCode::RateExpired, None)));
+        assert!(!stays_open(&refusal(
+            ErrorCode::WalletInsufficientBalance,
+            None
+        )));
+        assert!(!stays_open(&refusal(ErrorCode::LabelCreationFailed, None)));
     }
 }

@@ -1,0 +1,63 @@
+//! The signed-in session, beyond the login form: the first check when the
+//! app starts, the live/sandbox switch and sign-out. The session itself is
+//! `Client::session`; a 401 `EDGE.SESSION.REQUIRED` on any call clears it.
+
+use crate::api::{Client, ClientError};
+use crate::state::write::Write;
+use api::KeyEnv;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+#[derive(Clone, Copy)]
+pub struct Session {
+    /// The first check: `Some(Ok)` once the Worker said who is signed in,
+    /// or that nobody is. A signal rather than a `LocalResource`: each
+    /// resource type costs the dashboard about 1 KiB of wasm.
+    pub started: RwSignal<Option<Result<(), ClientError>>>,
+    /// Runs the first check (again, after a failure).
+    pub start: Callback<()>,
+    /// To the other mode than the session's (admins, both keys configured).
+    pub switch_mode: Write,
+    pub sign_out: Write,
+}
+
+/// The mode the switch leads to.
+pub fn other_mode(mode: KeyEnv) -> KeyEnv {
+    match mode {
+        KeyEnv::Live => KeyEnv::Sandbox,
+        KeyEnv::Sandbox => KeyEnv::Live,
+    }
+}
+
+pub fn use_session(client: Client) -> Session {
+    let started = RwSignal::new(None);
+    let start = Callback::new(move |()| {
+        started.set(None);
+        spawn_local(async move {
+            started.set(Some(match client.session().await {
+                Ok(info) => {
+                    client.session.set(Some(info));
+                    Ok(())
+                }
+                Err(e) if e.is_sign_in_required() => Ok(()),
+                Err(e) => Err(e),
+            }));
+        });
+    });
+    start.run(());
+    let switch_mode = Write::new(move || async move {
+        let now = client
+            .session
+            .with_untracked(|s| s.as_ref().map(|s| s.mode));
+        match now {
+            Some(mode) => client.set_mode(other_mode(mode)).await.map(drop),
+            None => Ok(()),
+        }
+    });
+    Session {
+        started,
+        start,
+        switch_mode,
+        sign_out: Write::new(move || client.sign_out()),
+    }
+}
