@@ -1,5 +1,5 @@
 //! The one call protocol of the Worker's Durable Objects (`purchases`,
-//! `control`, `webhooks`): each object names its binding and its request
+//! `control`, `webhooks`, `jobs`): each object names its binding and its request
 //! enum and says what "unavailable" means for its callers; each request
 //! names its typed reply. A call is one JSON request and one JSON reply
 //! (`runtime::objects::ask` on the caller's side, [`reply`] on the object's),

@@ -2,7 +2,7 @@
 // (medians), e.g. before and after a change to the Worker:
 //   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates]
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +16,18 @@ const sim = await startSim({ keys: newKeys() });
 const key = await benchmarkKey(sim);
 const users = newUsers();
 const bindings = benchBindings(sim, key, users);
-const variant = (name, dir) => ({ ...ourWorker(bindings), name, routes: [`${name}.bench/*`], scriptPath: path.resolve(dir, 'index.js'), modulesRoot: path.resolve(dir) });
+/**
+ * Each build gets the Durable Objects it exports: a build from before a
+ * class was added or renamed (the purchase records were `IdempotencyLedger`)
+ * is compared as it was deployed.
+ */
+function variant(name, dir) {
+  const worker = ourWorker(bindings);
+  const source = readFileSync(path.resolve(dir, 'index.js'), 'utf8');
+  const durableObjects = Object.fromEntries(Object.entries(worker.durableObjects).filter(([, o]) => source.includes(o.className)));
+  if (!durableObjects.IDEMPOTENCY && source.includes('IdempotencyLedger')) durableObjects.IDEMPOTENCY = { className: 'IdempotencyLedger', useSQLite: true };
+  return { ...worker, durableObjects, name, routes: [`${name}.bench/*`], scriptPath: path.resolve(dir, 'index.js'), modulesRoot: path.resolve(dir) };
+}
 const mf = benchMiniflare([variant('a', a), variant('b', b)]);
 const base = (await mf.ready).toString().replace(/\/$/, '');
 
