@@ -33,5 +33,22 @@ pub fn reply<O: Object, A: Ask<O>>(reply: &A::Reply) -> Result<String, serde_jso
     serde_json::to_string(reply)
 }
 
+/// States the calls of an object: each call type goes into the object's
+/// request enum as its variant and names its reply.
+/// `calls!(InboxCall for InboxStore: Accept(AcceptEvent) => Accepted, ...)`.
+#[macro_export]
+macro_rules! calls {
+    ($request:ident for $object:ty: $($variant:ident($call:ident) => $reply:ty,)*) => {$(
+        impl From<$call> for $request {
+            fn from(c: $call) -> Self {
+                $request::$variant(c)
+            }
+        }
+        impl $crate::objects::Ask<$object> for $call {
+            type Reply = $reply;
+        }
+    )*};
+}
+
 /// The path every call is posted to (the object's own URL space is private).
 pub const CALL_URL: &str = "https://object/call";

@@ -14,7 +14,7 @@ use api::{ErrorCode, KeyEnv};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::EdgeError;
-use crate::objects::{Ask, Object};
+use crate::objects::Object;
 
 /// The one instance's name.
 pub const INSTANCE: &str = "control";
@@ -96,28 +96,16 @@ pub struct Problem {
     pub fingerprint: String,
 }
 
-macro_rules! calls {
-    ($($call:ident => $reply:ty,)*) => {$(
-        impl From<$call> for ControlCall {
-            fn from(c: $call) -> Self {
-                ControlCall::$call(c)
-            }
-        }
-        impl Ask<Control> for $call {
-            type Reply = $reply;
-        }
-    )*};
-}
-
-calls! {
-    Revoke => (),
-    IsRevoked => bool,
-    ActiveKey => Option<String>,
-    Activate => (),
-    ReportProblem => (),
-    Problem => Option<ErrorCode>,
-    RecordJob => (),
-    ListJobs => Vec<JobSummary>,
+crate::calls! {
+    ControlCall for Control:
+    Revoke(Revoke) => (),
+    IsRevoked(IsRevoked) => bool,
+    ActiveKey(ActiveKey) => Option<String>,
+    Activate(Activate) => (),
+    ReportProblem(ReportProblem) => (),
+    Problem(Problem) => Option<ErrorCode>,
+    RecordJob(RecordJob) => (),
+    ListJobs(ListJobs) => Vec<JobSummary>,
 }
 
 /// Upstream codes that mean the key must be replaced.

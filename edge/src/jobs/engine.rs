@@ -218,7 +218,8 @@ pub struct Job {
 }
 
 /// A merchant's action on a job.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     Start,
     Approve,

@@ -2,7 +2,8 @@
 //! object. Creating and running need `batches:write` and `rates:read`;
 //! watching needs `batches:read` (and `labels:read` for the label PDFs).
 
-use super::{Act, Acted, ActionCall, Create, Get, Jobs, Labels, Results, Rows, request_error};
+use super::engine::Action;
+use super::{Act, Acted, Create, Get, Jobs, Labels, Results, Rows, request_error};
 use crate::access::gate::{self, Facts, Principal};
 use crate::access::glue::signed_in;
 use crate::config::Config;
@@ -10,7 +11,7 @@ use crate::control::glue as control;
 use crate::errors::EdgeError;
 use crate::label_pdf::pdf_source;
 use crate::routes::{JobAction, JobsRoute, query_param};
-use crate::runtime::objects::{ask, stub};
+use crate::runtime::objects::{ask, upgrade};
 use crate::runtime::{Trace, body_bytes, header, random_hex, reply, with_memory};
 use crate::upstream::send;
 use api::jobs::{CreateJob, Decide, LABELS_PER_PDF, MAX_PAGE_ROWS, RowState};
@@ -99,15 +100,15 @@ pub(crate) async fn handle(
             let mode = require(&principal, config, &RUN)?;
             job(env, &id, mode).await?;
             let action = match action {
-                JobAction::Start => ActionCall::Start,
-                JobAction::Approve => ActionCall::Approve,
-                JobAction::Retry => ActionCall::Retry,
-                JobAction::Release => ActionCall::Release,
-                JobAction::Cancel => ActionCall::Cancel,
+                JobAction::Start => Action::Start,
+                JobAction::Approve => Action::Approve,
+                JobAction::Retry => Action::Retry,
+                JobAction::Release => Action::Release,
+                JobAction::Cancel => Action::Cancel,
                 JobAction::Decide => {
                     let body = body_bytes(&req).await;
                     let decide: Decide = parse_json(&body).map_err(EdgeError::InvalidBody)?;
-                    ActionCall::Decide(decide)
+                    Action::Decide(decide)
                 }
             };
             match ask::<Jobs, _>(env, &id, Act { action }).await? {
@@ -124,7 +125,7 @@ pub(crate) async fn handle(
                 return Err(EdgeError::UpgradeRequired);
             }
             job(env, &id, mode).await?;
-            live(env, &id).await
+            upgrade::<Jobs>(env, &id, super::LIVE_URL).await
         }
         JobsRoute::Results(id) => {
             let mode = require(&principal, config, &WATCH)?;
@@ -189,27 +190,6 @@ async fn create(
     )
     .await?;
     reply::json(201, &job, &[])
-}
-
-/// Hands a WebSocket upgrade to the job, which keeps the socket (hibernatable).
-async fn live(env: &Env, id: &str) -> Result<Response, EdgeError> {
-    let stub = stub::<Jobs>(env, id)?;
-    let headers = worker::Headers::new();
-    headers
-        .set("Upgrade", "websocket")
-        .map_err(|_| EdgeError::JobUnavailable)?;
-    let mut init = worker::RequestInit::new();
-    init.with_headers(headers);
-    let req = worker::Request::new_with_init(super::LIVE_URL, &init)
-        .map_err(|_| EdgeError::JobUnavailable)?;
-    let resp = stub
-        .fetch_with_request(req)
-        .await
-        .map_err(|_| EdgeError::JobUnavailable)?;
-    if resp.status_code() != 101 {
-        return Err(EdgeError::JobUnavailable);
-    }
-    Ok(resp.into())
 }
 
 /// One merged PDF: `?part=N` (100 labels each, row order, 1-based), or

@@ -15,12 +15,12 @@ pub(crate) mod glue;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod object;
 
-use api::jobs::{CreateJob, Decide, Job, JobList, JobRequestError, JobSummary, RowState, RowsPage};
+use api::jobs::{CreateJob, Job, JobList, JobRequestError, JobSummary, RowState, RowsPage};
 use api::{ErrorCode, KeyEnv};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::EdgeError;
-use crate::objects::{Ask, Object};
+use crate::objects::Object;
 
 /// Where a job object takes a live feed's WebSocket.
 pub const LIVE_URL: &str = "https://object/live";
@@ -81,31 +81,7 @@ pub struct Rows {
 /// A merchant's action; the reply is the job, or why the action does not apply.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Act {
-    pub action: ActionCall,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum ActionCall {
-    Start,
-    Approve,
-    Decide(Decide),
-    Retry,
-    Release,
-    Cancel,
-}
-
-impl From<ActionCall> for engine::Action {
-    fn from(a: ActionCall) -> Self {
-        match a {
-            ActionCall::Start => engine::Action::Start,
-            ActionCall::Approve => engine::Action::Approve,
-            ActionCall::Decide(d) => engine::Action::Decide(d),
-            ActionCall::Retry => engine::Action::Retry,
-            ActionCall::Release => engine::Action::Release,
-            ActionCall::Cancel => engine::Action::Cancel,
-        }
-    }
+    pub action: engine::Action,
 }
 
 /// The job's answer to an action.
@@ -132,20 +108,8 @@ pub struct Labels {
     pub part: u32,
 }
 
-macro_rules! calls {
-    ($($variant:ident($call:ident) => $reply:ty,)*) => {$(
-        impl From<$call> for JobCall {
-            fn from(c: $call) -> Self {
-                JobCall::$variant(c)
-            }
-        }
-        impl Ask<Jobs> for $call {
-            type Reply = $reply;
-        }
-    )*};
-}
-
-calls! {
+crate::calls! {
+    JobCall for Jobs:
     Create(Create) => Job,
     Get(Get) => Option<Job>,
     Rows(Rows) => Option<RowsPage>,

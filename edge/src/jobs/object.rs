@@ -20,7 +20,7 @@ use worker::{
     WebSocketIncomingMessage, WebSocketPair, durable_object,
 };
 
-use super::engine::{Action, Answer, Core, Job, Outcome, Row, Step};
+use super::engine::{Answer, Core, Job, Outcome, Row, Step};
 use super::plan::{self, Pace};
 use super::{Act, Acted, Create, Get, JobCall, Jobs, Labels, Results, Rows};
 use crate::config::Config;
@@ -607,7 +607,6 @@ impl BatchJob {
                 if !self.load()? {
                     return reply::<Jobs, Act>(&Acted::Missing).map_err(internal);
                 }
-                let action: Action = action.into();
                 let result = self.with_job(|j| j.act(action, now()));
                 let acted = match result {
                     Some(Ok(())) => {
@@ -692,12 +691,7 @@ impl DurableObject for BatchJob {
         reason: String,
         _clean: bool,
     ) -> Result<()> {
-        let code = if (1000..=4999).contains(&code) && code != 1005 && code != 1006 {
-            code as u16
-        } else {
-            1000
-        };
-        let _ = ws.close(Some(code), Some(reason));
+        crate::runtime::objects::close_back(&ws, code, reason);
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 
 use crate::errors::EdgeError;
 use crate::objects::{Ask, CALL_URL, Object};
-use worker::{Env, Method, Request, RequestInit, Stub, wasm_bindgen::JsValue};
+use worker::{Env, Method, Request, RequestInit, Stub, WebSocket, wasm_bindgen::JsValue, web_sys};
 
 /// The stub of object `O` named `name`.
 pub(crate) fn stub<O: Object>(env: &Env, name: &str) -> Result<Stub, EdgeError> {
@@ -49,4 +49,41 @@ pub(crate) async fn ask<O: Object, A: Ask<O>>(
         worker::console_error!("durable object {}: undecodable reply: {e}", O::BINDING);
         O::unavailable()
     })
+}
+
+/// Hands a WebSocket upgrade to object `O` named `name` at `url`; the object
+/// keeps the socket (hibernatable), so an idle page costs nothing.
+pub(crate) async fn upgrade<O: Object>(
+    env: &Env,
+    name: &str,
+    url: &str,
+) -> Result<web_sys::Response, EdgeError> {
+    let stub = stub::<O>(env, name)?;
+    let headers = worker::Headers::new();
+    headers
+        .set("Upgrade", "websocket")
+        .map_err(|_| O::unavailable())?;
+    let mut init = RequestInit::new();
+    init.with_headers(headers);
+    let req = Request::new_with_init(url, &init).map_err(|_| O::unavailable())?;
+    let resp = stub
+        .fetch_with_request(req)
+        .await
+        .map_err(|_| O::unavailable())?;
+    if resp.status_code() != 101 {
+        return Err(O::unavailable());
+    }
+    Ok(resp.into())
+}
+
+/// An object's answer to a live feed closing: the peer's code echoed back
+/// (1005 and 1006 cannot be sent, so those get a normal close).
+pub(crate) fn close_back(ws: &WebSocket, code: usize, reason: String) {
+    let code = if (1000..=4999).contains(&code) && code != 1005 && code != 1006 {
+        code as u16
+    } else {
+        1000
+    };
+    // A socket already gone needs no answer.
+    let _ = ws.close(Some(code), Some(reason));
 }

@@ -7,7 +7,7 @@ use crate::access::glue::signed_in;
 use crate::config::Config;
 use crate::errors::EdgeError;
 use crate::routes::{InboxRoute, WebhooksRoute, query_param};
-use crate::runtime::objects::{ask, stub};
+use crate::runtime::objects::{ask, upgrade};
 use crate::runtime::reply;
 use crate::runtime::{Trace, body_bytes, header, json_body, with_memory};
 use crate::webhooks;
@@ -137,24 +137,7 @@ pub(crate) async fn handle(
     }
 }
 
-/// Hands a WebSocket upgrade to the inbox, which keeps the socket (hibernatable).
+/// The inbox keeps the feed's socket, tagged with the session's mode.
 async fn live(env: &Env, mode: KeyEnv) -> Result<Response, EdgeError> {
-    let stub = stub::<InboxStore>(env, INSTANCE)?;
-    let headers = worker::Headers::new();
-    headers
-        .set("Upgrade", "websocket")
-        .map_err(|_| EdgeError::InboxUnavailable)?;
-    let mut init = worker::RequestInit::new();
-    init.with_headers(headers);
-    let url = format!("{}?mode={mode}", super::LIVE_URL);
-    let req =
-        worker::Request::new_with_init(&url, &init).map_err(|_| EdgeError::InboxUnavailable)?;
-    let resp = stub
-        .fetch_with_request(req)
-        .await
-        .map_err(|_| EdgeError::InboxUnavailable)?;
-    if resp.status_code() != 101 {
-        return Err(EdgeError::InboxUnavailable);
-    }
-    Ok(resp.into())
+    upgrade::<InboxStore>(env, INSTANCE, &format!("{}?mode={mode}", super::LIVE_URL)).await
 }

@@ -390,13 +390,7 @@ impl DurableObject for WebhookInbox {
         reason: String,
         _clean: bool,
     ) -> Result<()> {
-        // 1005/1006 cannot be sent back; answer those with a normal close.
-        let code = if (1000..=4999).contains(&code) && code != 1005 && code != 1006 {
-            code as u16
-        } else {
-            1000
-        };
-        let _ = ws.close(Some(code), Some(reason));
+        crate::runtime::objects::close_back(&ws, code, reason);
         Ok(())
     }
 

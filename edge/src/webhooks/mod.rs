@@ -9,7 +9,7 @@ pub(crate) mod glue;
 pub(crate) mod inbox;
 
 use crate::errors::EdgeError;
-use crate::objects::{Ask, Object};
+use crate::objects::Object;
 use api::Label;
 use api::inbox::{
     EXCERPT_BYTES, Inbox, Ledger, MAX_BODY_BYTES, RejectReason, SecretSlot, VerifyRequest,
@@ -187,20 +187,8 @@ pub struct ReadInbox {
     pub rejected: bool,
 }
 
-macro_rules! calls {
-    ($($variant:ident($call:ident) => $reply:ty,)*) => {$(
-        impl From<$call> for InboxCall {
-            fn from(c: $call) -> Self {
-                InboxCall::$variant(c)
-            }
-        }
-        impl Ask<InboxStore> for $call {
-            type Reply = $reply;
-        }
-    )*};
-}
-
-calls! {
+crate::calls! {
+    InboxCall for InboxStore:
     Accept(AcceptEvent) => Accepted,
     Bought(RecordPurchase) => (),
     Reject(RecordRefusal) => (),
