@@ -1,5 +1,5 @@
 //! Forwarding a v1 call: who calls, may they, is the budget there, then
-//! upstream once (purchases through the idempotency ledger), and what the
+//! upstream once (purchases through their records, `purchases`), and what the
 //! answer teaches (budgets, the key's scopes, a revoked key).
 
 use super::budget::{Caller, Window};
