@@ -183,13 +183,23 @@ pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// Where the forwarded v1 endpoints live.
+const V1_PREFIX: &str = "/api/v1/";
+
 pub fn route(
     method: &str,
     raw_path: &str,
     query: Option<&str>,
     upstream: &str,
 ) -> Result<Route, EdgeError> {
-    let own = match api::match_own(method, raw_path) {
+    // The forwarded calls, the hot path, skip the Worker's own table: none
+    // of its paths is under /api/v1/.
+    let own = if raw_path.starts_with(V1_PREFIX) {
+        Err(vec![])
+    } else {
+        api::match_own(method, raw_path)
+    };
+    let own = match own {
         Ok(own) => own,
         Err(allowed) if !allowed.is_empty() => {
             return Err(EdgeError::MethodNotAllowed {
@@ -369,6 +379,13 @@ mod tests {
                 404,
                 "{path}"
             );
+        }
+    }
+
+    #[test]
+    fn no_own_endpoint_hides_under_the_v1_prefix() {
+        for e in &api::OWN_ENDPOINTS {
+            assert!(!e.pattern.starts_with(V1_PREFIX), "{}", e.pattern);
         }
     }
 
