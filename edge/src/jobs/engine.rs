@@ -494,17 +494,25 @@ impl Job {
         }
     }
 
+    /// The pace at the limit the service last reported (the configured
+    /// guess until it has reported one).
+    fn pace(&self) -> Pace {
+        Pace {
+            limit: self
+                .core
+                .rates_window
+                .map_or(self.core.pace.limit, |w| w.limit),
+            ..self.core.pace
+        }
+    }
+
     /// Waits for the rates window when quoting would take `Remaining` into the reserve.
     fn pace_wait(&self, now: u64) -> Option<Step> {
         let window = self.core.rates_window?;
         if now >= window.reset_at {
             return None;
         }
-        let reserve = Pace {
-            limit: window.limit,
-            ..self.core.pace
-        }
-        .reserve();
+        let reserve = self.pace().reserve();
         (window.remaining <= reserve).then(|| Step::Wait {
             seconds: (window.reset_at - now).max(1),
         })
@@ -556,6 +564,17 @@ impl Job {
         if let Some(step @ (Step::BuyBatch { .. } | Step::ReadBatch { .. })) = &follow_up {
             return step.clone();
         }
+        // The first chunk is sized from the limit the service reports: one
+        // row is quoted first to learn it (its quote is kept).
+        if self.core.stats.quote_calls == 0
+            && self.forming().is_none()
+            && let Some(row) = self
+                .rows
+                .iter()
+                .find(|r| r.state == RowState::Pending && r.chunk.is_none())
+        {
+            return self.quote_step(row.index, now);
+        }
         if self.forming().is_none() && !self.form_chunk(now) {
             // Nothing left to send: the job ends once its batches are done.
             if let Some(step) = follow_up {
@@ -597,21 +616,20 @@ impl Job {
     /// Puts the next rows into a new chunk; false when none is left.
     fn form_chunk(&mut self, now: u64) -> bool {
         let review = self.review();
-        let limit = self.core.pace.chunk_shipments() as usize;
+        let limit = self.pace().chunk_shipments() as usize;
         let mut keys: HashSet<&str> = HashSet::new();
         let mut rows = Vec::new();
         for row in &self.rows {
+            // Pending rows go (in review mode only a retried one is pending:
+            // the merchant buys it at today's price); a quoted one goes once
+            // approved in review mode.
             let eligible = row.chunk.is_none()
                 && match row.state {
-                    RowState::Pending => !review || row.approved_cents.is_some(),
+                    RowState::Pending => true,
                     RowState::Quoted => !review || row.approved_cents.is_some(),
                     _ => false,
                 };
-            // In review mode a row retried after a failure is quoted again
-            // and then waits for a decision on its price.
-            let retried_in_review =
-                review && row.state == RowState::Pending && row.approved_cents.is_none();
-            if !(eligible || retried_in_review) {
+            if !eligible {
                 continue;
             }
             if !keys.contains(row.key.as_str()) && keys.len() >= limit {
@@ -1244,14 +1262,7 @@ impl Job {
                 keys_left.insert(&row.key);
             }
         }
-        let pace = Pace {
-            limit: self
-                .core
-                .rates_window
-                .map_or(self.core.pace.limit, |w| w.limit),
-            ..self.core.pace
-        };
-        let quote_left = pace.quote_seconds(keys_left.len() as u32);
+        let quote_left = self.pace().quote_seconds(keys_left.len() as u32);
         let unsettled = u64::from(total - counts.settled());
         let per_second = self
             .core
@@ -1721,6 +1732,31 @@ mod tests {
             T0,
         );
         assert_eq!(j.next_step(T0), Step::CreateBatch { chunk: 1 });
+    }
+
+    #[test]
+    fn chunks_are_sized_from_the_limit_the_service_reports() {
+        let mut j = job(
+            700,
+            Approval::BuyAsQuoted {
+                max_row_cents: 900,
+                max_total_cents: 9_000_000,
+            },
+            KeyEnv::Sandbox,
+        );
+        j.act(Action::Start, T0).unwrap();
+        // One quote first: its answer says the limit (here far above part 8's).
+        let step = j.next_step(T0);
+        assert_eq!(step, Step::Quote { row: 0 });
+        j.core.rates_window = Some(Window {
+            limit: 100_000,
+            remaining: 99_999,
+            reset_at: T0 + 60,
+        });
+        j.apply(&step, Outcome::Quoted(Answer::Ok(rates(0, 100))), T0);
+        assert!(matches!(j.next_step(T0), Step::Quote { .. }));
+        // At 100/min a chunk would hold 660 shipments; at the reported limit, all 700.
+        assert_eq!(j.core.chunks[0].rows.len(), 700);
     }
 
     #[test]
