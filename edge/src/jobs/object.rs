@@ -7,6 +7,7 @@
 //! only ever find it "sent, no answer": its outcome is then unknown.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -51,6 +52,8 @@ pub struct BatchJob {
     tables_ready: Cell<bool>,
     config: RefCell<Option<Rc<Config>>>,
     last_feed_ms: Cell<u64>,
+    /// Rows changed since the feed was last told, by index (the newest view).
+    unsent: RefCell<BTreeMap<u32, api::jobs::RowView>>,
 }
 
 #[derive(Deserialize)]
@@ -176,8 +179,14 @@ impl BatchJob {
         self.with_job(|job| job.view(now()))
     }
 
-    /// Tells the live feeds, and the jobs list, what changed.
+    /// Tells the live feeds, and the jobs list, what changed: `rows` and
+    /// every row changed since the feed was last told.
     async fn publish(&self, rows: Vec<api::jobs::RowView>, list: bool) {
+        let rows: Vec<api::jobs::RowView> = {
+            let mut unsent = self.unsent.borrow_mut();
+            unsent.extend(rows.into_iter().map(|r| (r.index, r)));
+            std::mem::take(&mut *unsent).into_values().collect()
+        };
         let Some(job) = self.view() else { return };
         self.last_feed_ms.set(now_ms());
         let sockets = self.state.get_websockets();
@@ -468,7 +477,7 @@ impl BatchJob {
             return Ok(());
         }
         let started = now_ms();
-        let before = self.with_job(|j| j.core.state);
+        let mut last_state = self.with_job(|j| j.core.state);
         let mut steps: u32 = 0;
         loop {
             let at = now();
@@ -504,9 +513,17 @@ impl BatchJob {
             self.with_job(|j| j.apply(&step, outcome, now()));
             let mut changed = rows;
             changed.extend(self.save(!quote || steps.is_multiple_of(CORE_EVERY_QUOTES))?);
-            let state_changed = self.with_job(|j| j.core.state) != before;
+            // The feed hears of changes at most every FEED_EVERY_MS, and at
+            // once of a new state (which also goes to the jobs list).
+            let state = self.with_job(|j| j.core.state);
+            let state_changed = state != last_state;
+            last_state = state;
             if now_ms() - self.last_feed_ms.get() >= FEED_EVERY_MS || state_changed {
                 self.publish(changed, state_changed).await;
+            } else {
+                self.unsent
+                    .borrow_mut()
+                    .extend(changed.into_iter().map(|r| (r.index, r)));
             }
             if now_ms() - started >= SLICE_MS {
                 self.wake(0).await?;
@@ -651,6 +668,7 @@ impl DurableObject for BatchJob {
             tables_ready: Cell::new(false),
             config: RefCell::new(None),
             last_feed_ms: Cell::new(0),
+            unsent: RefCell::new(BTreeMap::new()),
         }
     }
 
