@@ -8,7 +8,7 @@ use super::columns::{
     Column, Field, Mapping, Source, load_saved, recognise, remember, store_saved,
 };
 use super::rows::{
-    self, Draft, Problem, by_field, check_all, export_problem_rows, group, job_row, merge,
+    self, Draft, Problem, by_field, check_all, count_rows, export_problem_rows, group, job_row, merge,
     set_all, template_csv, template_guide, too_many,
 };
 use super::sheet::{Sheet, read};
@@ -250,7 +250,7 @@ fn Mapper(
     let pending = StoredValue::new(pending);
     let summary = move || {
         let p = pending.get_value();
-        let rows = group(p.sheet.records.len());
+        let rows = count_rows(p.sheet.records.len());
         match source {
             Some(s) if s != Source::Recognised => format!("{rows} rows; columns from {}.", s.describe()),
             Some(_) => format!("{rows} rows. We know some of these columns: check the rest."),
@@ -404,12 +404,12 @@ fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
             let mut outcome = Default::default();
             edit(&mut |i| outcome = merge(&mut i.drafts, fixed.clone()));
             let rows::Merged { replaced, unknown } = outcome;
-            let mut text = format!("{} fixed rows merged by reference.", group(replaced));
+            let mut text = format!("{} merged by reference.", count_rows(replaced));
             if !unknown.is_empty() {
                 let list: Vec<String> = unknown.iter().map(|(line, r)| format!("row {line} ({r})")).collect();
                 text.push_str(&format!(" Not in this import, so left out: {}.", list.join(", ")));
             }
-            text.push_str(&format!(" {} rows still have problems.", group(bad.get_untracked())));
+            text.push_str(&format!(" Rows with problems now: {}.", group(bad.get_untracked())));
             note.set(Some(text));
         });
     };
@@ -499,7 +499,7 @@ fn BulkFixes(
                         }
                         let indices = rows.get_value();
                         edit(&mut |i| set_all(&mut i.drafts, &indices, field, &v));
-                        note.set(Some(format!("{} set on {} rows.", field.label(), group(count))));
+                        note.set(Some(format!("{} set on {}.", field.label(), count_rows(count))));
                         focus("rows-title");
                     };
                     let hint = match field {
@@ -510,9 +510,9 @@ fn BulkFixes(
                     view! {
                         <li>
                             <form class="bulk-fix" on:submit=set novalidate>
-                                <label for=id.clone()>{format!("{} for the {} rows with a {} problem{hint}", field.label(), group(count), field.label().to_lowercase())}</label>
+                                <label for=id.clone()>{format!("{} for the {} with a {} problem{hint}", field.label(), count_rows(count), field.label().to_lowercase())}</label>
                                 <input id=id type="text" prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev)) />
-                                <button type="submit" class="secondary">{format!("Set for {} rows", group(count))}</button>
+                                <button type="submit" class="secondary">{format!("Set for {}", count_rows(count))}</button>
                             </form>
                         </li>
                     }
@@ -563,10 +563,11 @@ fn ProblemTable(
             })
         });
         note.set(Some(format!(
-            "Row {line}: {} {}. {} rows still have problems.",
+            "Row {line}: {} {}. {} still {} problems.",
             field.label(),
             if still { "still has a problem" } else { "fixed" },
-            group(left)
+            count_rows(left),
+            if left == 1 { "has" } else { "have" }
         )));
     };
     // Keyed, so an input keeps its node (and focus) while the window moves.
@@ -689,7 +690,7 @@ fn PlanForm(
         imported.with_untracked(|i| {
             let i = i.as_ref().ok_or(("batch-file".to_string(), "Choose a file first.".to_string()))?;
             if i.bad_rows() > 0 {
-                return Err(("problems-title".to_string(), format!("Fix the {} rows with problems first.", group(i.bad_rows()))));
+                return Err(("problems-title".to_string(), format!("Fix the {} with problems first.", count_rows(i.bad_rows()))));
             }
             let rows = i.drafts.iter().filter_map(|d| job_row(d, &from).ok()).collect();
             Ok(CreateJob { name: Some(i.name.clone()), rule, approval, rows })
@@ -772,7 +773,7 @@ fn PlanForm(
                 </button>
                 <p class="hint">{move || match bad.get() {
                     0 => "Planning stores the batch and shows its time and cost. Nothing is bought until you confirm.".to_string(),
-                    n => format!("{} rows still have problems: fix them to plan.", group(n)),
+                    n => format!("Rows with problems: {}. Fix them to plan.", group(n)),
                 }}</p>
             </form>
             {move || plan.error().map(|error| view! { <ErrorView error /> })}

@@ -117,6 +117,11 @@ pub fn too_many(rows: usize) -> Option<String> {
     })
 }
 
+/// `1 row`, `5,000 rows`.
+pub fn count_rows(n: usize) -> String {
+    format!("{} row{}", group(n), if n == 1 { "" } else { "s" })
+}
+
 /// `5000` → `5,000`.
 pub fn group(n: usize) -> String {
     let digits = n.to_string();

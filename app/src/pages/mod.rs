@@ -123,20 +123,29 @@ fn page_view(path: &str) -> AnyView {
 
 /// A path another build serves (the batch screens from the dashboard, the
 /// dashboard's pages from the batch screens): the browser loads it from
-/// the Worker. On the document's own first URL that would loop, so it is
+/// the Worker. On the document's own first path that would loop, so it is
 /// then not found.
 pub fn elsewhere() -> AnyView {
+    let location = leptos_router::hooks::use_location();
+    // The router's path: the address bar may not show it yet.
+    let path = location.pathname.get_untracked();
     let window = window();
-    let here = window.location().href().unwrap_or_default();
     let first = window
         .performance()
-        .and_then(|p| p.get_entries_by_type("navigation").get(0).dyn_into::<web_sys::PerformanceEntry>().ok())
-        .map(|e| e.name())
-        .unwrap_or_default();
-    if here == first {
+        .and_then(|p| {
+            p.get_entries_by_type("navigation")
+                .get(0)
+                .dyn_into::<web_sys::PerformanceEntry>()
+                .ok()
+        })
+        .and_then(|e| web_sys::Url::new(&e.name()).ok())
+        .map(|u| u.pathname());
+    if first.as_deref() == Some(path.as_str()) {
         return view! { <not_found::NotFound /> }.into_any();
     }
-    let _ = window.location().reload();
+    let search = location.search.get_untracked();
+    let query = if search.is_empty() { String::new() } else { format!("?{search}") };
+    let _ = window.location().assign(&format!("{path}{query}"));
     crate::components::loader::busy("Loading…")
 }
 
