@@ -124,55 +124,46 @@ pub fn JobPage() -> impl IntoView {
             dropped.set_value(true);
         }
     });
-    Watchers::start(held.job);
+    let announce = RwSignal::new(String::new());
+    let notify = RwSignal::new(false);
+    watch(held.job, announce, notify);
     let retry_id = id.clone();
     let retry = Callback::new(move |()| held.load(client, retry_id.clone()));
+    let loaded = Memo::new(move |_| held.job.with(Option::is_some));
     view! {
         {move || held.error.get().map(|error| view! { <ErrorView error retry /> })}
-        {move || match held.job.get() {
-            None => (held.error.with(Option::is_none)).then(|| crate::components::loader::busy("Loading the batch…")),
-            Some(_) => Some(view! { <JobView held id=id.clone() /> }.into_any()),
-        }}
+        <Show when=move || loaded.get()
+            fallback=move || held.error.with(Option::is_none).then(|| crate::components::loader::busy("Loading the batch…"))>
+            <JobView held id=id.clone() announce notify />
+        </Show>
     }
 }
 
-/// The tab title, the polite announcement and the optional notification,
-/// all following the job.
-struct Watchers;
-
-impl Watchers {
-    fn start(job: RwSignal<Option<Job>>) {
-        let before = StoredValue::new(None::<JobState>);
-        let announced = StoredValue::new(None::<f64>);
-        let notify = NOTIFY.with(|n| *n);
-        Effect::new(move |_| {
-            job.with(|j| {
-                let Some(j) = j else { return };
-                document().set_title(&title(j));
-                let changed = before.get_value() != Some(j.state);
-                let now = super::now_ms();
-                if announce_now(announced.get_value(), now, changed) {
-                    announced.set_value(Some(now));
-                    ANNOUNCE.with(|a| a.set(announcement(j)));
-                }
-                if let Some(was) = before.get_value()
-                    && notify.get_untracked()
-                    && let Some(text) = notification(was, j)
-                {
-                    notify_now(&text);
-                }
-                before.set_value(Some(j.state));
-            });
+/// Follows the job with the tab title, the polite announcement (throttled)
+/// and, when `notify` is on, a browser notification.
+fn watch(job: RwSignal<Option<Job>>, announce: RwSignal<String>, notify: RwSignal<bool>) {
+    let before = StoredValue::new(None::<JobState>);
+    let announced = StoredValue::new(None::<f64>);
+    Effect::new(move |_| {
+        job.with(|j| {
+            let Some(j) = j else { return };
+            document().set_title(&title(j));
+            let changed = before.get_value() != Some(j.state);
+            let now = super::now_ms();
+            if announce_now(announced.get_value(), now, changed) {
+                announced.set_value(Some(now));
+                announce.set(announcement(j));
+            }
+            if let Some(was) = before.get_value()
+                && notify.get_untracked()
+                && let Some(text) = notification(was, j)
+            {
+                notify_now(&text);
+            }
+            before.set_value(Some(j.state));
         });
-        on_cleanup(|| document().set_title(PAGE_TITLE));
-    }
-}
-
-thread_local! {
-    /// What the live region says (throttled), and whether to notify: one
-    /// per page load, shared by the watchers and the view.
-    static ANNOUNCE: RwSignal<String> = RwSignal::new(String::new());
-    static NOTIFY: RwSignal<bool> = RwSignal::new(false);
+    });
+    on_cleanup(|| document().set_title(PAGE_TITLE));
 }
 
 fn notify_now(text: &str) {
@@ -184,7 +175,12 @@ fn notify_now(text: &str) {
 }
 
 #[component]
-fn JobView(held: Held, id: String) -> impl IntoView {
+fn JobView(
+    held: Held,
+    id: String,
+    announce: RwSignal<String>,
+    notify: RwSignal<bool>,
+) -> impl IntoView {
     let client = Client::get();
     let can_run = client.can(Scope::BatchesWrite) && client.can(Scope::RatesRead);
     let job = move || held.job.get();
@@ -260,12 +256,11 @@ fn JobView(held: Held, id: String) -> impl IntoView {
     let sandbox = with_job(&|j| (j.mode == KeyEnv::Sandbox).to_string()) == "true";
     let results_href = job_path(&id, "/results.csv");
     let pdf_base = job_path(&id, "/labels.pdf");
-    let notify_toggle = NOTIFY.with(|n| *n);
     view! {
         <p><A href="/batches">"← All batches"</A></p>
         <h1>{move || with_job(&|j| format!("Batch: {}", j.name))}</h1>
         {sandbox.then(|| view! { <p class="notice" role="note">"Sandbox batch: the labels are not mailable and nothing is charged."</p> })}
-        <p class="visually-hidden" role="status" aria-live="polite" data-testid="announcement">{move || ANNOUNCE.with(|a| a.get())}</p>
+        <p class="visually-hidden" role="status" aria-live="polite" data-testid="announcement">{move || announce.get()}</p>
         <dl class="facts">
             <dt>"State"</dt><dd data-testid="job-state">{move || state.get().map(progress::job_state)}</dd>
             <dt>"Rows"</dt><dd>{move || with_job(&|j| group(j.counts.total as usize))}</dd>
@@ -370,10 +365,10 @@ fn JobView(held: Held, id: String) -> impl IntoView {
                 })}
                 {breakdown}
                 <div class="field-check">
-                    <input id="notify" type="checkbox" prop:checked=move || notify_toggle.get()
+                    <input id="notify" type="checkbox" prop:checked=move || notify.get()
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
-                            notify_toggle.set(on);
+                            notify.set(on);
                             if on {
                                 let _ = web_sys::Notification::request_permission();
                             }

@@ -154,6 +154,7 @@ pub fn NewBatchPage() -> impl IntoView {
         }
     };
 
+    let has_rows = Memo::new(move |_| imported.with(Option::is_some));
     view! {
         <h1>"New batch"</h1>
         <FileStep take take_file />
@@ -161,7 +162,10 @@ pub fn NewBatchPage() -> impl IntoView {
             <p class="notice notice-bad" role="alert" data-testid="import-refused">{text}</p>
         })}
         {move || pending.get().map(|p| view! { <Mapper pending=p imported apply /> })}
-        {move || imported.get().is_some().then(|| view! { <RowsStep imported /> })}
+        // Built once per import, not once per fix.
+        <Show when=move || has_rows.get()>
+            <RowsStep imported />
+        </Show>
     }
     .into_any()
 }
