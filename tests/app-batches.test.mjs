@@ -65,7 +65,7 @@ test('5,000 rows: imported, planned, confirmed, run to the end through a reload 
   // The plan: time from the limit, the ceiling, the wallet; nothing spent.
   assert.match(await page.getByTestId('plan-time').innerText(), /^About .+ quoting, .+ making labels$/);
   assert.equal(await page.getByTestId('plan-cost').innerText(), 'At most $1,000,000.00 (your ceilings); exact once quoted');
-  assert.match(await page.getByTestId('wallet').innerText(), /^Wallet: \$1,000,000\.00\./);
+  assert.equal(await page.getByTestId('wallet').innerText(), 'Wallet: $1,000,000.00, enough for the ceiling ($1,000,000.00).');
   assert.equal(await b.state().innerText(), 'Planned: nothing bought yet');
   assert.equal((await s.sim.control('GET', '/__sim/accounts/acct_demo')).balance_cents, before.balance_cents, 'nothing is bought before the confirmation');
   await screenshot(page, 'batches-plan');
@@ -110,6 +110,7 @@ test('5,000 rows: imported, planned, confirmed, run to the end through a reload 
   await viewport.evaluate((el) => { el.scrollTop = el.scrollHeight; });
   await viewport.locator('tr[data-index="4999"]').waitFor({ timeout: T });
   await page.getByRole('button', { name: 'Failed (20)' }).click();
+  await viewport.locator('tr[data-state="failed"]').nth(19).waitFor({ timeout: T });
   assert.equal(await rendered(), 20);
   await viewport.getByRole('button', { name: 'Details of #00008' }).click();
   const detail = page.getByTestId('row-detail');
@@ -171,11 +172,12 @@ test('review first: the exact total per carrier before anything is bought, appro
   const total = `$${(job.cost.quoted_cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
   assert.equal(await page.getByTestId('exact-total').innerText(), `Every row is quoted: ${total} for 40 labels.`);
   const byCarrier = page.getByRole('table', { name: 'By carrier' });
+  // Every row's quote has reached the page (the feed, or the rows read).
+  await page.waitForFunction(() => [...document.querySelectorAll('table.breakdown tbody tr')].reduce((t, tr) => t + Number(tr.children[1].innerText), 0) === 40, null, { timeout: T });
   const cells = await byCarrier.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.innerText)));
   const sum = cells.reduce((t, [, , cost]) => t + Number(cost.replace(/[$,.]/g, '')), 0);
   assert.equal(sum, job.cost.quoted_cents, 'the carriers add up to the total');
   assert.equal(cells.reduce((t, [, n]) => t + Number(n), 0), 40);
-  await page.getByLabel('Notify me when the batch ends or needs me').check().catch(() => {});
   await page.getByRole('button', { name: 'Approve and buy' }).click();
   await page.getByTestId('progress').waitFor({ timeout: T });
   await page.getByLabel('Notify me when the batch ends or needs me').check();

@@ -13,7 +13,6 @@ use super::table::{Viewport, spacer};
 use crate::api::live::use_feed;
 use crate::api::{Client, ClientError, encode};
 use crate::components::address_form::one_line;
-use crate::components::confirm_purchase::wallet_outcome;
 use crate::components::dates::datetime;
 use crate::components::error_view::ErrorView;
 use crate::components::money::{Money, format_cents};
@@ -223,9 +222,9 @@ fn JobView(
     let wallet = client
         .can(Scope::WalletRead)
         .then(|| LocalResource::new(move || client.wallet()));
-    let wallet_line = move |total: i64| {
+    let wallet_line = move |total: (i64, &'static str)| {
         wallet.and_then(|w| w.get()).map(|w| match w {
-            Ok(w) => view! { <p data-testid="wallet">{format!("Wallet: {}. ", format_cents(w.balance_cents))}{wallet_outcome(&w, total)}</p> }.into_any(),
+            Ok(w) => view! { <p data-testid="wallet">{progress::wallet(&w, total)}</p> }.into_any(),
             Err(error) => view! { <ErrorView error /> }.into_any(),
         })
     };
@@ -296,7 +295,7 @@ fn JobView(
                                 None => "Exact after quoting: you approve the total before anything is bought".to_string(),
                             }}</dd>
                         </dl>
-                        {ceiling(&j).map(wallet_line)}
+                        {ceiling(&j).map(|c| wallet_line((c, "the ceiling")))}
                     }
                 })}
                 {can_run.then(|| view! {
@@ -320,7 +319,7 @@ fn JobView(
                 <h2 id="approve-title">"Approve the total"</h2>
                 {move || job().map(|j| view! {
                     <p data-testid="exact-total">"Every row is quoted: " <strong><Money cents=j.cost.quoted_cents /></strong> {format!(" for {} labels.", group(j.counts.quoted as usize))}</p>
-                    {wallet_line(j.cost.quoted_cents)}
+                    {wallet_line((j.cost.quoted_cents, "the total"))}
                 })}
                 {breakdown}
                 {can_run.then(|| view! {
@@ -452,10 +451,11 @@ fn RowsTable(held: Held) -> impl IntoView {
         })
     };
     let choose = move |f: Filter| {
-        filter.set(f);
         if let Some(el) = container.get_untracked() {
             el.set_scroll_top(0);
         }
+        viewport.to_top();
+        filter.set(f);
     };
     view! {
         <section aria-labelledby="rows-title">

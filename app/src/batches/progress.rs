@@ -5,6 +5,7 @@
 use super::rows::group;
 use crate::components::money::format_cents;
 use api::jobs::{Approval, Job, JobProblem, JobState, RowState, RowView};
+use api::{CardState, Wallet};
 
 /// The rows table's filters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +152,27 @@ pub fn all_quoted(job: &Job) -> bool {
     job.counts.pending == 0 && job.state != JobState::Planned
 }
 
+/// The live wallet against `(cents, what)`: the ceiling before quoting,
+/// the exact total after.
+pub fn wallet(w: &Wallet, (cents, what): (i64, &str)) -> String {
+    if w.sandbox || w.unlimited {
+        return "Sandbox wallet: nothing is charged.".into();
+    }
+    let balance = format_cents(w.balance_cents);
+    if w.balance_cents >= cents {
+        return format!("Wallet: {balance}, enough for {what} ({}).", format_cents(cents));
+    }
+    let short = format_cents(cents - w.balance_cents);
+    match (w.auto_reload, w.card) {
+        (Some(_), CardState::Ok) => format!(
+            "Wallet: {balance}, {short} short of {what}: auto-reload charges the card on file as chunks need it."
+        ),
+        _ => format!(
+            "Wallet: {balance}, {short} short of {what}: add funds, or the batch pauses when the wallet runs out."
+        ),
+    }
+}
+
 /// What waits for the merchant, in words.
 pub fn problem(p: &JobProblem) -> String {
     match p {
@@ -266,6 +288,28 @@ pub fn window(scroll_top: f64, height: f64, row_px: f64, total: usize, overscan:
 mod tests {
     use super::*;
     use api::jobs::RowQuote;
+
+    #[test]
+    fn the_wallet_against_the_ceiling_or_the_total() {
+        let mut w = Wallet {
+            balance_cents: 10_000,
+            currency: "USD".into(),
+            sandbox: false,
+            unlimited: false,
+            auto_reload: None,
+            card: CardState::Missing,
+        };
+        assert_eq!(wallet(&w, (5_000, "the total")), "Wallet: $100.00, enough for the total ($50.00).");
+        assert_eq!(
+            wallet(&w, (25_000, "the ceiling")),
+            "Wallet: $100.00, $150.00 short of the ceiling: add funds, or the batch pauses when the wallet runs out."
+        );
+        w.auto_reload = Some(api::AutoReload { threshold_cents: 0, amount_cents: 5_000 });
+        w.card = CardState::Ok;
+        assert!(wallet(&w, (25_000, "the total")).ends_with("auto-reload charges the card on file as chunks need it."));
+        w.sandbox = true;
+        assert_eq!(wallet(&w, (25_000, "the total")), "Sandbox wallet: nothing is charged.");
+    }
 
     #[test]
     fn durations_read_naturally() {

@@ -28,6 +28,11 @@ impl Viewport {
             .set((el.scroll_top() as f64, el.client_height() as f64));
     }
 
+    /// Back to the first row (the container was scrolled to the top).
+    pub fn to_top(self) {
+        self.scroll.update(|s| s.0 = 0.0);
+    }
+
     /// The rows in view among `total` (tracked).
     pub fn range(self, total: usize) -> (usize, usize) {
         let (top, height) = self.scroll.get();
