@@ -42,10 +42,10 @@ test('bad rows: each problem with its row and column; fixed inline, in bulk, and
   rows[2][12] = '40 ft'; // row 4: a unit we do not know
   await b.upload('orders.csv', csv(TEMPLATE, rows));
   await b.summary().getByText('0 ready, 40 with problems.').waitFor({ timeout: T });
-  assert.match(await line(page, 2, 'zip').innerText(), /ZIP code \(column “zip”\)\s+Enter the ZIP code/);
-  assert.match(await line(page, 3, 'country').innerText(), /Country \(column “country”\)\s+Enter the country as a two-letter code, such as US/);
+  assert.match(await line(page, 2, 'zip').innerText(), /ZIP code \(column “zip”\)[\s\S]*Enter the ZIP code/);
+  assert.match(await line(page, 3, 'country').innerText(), /Country \(column “country”\)[\s\S]*Enter the country as a two-letter code, such as US/);
   assert.match(await line(page, 4, 'length').innerText(), /“ft” is not a unit we know: use in or cm/);
-  assert.match(await line(page, 5, 'weight').innerText(), /Weight \(column “weight”\)\s+Enter the weight/);
+  assert.match(await line(page, 5, 'weight').innerText(), /Weight \(column “weight”\)[\s\S]*Enter the weight/);
   await screenshot(page, 'batches-problems');
 
   // Inline: the row's value, fixed where the problem is shown.

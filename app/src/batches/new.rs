@@ -256,9 +256,9 @@ fn Mapper(
         let p = pending.get_value();
         let rows = count_rows(p.sheet.records.len());
         match source {
-            Some(s) if s != Source::Recognised => format!("{rows} rows; columns from {}.", s.describe()),
-            Some(_) => format!("{rows} rows. We know some of these columns: check the rest."),
-            None => format!("{rows} rows. These columns are new to us: say what each one holds."),
+            Some(s) if s != Source::Recognised => format!("{rows}; columns from {}.", s.describe()),
+            Some(_) => format!("{rows}. We know some of these columns: check the rest."),
+            None => format!("{rows}. These columns are new to us: say what each one holds."),
         }
     };
     let sample = move |i: usize| {
