@@ -66,7 +66,7 @@ const SCREENS = [
     rows[4][10] = '';
     rows[5][10] = '';
     await b.upload('orders.csv', csv(TEMPLATE, rows));
-    await b.summary().getByText('2 with problems', { exact: false }).waitFor({ timeout: T });
+    await b.summary().getByText('3 with problems', { exact: false }).waitFor({ timeout: T });
   }],
   ['batches-new-mapper', async (page, b) => {
     await page.goto(`${s.edge.url}/batches/new`);

@@ -121,6 +121,7 @@ test('5,000 rows: imported, planned, confirmed, run to the end through a reload 
     }
   });
   assert.deepEqual(failed.sort(), undeliverable.map((i) => `failed ${i}`).sort());
+  await viewport.evaluate((el) => { el.scrollTop = 0; });
   await viewport.getByRole('button', { name: 'Details of #00008' }).click();
   const detail = page.getByTestId('row-detail');
   await detail.getByText('LABEL.ADDRESS.UNDELIVERABLE', { exact: false }).waitFor({ timeout: T });

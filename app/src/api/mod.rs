@@ -282,7 +282,10 @@ impl Client {
         self.decode(resp).await
     }
 
-    pub(crate) async fn send<T: DeserializeOwned>(self, builder: RequestBuilder) -> Result<T, ClientError> {
+    pub(crate) async fn send<T: DeserializeOwned>(
+        self,
+        builder: RequestBuilder,
+    ) -> Result<T, ClientError> {
         let resp = builder.send().await.map_err(ClientError::network)?;
         self.decode(resp).await
     }

@@ -1,9 +1,7 @@
 //! The job endpoints (`api::jobs`) on the one typed client.
 
 use crate::api::{Client, ClientError, encode};
-use api::jobs::{
-    CreateJob, Decide, JOB_LIVE_PATH, JOB_PATH, JOBS_PATH, Job, JobList, RowsPage,
-};
+use api::jobs::{CreateJob, Decide, JOB_LIVE_PATH, JOB_PATH, JOBS_PATH, Job, JobList, RowsPage};
 use gloo_net::http::Request;
 
 /// `/api/jobs/{id}` and what follows it.

@@ -106,16 +106,15 @@ impl Field {
 
     /// Every row needs it.
     pub fn required(self) -> bool {
-        !matches!(
-            self,
-            Field::Street2 | Field::Phone | Field::Email
-        )
+        !matches!(self, Field::Street2 | Field::Phone | Field::Email)
     }
 
     /// What the template's column holds, for the column guide.
     pub fn guide(self) -> &'static str {
         match self {
-            Field::Reference => "Your order number, unique in the file (at most 100 characters). Results come back under it.",
+            Field::Reference => {
+                "Your order number, unique in the file (at most 100 characters). Results come back under it."
+            }
             Field::Name => "The recipient's name.",
             Field::Street1 => "Street and number.",
             Field::Street2 => "Optional: apartment, suite, floor.",
@@ -125,7 +124,9 @@ impl Field {
             Field::Country => "Two-letter country code (US).",
             Field::Phone => "Optional: the recipient's phone number.",
             Field::Email => "Optional: the recipient's email.",
-            Field::Weight => "A number, with a unit if not weight_unit's: 12, 12 oz, 1.5 lb, 500 g, 0.5 kg.",
+            Field::Weight => {
+                "A number, with a unit if not weight_unit's: 12, 12 oz, 1.5 lb, 500 g, 0.5 kg."
+            }
             Field::Length | Field::Width | Field::Height => {
                 "A number, with a unit if not dimension_unit's: 10, 10 in, 25 cm."
             }
@@ -272,10 +273,18 @@ impl Mapping {
             .into_iter()
             .filter(|f| f.required())
             .filter(|f| {
-                let names = [Column::Name, Column::FirstName, Column::LastName, Column::Company];
+                let names = [
+                    Column::Name,
+                    Column::FirstName,
+                    Column::LastName,
+                    Column::Company,
+                ];
                 match f {
                     Field::Name => !names.iter().any(|c| self.position(*c).is_some()),
-                    _ => !self.columns.iter().any(|c| c.and_then(Column::field) == Some(*f)),
+                    _ => !self
+                        .columns
+                        .iter()
+                        .any(|c| c.and_then(Column::field) == Some(*f)),
                 }
             })
             .collect()
@@ -377,11 +386,21 @@ const ALIASES: &[(Column, &[(&str, Unit)])] = {
                 ("fullname", Any),
             ],
         ),
-        (Column::FirstName, &[("shippingfirstname", Any), ("firstname", Any)]),
-        (Column::LastName, &[("shippinglastname", Any), ("lastname", Any)]),
+        (
+            Column::FirstName,
+            &[("shippingfirstname", Any), ("firstname", Any)],
+        ),
+        (
+            Column::LastName,
+            &[("shippinglastname", Any), ("lastname", Any)],
+        ),
         (
             Column::Company,
-            &[("shippingcompany", Any), ("shiptocompany", Any), ("company", Any)],
+            &[
+                ("shippingcompany", Any),
+                ("shiptocompany", Any),
+                ("company", Any),
+            ],
         ),
         (
             Column::Street1,
@@ -497,7 +516,10 @@ const ALIASES: &[(Column, &[(&str, Unit)])] = {
                 ("packageweight", Any),
             ],
         ),
-        (Column::WeightUnit, &[("weightunit", Any), ("weightuom", Any)]),
+        (
+            Column::WeightUnit,
+            &[("weightunit", Any), ("weightuom", Any)],
+        ),
         (
             Column::Length,
             &[
@@ -612,14 +634,22 @@ pub struct SavedMapping {
 
 /// The headers, normalised, in order: a file from the same export has the same.
 pub fn signature(headers: &[String]) -> String {
-    headers.iter().map(|h| normalise(h)).collect::<Vec<_>>().join(",")
+    headers
+        .iter()
+        .map(|h| normalise(h))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// At most this many mappings are kept; the oldest is dropped.
 pub const MAX_SAVED: usize = 20;
 
 /// `saved` with `mapping` for `headers` first.
-pub fn remember(mut saved: Vec<SavedMapping>, headers: &[String], mapping: Mapping) -> Vec<SavedMapping> {
+pub fn remember(
+    mut saved: Vec<SavedMapping>,
+    headers: &[String],
+    mapping: Mapping,
+) -> Vec<SavedMapping> {
     let signature = signature(headers);
     saved.retain(|s| s.signature != signature);
     saved.insert(0, SavedMapping { signature, mapping });
@@ -685,7 +715,10 @@ mod tests {
         assert!(got.contains(&("Shipping Province".into(), Column::State)));
         assert!(got.contains(&("Total Weight".into(), Column::Weight)));
         assert!(!got.iter().any(|(h, _)| h.starts_with("Billing")));
-        assert!(!got.iter().any(|(h, _)| h == "Shipping Street"), "Address1 wins");
+        assert!(
+            !got.iter().any(|(h, _)| h == "Shipping Street"),
+            "Address1 wins"
+        );
         assert_eq!(m.weight_unit, WeightUnit::G);
         assert_eq!(m.missing(), [Field::Length, Field::Width, Field::Height]);
         assert_eq!(
@@ -709,7 +742,8 @@ mod tests {
         let ebay = "Sales Record Number,Order Number,Ship To Name,Ship To Address 1,Ship To City,Ship To State,Ship To Zip,Ship To Country";
         assert_eq!(recognise(&headers(ebay), &[]).1, Some(Source::Ebay));
         assert!(mapped(ebay).contains(&("Order Number".into(), Column::Reference)));
-        let etsy = "Order ID,Ship Name,Ship Address1,Ship City,Ship State,Ship Zipcode,Ship Country";
+        let etsy =
+            "Order ID,Ship Name,Ship Address1,Ship City,Ship State,Ship Zipcode,Ship Country";
         assert_eq!(recognise(&headers(etsy), &[]).1, Some(Source::Etsy));
         let amazon = "order-id,recipient-name,ship-address-1,ship-city,ship-state,ship-postal-code,ship-country";
         let (m, source) = recognise(&headers(amazon), &[]);
@@ -747,7 +781,10 @@ mod tests {
         // The same export next week, headers spelled the same: remembered.
         let again = headers("auftrag,empfänger,strasse,ort,land,plz,bundesland,gewicht kg,l,b,h");
         assert_eq!(signature(&again), signature(&own));
-        assert_eq!(recognise(&again, &saved), (fixed.clone(), Some(Source::Saved)));
+        assert_eq!(
+            recognise(&again, &saved),
+            (fixed.clone(), Some(Source::Saved))
+        );
         let saved = remember(saved, &own, fixed);
         assert_eq!(saved.len(), 1, "one mapping per set of headers");
     }
@@ -758,6 +795,10 @@ mod tests {
         assert_eq!(m.weight_unit, WeightUnit::Lb);
         assert_eq!(m.length_unit, LengthUnit::Cm);
         assert_eq!(Column::parse("weight_unit"), Some(Column::WeightUnit));
-        assert!(Column::ALL.iter().all(|c| Column::parse(c.key()) == Some(*c)));
+        assert!(
+            Column::ALL
+                .iter()
+                .all(|c| Column::parse(c.key()) == Some(*c))
+        );
     }
 }

@@ -37,6 +37,8 @@ struct Held {
     rows: RwSignal<Vec<Option<RowView>>>,
     /// Rows the feed brought during a load: a page read before must not undo them.
     fed: StoredValue<HashSet<u32>>,
+    /// The feed brought the job during a load: the load's copy is older.
+    fed_job: StoredValue<bool>,
     error: RwSignal<Option<ClientError>>,
 }
 
@@ -51,7 +53,9 @@ impl Held {
 
     fn take_update(self, update: JobUpdate) {
         self.size(update.job.counts.total);
-        self.fed.update_value(|f| f.extend(update.rows.iter().map(|r| r.index)));
+        self.fed
+            .update_value(|f| f.extend(update.rows.iter().map(|r| r.index)));
+        self.fed_job.set_value(true);
         if !update.rows.is_empty() {
             self.rows.update(|r| {
                 for row in update.rows {
@@ -67,6 +71,7 @@ impl Held {
     /// Reads the job, then every row, a page at a time.
     fn load(self, client: Client, id: String) {
         self.fed.set_value(HashSet::new());
+        self.fed_job.set_value(false);
         spawn_local(async move {
             let job = match client.job(id.clone()).await {
                 Ok(job) => job,
@@ -75,7 +80,9 @@ impl Held {
             self.error.set(None);
             let total = job.counts.total;
             self.size(total);
-            self.job.set(Some(job));
+            if !self.fed_job.get_value() {
+                self.job.set(Some(job));
+            }
             let mut offset = 0;
             while offset < total {
                 match client.job_rows(id.clone(), offset, MAX_PAGE_ROWS).await {
@@ -106,6 +113,7 @@ pub fn JobPage() -> impl IntoView {
         job: RwSignal::new(None),
         rows: RwSignal::new(Vec::new()),
         fed: StoredValue::new(HashSet::new()),
+        fed_job: StoredValue::new(false),
         error: RwSignal::new(None),
     };
     held.load(client, id.clone());
@@ -183,7 +191,8 @@ fn JobView(
     let client = Client::get();
     let can_run = client.can(Scope::BatchesWrite) && client.can(Scope::RatesRead);
     let job = move || held.job.get();
-    let with_job = move |f: &dyn Fn(&Job) -> String| held.job.with(|j| j.as_ref().map(f).unwrap_or_default());
+    let with_job =
+        move |f: &dyn Fn(&Job) -> String| held.job.with(|j| j.as_ref().map(f).unwrap_or_default());
     let state = Memo::new(move |_| held.job.with(|j| j.as_ref().map(|j| j.state)));
     let act = |act: JobAct| {
         let id = id.clone();
@@ -234,10 +243,12 @@ fn JobView(
             .find_map(|w| w.error())
             .map(|error| view! { <ErrorView error /> })
     };
-    let quoted_rows = Memo::new(move |_| held.rows.with(|r| {
-        let rows: Vec<RowView> = r.iter().flatten().cloned().collect();
-        by_carrier(&rows)
-    }));
+    let quoted_rows = Memo::new(move |_| {
+        held.rows.with(|r| {
+            let rows: Vec<RowView> = r.iter().flatten().cloned().collect();
+            by_carrier(&rows)
+        })
+    });
     let breakdown = move || {
         let lines = quoted_rows.get();
         (!lines.is_empty()).then(|| view! {
@@ -498,8 +509,16 @@ fn RowsTable(held: Held) -> impl IntoView {
 
 fn row_line(row: RowView, selected: RwSignal<Option<u32>>) -> impl IntoView {
     let index = row.index;
-    let service = row.quote.as_ref().map(|q| format!("{} {}", q.carrier, q.service)).unwrap_or_default();
-    let price = row.quote.as_ref().map(|q| format_cents(q.rate_cents)).unwrap_or_default();
+    let service = row
+        .quote
+        .as_ref()
+        .map(|q| format!("{} {}", q.carrier, q.service))
+        .unwrap_or_default();
+    let price = row
+        .quote
+        .as_ref()
+        .map(|q| format_cents(q.rate_cents))
+        .unwrap_or_default();
     let last = match (&row.tracking_number, &row.error) {
         (Some(t), _) => t.clone(),
         (None, Some(e)) => format!("{}: {}", e.code, e.message),

@@ -44,7 +44,11 @@ pub fn JobsPage() -> impl IntoView {
 
 fn job_line(j: JobSummary) -> impl IntoView {
     let c = j.counts;
-    let cost = if j.cost.bought_cents > 0 { j.cost.bought_cents } else { j.cost.quoted_cents };
+    let cost = if j.cost.bought_cents > 0 {
+        j.cost.bought_cents
+    } else {
+        j.cost.quoted_cents
+    };
     view! {
         <tr data-job=j.id.clone()>
             <td><A href=format!("/batches/{}", j.id)>{j.name.clone()}</A><br /><span class="hint">{datetime(j.created_at)}</span></td>

@@ -8,8 +8,8 @@ use super::columns::{
     Column, Field, Mapping, Source, load_saved, recognise, remember, store_saved,
 };
 use super::rows::{
-    self, Draft, Problem, by_field, check_all, count_rows, export_problem_rows, group, job_row, merge,
-    set_all, template_csv, template_guide, too_many,
+    self, Draft, Problem, by_field, check_all, count_rows, export_problem_rows, group, job_row,
+    merge, set_all, template_csv, template_guide, too_many,
 };
 use super::sheet::{Sheet, read};
 use super::table::{Viewport, spacer};
@@ -130,7 +130,13 @@ pub fn NewBatchPage() -> impl IntoView {
             Err(e) => refusal.set(Some(e.to_string())),
             Ok(sheet) => {
                 let (mapping, source) = recognise(&sheet.headers, &load_saved());
-                let p = Pending { name, sheet, mapping, source, started_ms };
+                let p = Pending {
+                    name,
+                    sheet,
+                    mapping,
+                    source,
+                    started_ms,
+                };
                 // Known headers go straight to the rows; others to the mapper.
                 if source.is_some_and(|s| s != Source::Recognised) {
                     apply(p, false);
@@ -147,7 +153,8 @@ pub fn NewBatchPage() -> impl IntoView {
                 match file_text(file).await {
                     Some(text) => take(name, text),
                     None => refusal.set(Some(
-                        "The file could not be read as text. Save it as CSV (UTF-8) and try again.".into(),
+                        "The file could not be read as text. Save it as CSV (UTF-8) and try again."
+                            .into(),
                     )),
                 }
             });
@@ -180,13 +187,15 @@ fn FileStep(
     let dragging = RwSignal::new(false);
     let guide = template_guide()
         .into_iter()
-        .map(|(key, required, text, example)| view! {
-            <tr>
-                <th scope="row"><code>{key}</code></th>
-                <td>{if required { "Yes" } else { "No" }}</td>
-                <td>{text}</td>
-                <td><code>{example}</code></td>
-            </tr>
+        .map(|(key, required, text, example)| {
+            view! {
+                <tr>
+                    <th scope="row"><code>{key}</code></th>
+                    <td>{if required { "Yes" } else { "No" }}</td>
+                    <td>{text}</td>
+                    <td><code>{example}</code></td>
+                </tr>
+            }
         })
         .collect_view();
     view! {
@@ -262,7 +271,14 @@ fn Mapper(
         }
     };
     let sample = move |i: usize| {
-        pending.with_value(|p| p.sheet.records.first().and_then(|r| r.get(i)).cloned().unwrap_or_default())
+        pending.with_value(|p| {
+            p.sheet
+                .records
+                .first()
+                .and_then(|r| r.get(i))
+                .cloned()
+                .unwrap_or_default()
+        })
     };
     let columns = move || {
         let headers = pending.with_value(|p| p.sheet.headers.clone());
@@ -301,7 +317,13 @@ fn Mapper(
             .collect_view()
     };
     let missing = move || {
-        mapping.with(|m| m.missing().iter().map(|f| f.label()).collect::<Vec<_>>().join(", "))
+        mapping.with(|m| {
+            m.missing()
+                .iter()
+                .map(|f| f.label())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
     };
     let use_it = move |_| {
         let mut p = pending.get_value();
@@ -370,7 +392,9 @@ fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
     let sender = RwSignal::new(saved.first().cloned().unwrap_or_else(blank_address));
     let sender_shown = RwSignal::new(false);
     let note = RwSignal::new(None::<String>);
-    let with = move |f: &dyn Fn(&Imported) -> String| imported.with(|i| i.as_ref().map(f).unwrap_or_default());
+    let with = move |f: &dyn Fn(&Imported) -> String| {
+        imported.with(|i| i.as_ref().map(f).unwrap_or_default())
+    };
     let bad = Memo::new(move |_| imported.with(|i| i.as_ref().map_or(0, Imported::bad_rows)));
     let total = Memo::new(move |_| imported.with(|i| i.as_ref().map_or(0, |i| i.drafts.len())));
     let edit = move |f: &mut dyn FnMut(&mut Imported)| {
@@ -385,13 +409,19 @@ fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
         imported.with_untracked(|i| {
             if let Some(i) = i {
                 let name = format!("{}-problems.csv", i.name.trim_end_matches(".csv"));
-                download(&name, "text/csv", &export_problem_rows(&i.drafts, &i.problems));
+                download(
+                    &name,
+                    "text/csv",
+                    &export_problem_rows(&i.drafts, &i.problems),
+                );
             }
         })
     };
     let reimport = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(file) = first_file(input.files()) else { return };
+        let Some(file) = first_file(input.files()) else {
+            return;
+        };
         input.set_value("");
         spawn_local(async move {
             let text = file_text(file).await.unwrap_or_default();
@@ -410,10 +440,19 @@ fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
             let rows::Merged { replaced, unknown } = outcome;
             let mut text = format!("{} merged by reference.", count_rows(replaced));
             if !unknown.is_empty() {
-                let list: Vec<String> = unknown.iter().map(|(line, r)| format!("row {line} ({r})")).collect();
-                text.push_str(&format!(" Not in this import, so left out: {}.", list.join(", ")));
+                let list: Vec<String> = unknown
+                    .iter()
+                    .map(|(line, r)| format!("row {line} ({r})"))
+                    .collect();
+                text.push_str(&format!(
+                    " Not in this import, so left out: {}.",
+                    list.join(", ")
+                ));
             }
-            text.push_str(&format!(" Rows with problems now: {}.", group(bad.get_untracked())));
+            text.push_str(&format!(
+                " Rows with problems now: {}.",
+                group(bad.get_untracked())
+            ));
             note.set(Some(text));
         });
     };
@@ -482,7 +521,11 @@ fn BulkFixes(
     note: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let groups = Memo::new(move |_| {
-        imported.with(|i| i.as_ref().map(|i| by_field(&i.problems)).unwrap_or_default())
+        imported.with(|i| {
+            i.as_ref()
+                .map(|i| by_field(&i.problems))
+                .unwrap_or_default()
+        })
     });
     view! {
         <h3>"Fix many rows at once"</h3>
@@ -545,7 +588,9 @@ fn ProblemTable(
                     i.problems
                         .iter()
                         .enumerate()
-                        .flat_map(|(row, ps)| ps.iter().map(move |p| (row, p.field, p.text.clone())))
+                        .flat_map(|(row, ps)| {
+                            ps.iter().map(move |p| (row, p.field, p.text.clone()))
+                        })
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default()
@@ -563,13 +608,20 @@ fn ProblemTable(
         });
         let (left, still) = imported.with_untracked(|i| {
             i.as_ref().map_or((0, false), |i| {
-                (i.bad_rows(), i.problems[row].iter().any(|p| p.field == field))
+                (
+                    i.bad_rows(),
+                    i.problems[row].iter().any(|p| p.field == field),
+                )
             })
         });
         note.set(Some(format!(
             "Row {line}: {} {}. {} still {} problems.",
             field.label(),
-            if still { "still has a problem" } else { "fixed" },
+            if still {
+                "still has a problem"
+            } else {
+                "fixed"
+            },
             count_rows(left),
             if left == 1 { "has" } else { "have" }
         )));
@@ -662,7 +714,10 @@ fn PlanForm(
             "service" => {
                 let (c, s) = (carrier.get_untracked(), service.get_untracked());
                 if c.trim().is_empty() || s.trim().is_empty() {
-                    return Err(("plan-carrier".into(), "Name the carrier and the service to buy.".into()));
+                    return Err((
+                        "plan-carrier".into(),
+                        "Name the carrier and the service to buy.".into(),
+                    ));
                 }
                 Rule::Service {
                     carrier: c.trim().into(),
@@ -680,11 +735,18 @@ fn PlanForm(
         let approval = if review.get_untracked() {
             Approval::ReviewFirst
         } else {
-            let row = dollars(&max_row.get_untracked())
-                .ok_or(("plan-max-row".to_string(), "Enter the most a label may cost, in dollars.".to_string()))?;
-            let total = dollars(&max_total.get_untracked())
-                .ok_or(("plan-max-total".to_string(), "Enter the most the batch may cost in all, in dollars.".to_string()))?;
-            Approval::BuyAsQuoted { max_row_cents: row, max_total_cents: total }
+            let row = dollars(&max_row.get_untracked()).ok_or((
+                "plan-max-row".to_string(),
+                "Enter the most a label may cost, in dollars.".to_string(),
+            ))?;
+            let total = dollars(&max_total.get_untracked()).ok_or((
+                "plan-max-total".to_string(),
+                "Enter the most the batch may cost in all, in dollars.".to_string(),
+            ))?;
+            Approval::BuyAsQuoted {
+                max_row_cents: row,
+                max_total_cents: total,
+            }
         };
         let from = sender.get_untracked();
         if let Some(id) = first_problem("sender", &from) {
@@ -692,12 +754,26 @@ fn PlanForm(
             return Err((id, "Complete the sender first.".into()));
         }
         imported.with_untracked(|i| {
-            let i = i.as_ref().ok_or(("batch-file".to_string(), "Choose a file first.".to_string()))?;
+            let i = i
+                .as_ref()
+                .ok_or(("batch-file".to_string(), "Choose a file first.".to_string()))?;
             if i.bad_rows() > 0 {
-                return Err(("problems-title".to_string(), format!("Fix the {} with problems first.", count_rows(i.bad_rows()))));
+                return Err((
+                    "problems-title".to_string(),
+                    format!("Fix the {} with problems first.", count_rows(i.bad_rows())),
+                ));
             }
-            let rows = i.drafts.iter().filter_map(|d| job_row(d, &from).ok()).collect();
-            Ok(CreateJob { name: Some(i.name.clone()), rule, approval, rows })
+            let rows = i
+                .drafts
+                .iter()
+                .filter_map(|d| job_row(d, &from).ok())
+                .collect();
+            Ok(CreateJob {
+                name: Some(i.name.clone()),
+                rule,
+                approval,
+                rows,
+            })
         })
     };
     let plan = Write::new(move || {
@@ -722,11 +798,13 @@ fn PlanForm(
         ev.prevent_default();
         plan.submit();
     };
-    let radio = move |value: bool, label: &'static str, hint: &'static str| view! {
-        <label class="choice">
-            <input type="radio" name="approval" prop:checked=move || review.get() == value on:change=move |_| review.set(value) />
-            <span>{label}<span class="hint">{hint}</span></span>
-        </label>
+    let radio = move |value: bool, label: &'static str, hint: &'static str| {
+        view! {
+            <label class="choice">
+                <input type="radio" name="approval" prop:checked=move || review.get() == value on:change=move |_| review.set(value) />
+                <span>{label}<span class="hint">{hint}</span></span>
+            </label>
+        }
     };
     view! {
         <section class="card wide" aria-labelledby="plan-title">

@@ -160,7 +160,10 @@ pub fn wallet(w: &Wallet, (cents, what): (i64, &str)) -> String {
     }
     let balance = format_cents(w.balance_cents);
     if w.balance_cents >= cents {
-        return format!("Wallet: {balance}, enough for {what} ({}).", format_cents(cents));
+        return format!(
+            "Wallet: {balance}, enough for {what} ({}).",
+            format_cents(cents)
+        );
     }
     let short = format_cents(cents - w.balance_cents);
     match (w.auto_reload, w.card) {
@@ -218,7 +221,10 @@ pub fn announcement(job: &Job) -> String {
         group(c.failed as usize)
     );
     if c.needs_decision > 0 {
-        text.push_str(&format!(", {} waiting for a decision", group(c.needs_decision as usize)));
+        text.push_str(&format!(
+            ", {} waiting for a decision",
+            group(c.needs_decision as usize)
+        ));
     }
     text.push('.');
     text
@@ -259,7 +265,10 @@ pub fn notification(before: JobState, job: &Job) -> Option<String> {
             group(c.failed as usize)
         ),
         JobState::Cancelled => format!("{} was cancelled.", job.name),
-        JobState::AwaitingApproval => format!("{}: every row is quoted; approve the total to buy.", job.name),
+        JobState::AwaitingApproval => format!(
+            "{}: every row is quoted; approve the total to buy.",
+            job.name
+        ),
         JobState::Paused | JobState::Stopped => format!(
             "{} needs you: {}",
             job.name,
@@ -276,7 +285,13 @@ pub fn label_parts(bought: u32) -> u32 {
 
 /// The table's rows in view: from the scroll offset, the viewport's
 /// height and the row height (px), with `overscan` more each side.
-pub fn window(scroll_top: f64, height: f64, row_px: f64, total: usize, overscan: usize) -> (usize, usize) {
+pub fn window(
+    scroll_top: f64,
+    height: f64,
+    row_px: f64,
+    total: usize,
+    overscan: usize,
+) -> (usize, usize) {
     let first = (scroll_top.max(0.0) / row_px).floor() as usize;
     let shown = (height / row_px).ceil() as usize + 1;
     let start = first.saturating_sub(overscan).min(total);
@@ -299,16 +314,28 @@ mod tests {
             auto_reload: None,
             card: CardState::Missing,
         };
-        assert_eq!(wallet(&w, (5_000, "the total")), "Wallet: $100.00, enough for the total ($50.00).");
+        assert_eq!(
+            wallet(&w, (5_000, "the total")),
+            "Wallet: $100.00, enough for the total ($50.00)."
+        );
         assert_eq!(
             wallet(&w, (25_000, "the ceiling")),
             "Wallet: $100.00, $150.00 short of the ceiling: add funds, or the batch pauses when the wallet runs out."
         );
-        w.auto_reload = Some(api::AutoReload { threshold_cents: 0, amount_cents: 5_000 });
+        w.auto_reload = Some(api::AutoReload {
+            threshold_cents: 0,
+            amount_cents: 5_000,
+        });
         w.card = CardState::Ok;
-        assert!(wallet(&w, (25_000, "the total")).ends_with("auto-reload charges the card on file as chunks need it."));
+        assert!(
+            wallet(&w, (25_000, "the total"))
+                .ends_with("auto-reload charges the card on file as chunks need it.")
+        );
         w.sandbox = true;
-        assert_eq!(wallet(&w, (25_000, "the total")), "Sandbox wallet: nothing is charged.");
+        assert_eq!(
+            wallet(&w, (25_000, "the total")),
+            "Sandbox wallet: nothing is charged."
+        );
     }
 
     #[test]
@@ -402,7 +429,10 @@ mod tests {
         ];
         assert_eq!(
             by_carrier(&rows),
-            [("Atlas".to_string(), 2, 1200), ("Comet".to_string(), 1, 900)]
+            [
+                ("Atlas".to_string(), 2, 1200),
+                ("Comet".to_string(), 1, 900)
+            ]
         );
         assert_eq!(label_parts(0), 0);
         assert_eq!(label_parts(100), 1);

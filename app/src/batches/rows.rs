@@ -65,11 +65,14 @@ pub fn drafts(sheet: &Sheet, mapping: &Mapping) -> (Vec<Draft>, usize) {
             }
         }
         if draft.get(Field::Name).is_empty() {
-            let full = [cell(record, Column::FirstName), cell(record, Column::LastName)]
-                .into_iter()
-                .filter(|p| !p.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ");
+            let full = [
+                cell(record, Column::FirstName),
+                cell(record, Column::LastName),
+            ]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
             let name = if full.is_empty() {
                 cell(record, Column::Company).to_string()
             } else {
@@ -79,11 +82,14 @@ pub fn drafts(sheet: &Sheet, mapping: &Mapping) -> (Vec<Draft>, usize) {
         }
         // A unit column's unit travels with the number; a bare number takes
         // the mapping's unit. Either way the row says its unit from now on.
-        let weight_unit = nonempty(cell(record, Column::WeightUnit))
-            .unwrap_or(mapping.weight_unit.as_str());
-        let length_unit = nonempty(cell(record, Column::DimensionUnit))
-            .unwrap_or(mapping.length_unit.as_str());
-        draft.set(Field::Weight, with_unit(draft.get(Field::Weight), weight_unit));
+        let weight_unit =
+            nonempty(cell(record, Column::WeightUnit)).unwrap_or(mapping.weight_unit.as_str());
+        let length_unit =
+            nonempty(cell(record, Column::DimensionUnit)).unwrap_or(mapping.length_unit.as_str());
+        draft.set(
+            Field::Weight,
+            with_unit(draft.get(Field::Weight), weight_unit),
+        );
         for f in [Field::Length, Field::Width, Field::Height] {
             draft.set(f, with_unit(draft.get(f), length_unit));
         }
@@ -180,24 +186,50 @@ fn contract_value(d: &Draft, field: Field) -> Result<f64, String> {
     }
     .map_err(|e| match e {
         MeasureError::Missing => format!("Enter the {noun}"),
-        MeasureError::NotANumber => format!("Enter the {noun} as a number, such as {}", example(field)),
+        MeasureError::NotANumber => {
+            format!("Enter the {noun} as a number, such as {}", example(field))
+        }
         MeasureError::UnknownUnit(u) => format!(
             "“{u}” is not a unit we know: use {}",
-            if field == Field::Weight { "oz, lb, g or kg" } else { "in or cm" }
+            if field == Field::Weight {
+                "oz, lb, g or kg"
+            } else {
+                "in or cm"
+            }
         ),
     })?;
     // The api's bounds, checked on this field alone.
     let probe = match field {
-        Field::Weight => Parcel { weight_oz: converted, length: 1.0, width: 1.0, height: 1.0 },
-        Field::Length => Parcel { weight_oz: 1.0, length: converted, width: 1.0, height: 1.0 },
-        Field::Width => Parcel { weight_oz: 1.0, length: 1.0, width: converted, height: 1.0 },
-        _ => Parcel { weight_oz: 1.0, length: 1.0, width: 1.0, height: converted },
+        Field::Weight => Parcel {
+            weight_oz: converted,
+            length: 1.0,
+            width: 1.0,
+            height: 1.0,
+        },
+        Field::Length => Parcel {
+            weight_oz: 1.0,
+            length: converted,
+            width: 1.0,
+            height: 1.0,
+        },
+        Field::Width => Parcel {
+            weight_oz: 1.0,
+            length: 1.0,
+            width: converted,
+            height: 1.0,
+        },
+        _ => Parcel {
+            weight_oz: 1.0,
+            length: 1.0,
+            width: 1.0,
+            height: converted,
+        },
     };
     match probe.invalid_field() {
         None => Ok(converted),
-        Some((_, reason)) if unit_name == "oz" || unit_name == "in" => {
-            Err(format!("The {noun} {reason}; this row has {value} {unit_name}"))
-        }
+        Some((_, reason)) if unit_name == "oz" || unit_name == "in" => Err(format!(
+            "The {noun} {reason}; this row has {value} {unit_name}"
+        )),
         Some((_, reason)) => Err(format!(
             "The {noun} {reason}; this row has {value} {unit_name} ({converted} {})",
             if field == Field::Weight { "oz" } else { "in" }
@@ -206,7 +238,11 @@ fn contract_value(d: &Draft, field: Field) -> Result<f64, String> {
 }
 
 fn example(field: Field) -> &'static str {
-    if field == Field::Weight { "12 oz or 1.5 lb" } else { "10 or 25 cm" }
+    if field == Field::Weight {
+        "12 oz or 1.5 lb"
+    } else {
+        "10 or 25 cm"
+    }
 }
 
 /// The row's recipient and parcel in the contract's terms, or every
@@ -228,12 +264,16 @@ fn parts(d: &Draft) -> Result<(Address, Parcel), Vec<Problem>> {
     problems.extend(
         address_form::problems(&to)
             .into_iter()
-            .map(|(name, text)| Problem { field: address_field(name), text }),
+            .map(|(name, text)| Problem {
+                field: address_field(name),
+                text,
+            }),
     );
     let mut sizes = [0.0; 4];
-    for (slot, field) in sizes
-        .iter_mut()
-        .zip([Field::Weight, Field::Length, Field::Width, Field::Height])
+    for (slot, field) in
+        sizes
+            .iter_mut()
+            .zip([Field::Weight, Field::Length, Field::Width, Field::Height])
     {
         match contract_value(d, field) {
             Ok(v) => *slot = v,
@@ -244,7 +284,15 @@ fn parts(d: &Draft) -> Result<(Address, Parcel), Vec<Problem>> {
         return Err(problems);
     }
     let [weight_oz, length, width, height] = sizes;
-    Ok((to, Parcel { weight_oz, length, width, height }))
+    Ok((
+        to,
+        Parcel {
+            weight_oz,
+            length,
+            width,
+            height,
+        },
+    ))
 }
 
 /// The row as the job takes it, from `sender`, or every problem it has.
@@ -431,7 +479,10 @@ pub fn merge(drafts: &mut [Draft], fixed: Vec<Draft>) -> Merged {
         .collect();
     let mut merged = Merged::default();
     for row in fixed {
-        match at.get(row.reference()).filter(|_| !row.reference().is_empty()) {
+        match at
+            .get(row.reference())
+            .filter(|_| !row.reference().is_empty())
+        {
             Some(&i) => {
                 let line = drafts[i].line;
                 drafts[i] = Draft { line, ..row };
@@ -482,11 +533,29 @@ mod tests {
         assert_eq!(problems, [vec![]]);
         let row = job_row(&drafts[0], &sender()).unwrap();
         assert_eq!(row.reference, "#1");
-        assert_eq!((row.to_address.state.as_str(), row.to_address.country.as_str()), ("NY", "US"));
+        assert_eq!(
+            (
+                row.to_address.state.as_str(),
+                row.to_address.country.as_str()
+            ),
+            ("NY", "US")
+        );
         assert_eq!(row.to_address.street2, None);
-        assert_eq!(row.parcel, Parcel { weight_oz: 24.0, length: 10.0, width: 8.0, height: 4.0 });
+        assert_eq!(
+            row.parcel,
+            Parcel {
+                weight_oz: 24.0,
+                length: 10.0,
+                width: 8.0,
+                height: 4.0
+            }
+        );
         assert_eq!(row.from_address, sender());
-        assert_eq!(drafts[0].get(Field::Length), "25.4 cm", "the unit travels with the row");
+        assert_eq!(
+            drafts[0].get(Field::Length),
+            "25.4 cm",
+            "the unit travels with the row"
+        );
         // What the Worker will check, it passes.
         assert_eq!(row.check(0), Ok(()));
     }
@@ -501,13 +570,29 @@ mod tests {
         let fields: Vec<Field> = problems[1].iter().map(|p| p.field).collect();
         assert_eq!(
             fields,
-            [Field::Reference, Field::Street1, Field::Zip, Field::Country, Field::Weight, Field::Height]
+            [
+                Field::Reference,
+                Field::Street1,
+                Field::Zip,
+                Field::Country,
+                Field::Weight,
+                Field::Height
+            ]
         );
         assert_eq!(drafts[1].line, 3);
         assert!(problems[1][4].text.contains("as a number"));
-        assert_eq!(problems[1][5].text, "The height must be at most 108 in; this row has 200 in");
-        assert_eq!(problems[2][0].text, "Reference #1 is also on row 2: give each shipment its own reference");
-        assert_eq!(problems[2][1].text, "“stone” is not a unit we know: use oz, lb, g or kg");
+        assert_eq!(
+            problems[1][5].text,
+            "The height must be at most 108 in; this row has 200 in"
+        );
+        assert_eq!(
+            problems[2][0].text,
+            "Reference #1 is also on row 2: give each shipment its own reference"
+        );
+        assert_eq!(
+            problems[2][1].text,
+            "“stone” is not a unit we know: use oz, lb, g or kg"
+        );
         let groups = by_field(&problems);
         assert_eq!(groups[0], (Field::Reference, vec![1, 2]));
         assert!(groups.contains(&(Field::Weight, vec![1, 2])));
@@ -515,7 +600,9 @@ mod tests {
 
     #[test]
     fn bounds_in_the_merchants_unit() {
-        let (_, problems) = import(&format!("{HEADER}\n#1,Ada,1 Elm,,B,NY,11201,US,,,70 kg,10,8,4\n"));
+        let (_, problems) = import(&format!(
+            "{HEADER}\n#1,Ada,1 Elm,,B,NY,11201,US,,,70 kg,10,8,4\n"
+        ));
         assert_eq!(
             problems[0][0].text,
             "The weight must be at most 2400 oz; this row has 70 kg (2469.18 oz)"
@@ -535,7 +622,10 @@ mod tests {
         let problems = check_all(&drafts);
         let groups = by_field(&problems);
         assert_eq!(
-            groups.iter().map(|(f, rows)| (*f, rows.len())).collect::<Vec<_>>(),
+            groups
+                .iter()
+                .map(|(f, rows)| (*f, rows.len()))
+                .collect::<Vec<_>>(),
             [(Field::Length, 2), (Field::Width, 2), (Field::Height, 2)]
         );
         for (field, rows) in &groups {
@@ -570,7 +660,13 @@ mod tests {
         let (mapping, _) = recognise(&fixed.headers, &[]);
         let (rows, _) = super::drafts(&fixed, &mapping);
         let merged = merge(&mut drafts, rows);
-        assert_eq!(merged, Merged { replaced: 2, unknown: vec![(4, "#9".into())] });
+        assert_eq!(
+            merged,
+            Merged {
+                replaced: 2,
+                unknown: vec![(4, "#9".into())]
+            }
+        );
         assert_eq!(drafts.len(), 3);
         assert_eq!(drafts[1].line, 3, "a merged row keeps its row number");
         assert!(check_all(&drafts).iter().all(Vec::is_empty));
@@ -581,7 +677,9 @@ mod tests {
         assert_eq!(too_many(5000), None);
         assert_eq!(
             too_many(5001).as_deref(),
-            Some("This file has 5,001 rows. A batch takes at most 5,000: split the file and import each part.")
+            Some(
+                "This file has 5,001 rows. A batch takes at most 5,000: split the file and import each part."
+            )
         );
         assert_eq!(group(1234567), "1,234,567");
     }

@@ -28,10 +28,7 @@ impl std::fmt::Display for ReadError {
                 f,
                 "The file is empty. Choose a CSV or TSV file with a header row and one row per shipment."
             ),
-            ReadError::NoRows => write!(
-                f,
-                "The file has a header row but no shipments under it."
-            ),
+            ReadError::NoRows => write!(f, "The file has a header row but no shipments under it."),
             ReadError::Malformed { row, message } => write!(
                 f,
                 "Row {row} cannot be read ({message}). Save the file again as CSV (UTF-8) and retry."
@@ -108,7 +105,8 @@ mod tests {
 
     #[test]
     fn csv_tsv_and_semicolons_with_quotes_and_blank_lines() {
-        let csv = read("\u{feff}reference,name\n#1,\"Lovelace, Ada\"\n\n#2,\"Say \"\"hi\"\"\"\n").unwrap();
+        let csv = read("\u{feff}reference,name\n#1,\"Lovelace, Ada\"\n\n#2,\"Say \"\"hi\"\"\"\n")
+            .unwrap();
         assert_eq!(csv.headers, ["reference", "name"]);
         assert_eq!(csv.records[0], ["#1", "Lovelace, Ada"]);
         assert_eq!(csv.records[1], ["#2", "Say \"hi\""]);

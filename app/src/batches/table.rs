@@ -38,7 +38,6 @@ impl Viewport {
         let (top, height) = self.scroll.get();
         window(top, height, ROW_PX, total, OVERSCAN)
     }
-
 }
 
 /// A spacer row standing for `rows()` rows out of view.

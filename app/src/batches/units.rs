@@ -24,7 +24,12 @@ pub enum LengthUnit {
 const GRAMS_PER_OZ: f64 = 28.349523125;
 
 impl WeightUnit {
-    pub const ALL: [WeightUnit; 4] = [WeightUnit::Oz, WeightUnit::Lb, WeightUnit::G, WeightUnit::Kg];
+    pub const ALL: [WeightUnit; 4] = [
+        WeightUnit::Oz,
+        WeightUnit::Lb,
+        WeightUnit::G,
+        WeightUnit::Kg,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -101,7 +106,11 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
     let (number, rest) = text.split_at(end);
     let decimal_comma = match number.split_once(',') {
         Some((whole, fraction)) if !number.contains('.') && !fraction.contains(',') => {
-            fraction.len() != 3 || whole.trim_start_matches(['-', '+']).trim_start_matches('0').is_empty()
+            fraction.len() != 3
+                || whole
+                    .trim_start_matches(['-', '+'])
+                    .trim_start_matches('0')
+                    .is_empty()
         }
         _ => false,
     };
@@ -164,7 +173,10 @@ mod tests {
         assert_eq!(oz("0,250 kg"), Ok(8.82));
         assert_eq!(oz(" "), Err(MeasureError::Missing));
         assert_eq!(oz("heavy"), Err(MeasureError::NotANumber));
-        assert_eq!(oz("3 stone"), Err(MeasureError::UnknownUnit("stone".into())));
+        assert_eq!(
+            oz("3 stone"),
+            Err(MeasureError::UnknownUnit("stone".into()))
+        );
         let grams = measure("500", WeightUnit::G, WeightUnit::parse).unwrap();
         assert_eq!(round2(grams.1.to_oz(grams.0)), 17.64);
     }

@@ -19,10 +19,10 @@ use leptos::children::ToChildren;
 use leptos::prelude::*;
 use leptos::tachys::view::iterators::StaticVec;
 use leptos_router::components::{RouteChildren, Routes, RoutesProps};
-use wasm_bindgen::JsCast;
 use leptos_router::{
     NestedRoute, ParamSegment, PartialPathMatch, PathSegment, PossibleRouteMatch, StaticSegment,
 };
+use wasm_bindgen::JsCast;
 
 pub struct Page {
     /// The route: `/labels`, or one parameter as in `/labels/:id`.
@@ -144,7 +144,11 @@ pub fn elsewhere() -> AnyView {
         return view! { <not_found::NotFound /> }.into_any();
     }
     let search = location.search.get_untracked();
-    let query = if search.is_empty() { String::new() } else { format!("?{search}") };
+    let query = if search.is_empty() {
+        String::new()
+    } else {
+        format!("?{search}")
+    };
     let _ = window.location().assign(&format!("{path}{query}"));
     crate::components::loader::busy("Loading…")
 }
@@ -180,7 +184,11 @@ impl Page {
 pub fn routes() -> impl IntoView {
     let defs: StaticVec<_> = PAGES
         .iter()
-        .map(|page| NestedRoute::new(PagePath(page.path), move || page.show(|| page_view(page.path))))
+        .map(|page| {
+            NestedRoute::new(PagePath(page.path), move || {
+                page.show(|| page_view(page.path))
+            })
+        })
         .collect::<Vec<_>>()
         .into();
     Routes(

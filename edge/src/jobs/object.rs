@@ -470,6 +470,9 @@ impl BatchJob {
         let started = now_ms();
         let before = self.with_job(|j| j.core.state);
         let mut steps: u32 = 0;
+        // Rows changed since the feed was last told: kept until it is, so a
+        // page that follows the feed misses none.
+        let mut unsent = Vec::new();
         loop {
             let at = now();
             let step = self
@@ -502,19 +505,20 @@ impl BatchJob {
                 self.record_answer(call, &outcome)?;
             }
             self.with_job(|j| j.apply(&step, outcome, now()));
-            let mut changed = rows;
-            changed.extend(self.save(!quote || steps.is_multiple_of(CORE_EVERY_QUOTES))?);
+            unsent.extend(rows);
+            unsent.extend(self.save(!quote || steps.is_multiple_of(CORE_EVERY_QUOTES))?);
             let state_changed = self.with_job(|j| j.core.state) != before;
             if now_ms() - self.last_feed_ms.get() >= FEED_EVERY_MS || state_changed {
-                self.publish(changed, state_changed).await;
+                self.publish(std::mem::take(&mut unsent), state_changed)
+                    .await;
             }
             if now_ms() - started >= SLICE_MS {
                 self.wake(0).await?;
                 break;
             }
         }
-        let rows = self.save(true)?;
-        self.publish(rows, true).await;
+        unsent.extend(self.save(true)?);
+        self.publish(unsent, true).await;
         Ok(())
     }
 
