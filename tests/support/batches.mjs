@@ -3,6 +3,7 @@
 // it, the rows of an import as CSV, and the page objects of /batches.
 import { randomBytes } from 'node:crypto';
 import { newKeys, newUsers, startEdge, startSim, signInPage } from './stack.mjs';
+import { ShipPage } from './pages.mjs';
 
 export const T = 20000;
 const SCOPES = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
@@ -83,15 +84,8 @@ export class Batches {
     await this.page.getByLabel(label).setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(text) });
   }
   summary() { return this.page.getByTestId('rows-summary'); }
-  async fillSender(a = SENDER) {
-    const g = this.page.getByRole('group', { name: 'Ship from (every row)' });
-    await g.getByLabel('Name', { exact: true }).fill(a.name);
-    await g.getByLabel('Street address', { exact: true }).fill(a.street1);
-    await g.getByLabel('City', { exact: true }).fill(a.city);
-    await g.getByLabel('State', { exact: true }).fill(a.state);
-    await g.getByLabel('ZIP code', { exact: true }).fill(a.zip);
-    await g.getByLabel('Country', { exact: true }).fill(a.country);
-  }
+  /** The sender form is the dashboard's address form. */
+  fillSender(a = SENDER) { return new ShipPage(this.page).fillAddress('Ship from (every row)', a); }
   /** Plans the batch; `ceiling` in dollars picks "buy as quoted". Returns the job id. */
   async plan({ ceiling } = {}) {
     if (ceiling) {

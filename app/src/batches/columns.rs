@@ -659,21 +659,12 @@ pub fn remember(
 
 const SAVED_KEY: &str = "parcel.batch-mappings";
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
-
 pub fn load_saved() -> Vec<SavedMapping> {
-    storage()
-        .and_then(|s| s.get_item(SAVED_KEY).ok().flatten())
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default()
+    crate::state::stored::load(SAVED_KEY)
 }
 
 pub fn store_saved(saved: &[SavedMapping]) {
-    if let (Some(s), Ok(json)) = (storage(), serde_json::to_string(saved)) {
-        let _ = s.set_item(SAVED_KEY, &json);
-    }
+    crate::state::stored::store(SAVED_KEY, saved);
 }
 
 #[cfg(test)]

@@ -475,7 +475,7 @@ fn RowsTable(held: Held) -> impl IntoView {
                 {Filter::ALL.into_iter().map(|f| view! {
                     <button type="button" class="secondary" aria-pressed=move || (filter.get() == f).to_string()
                         on:click=move |_| choose(f)>
-                        {move || format!("{} ({})", f.label(), held.job.with(|j| j.as_ref().map_or(0, |j| f.count(j))))}
+                        {move || format!("{} ({})", f.label(), group(held.job.with(|j| j.as_ref().map_or(0, |j| f.count(j))) as usize))}
                     </button>
                 }).collect_view()}
             </div>

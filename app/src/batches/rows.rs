@@ -362,33 +362,19 @@ pub fn set_all(drafts: &mut [Draft], indices: &[usize], field: Field, value: &st
 }
 
 /// The template's columns, in order: every field, a unit column after
-/// the weight and after the sizes.
-const TEMPLATE: [Column; 16] = [
-    Column::Reference,
-    Column::Name,
-    Column::Street1,
-    Column::Street2,
-    Column::City,
-    Column::State,
-    Column::Zip,
-    Column::Country,
-    Column::Phone,
-    Column::Email,
-    Column::Weight,
-    Column::WeightUnit,
-    Column::Length,
-    Column::Width,
-    Column::Height,
-    Column::DimensionUnit,
-];
+/// the weight and after the sizes (not the parts of a name).
+fn template() -> impl Iterator<Item = Column> {
+    Column::ALL
+        .into_iter()
+        .filter(|c| !matches!(c, Column::FirstName | Column::LastName | Column::Company))
+}
 
 /// The template's columns for the column guide: name, required, what it holds, an example.
 pub fn template_guide() -> Vec<(&'static str, bool, &'static str, &'static str)> {
-    TEMPLATE
-        .iter()
+    template()
         .map(|c| match c.field() {
             Some(f) => (c.key(), f.required(), f.guide(), f.example()),
-            None if *c == Column::WeightUnit => (
+            None if c == Column::WeightUnit => (
                 c.key(),
                 false,
                 "Optional: oz, lb, g or kg, for weights written without a unit (otherwise oz).",
@@ -405,14 +391,13 @@ pub fn template_guide() -> Vec<(&'static str, bool, &'static str, &'static str)>
 }
 
 fn template_header() -> Vec<&'static str> {
-    TEMPLATE.iter().map(|c| c.key()).collect()
+    template().map(Column::key).collect()
 }
 
 /// A row in the template's columns; its weight and sizes carry their
 /// units, so the unit columns stay empty.
 fn template_row(d: &Draft) -> Vec<String> {
-    TEMPLATE
-        .iter()
+    template()
         .map(|c| c.field().map_or_else(String::new, |f| d.get(f).to_string()))
         .collect()
 }
