@@ -673,6 +673,11 @@ mod tests {
             panic!("blank reference accepted")
         };
         assert_eq!(e.field(), "rows[0].reference");
+        let Some(FieldProblem::Invalid(reason)) = reference_problem(&"x".repeat(101)) else {
+            panic!("101 characters accepted")
+        };
+        assert!(reason.contains(&MAX_REFERENCE_CHARS.to_string()));
+        assert_eq!(reference_problem(&"x".repeat(100)), None);
     }
 
     #[test]

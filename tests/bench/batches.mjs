@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
-import { launch } from '../support/browser.mjs';
+import { chromium } from 'playwright-core';
 import { ROOT } from '../support/stack.mjs';
 import { RAISED, TEMPLATE, Batches, batchStack, csv, templateRows } from '../support/batches.mjs';
 
@@ -38,7 +38,13 @@ async function memory(page) {
 }
 
 const s = await batchStack({ limits: RAISED });
-const browser = await launch();
+// As tests/support/browser.mjs, with frames no longer held to the display's
+// 60 Hz: the time between two frames is then the time a frame takes.
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--disable-frame-rate-limit', '--disable-gpu-vsync'],
+});
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // The wasm's exports, to read its memory.
@@ -86,7 +92,7 @@ try {
     }
     return times.slice(1);
   });
-  row('frame time scrolling the 5,000-row table (600 frames, 400 px each)', `p50 ${pct(frames, 0.5).toFixed(1)} ms, p95 ${pct(frames, 0.95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
+  row('frame time scrolling the 5,000-row table (600 frames of 400 px, frame rate unlimited)', `p50 ${pct(frames, 0.5).toFixed(1)} ms, p95 ${pct(frames, 0.95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
   row('job page with 5,000 rows', await memory(page));
   await context.close();
 } finally {
