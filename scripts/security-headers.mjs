@@ -1,5 +1,6 @@
 // Writes dist/_headers (served by Workers static assets) with the security
-// headers of the dashboard and of the storefront widget page. Trunk injects
+// headers of the dashboard, of the storefront widget page and of the batch
+// screens (their own build under /batches/). Trunk injects
 // one inline module script to start each wasm; each CSP allows exactly that
 // script by its SHA-256 and nothing else inline. The widget page may be
 // framed: the Worker serves it and sets its frame-ancestors from
@@ -45,4 +46,8 @@ writeFileSync(path.join(dist, '_headers'), `/*
   ! Content-Security-Policy
   ! X-Frame-Options
   Content-Security-Policy: ${read('widget/index.html')}
+
+/batches/*
+  ! Content-Security-Policy
+  Content-Security-Policy: ${read('batches/index.html')}
 `);

@@ -23,7 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::address::Address;
+use crate::address::{Address, FieldProblem};
 use crate::batches::MAX_BATCH_ITEMS;
 use crate::error::ApiError;
 use crate::keys::KeyEnv;
@@ -42,6 +42,14 @@ pub const JOB_CANCEL_PATH: &str = "/api/jobs/{id}/cancel";
 pub const JOB_LIVE_PATH: &str = "/api/jobs/{id}/live";
 pub const JOB_RESULTS_PATH: &str = "/api/jobs/{id}/results.csv";
 pub const JOB_LABELS_PATH: &str = "/api/jobs/{id}/labels.pdf";
+
+/// The batch screens (the dashboard's second build, `dist/batches/`): the
+/// Worker answers these paths with its page; its files are under
+/// [`PAGE_PATH`] too.
+pub const PAGE_PATH: &str = "/batches/";
+pub const PAGE_PATH_BARE: &str = "/batches";
+/// A job's page (`/batches/job_…`) and the new batch's (`/batches/new`).
+pub const PAGE_JOB_PATH: &str = "/batches/{id}";
 
 /// At most this many rows per job: a v1 batch's maximum.
 pub const MAX_ROWS: usize = MAX_BATCH_ITEMS;
@@ -66,6 +74,23 @@ pub const RESULT_COLUMNS: [&str; 10] = [
     "error",
 ];
 
+/// What is wrong with a row's reference, if anything (the dashboard checks
+/// imports with it before anything is sent).
+pub fn reference_problem(reference: &str) -> Option<FieldProblem> {
+    let reference = reference.trim();
+    if reference.is_empty() {
+        Some(FieldProblem::Missing)
+    } else if reference.chars().count() > MAX_REFERENCE_CHARS
+        || reference.chars().any(char::is_control)
+    {
+        Some(FieldProblem::Invalid(
+            "must be at most 100 characters, without control characters",
+        ))
+    } else {
+        None
+    }
+}
+
 /// One shipment of an import, as the dashboard uploads it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRow {
@@ -82,21 +107,8 @@ impl JobRow {
     /// under `rows[i]` (`rows[17].to_address.zip`).
     pub fn check(&self, index: usize) -> Result<(), BodyError> {
         let at = |field: &str| format!("rows[{index}].{field}");
-        let reference = self.reference.trim();
-        if reference.is_empty() {
-            return Err(BodyError::Required {
-                field: at("reference"),
-            });
-        }
-        if reference.chars().count() > MAX_REFERENCE_CHARS
-            || reference.chars().any(char::is_control)
-        {
-            return Err(BodyError::Invalid {
-                field: at("reference"),
-                reason: format!(
-                    "must be at most {MAX_REFERENCE_CHARS} characters, without control characters"
-                ),
-            });
+        if let Some(problem) = reference_problem(&self.reference) {
+            return Err(problem.to_body_error(at("reference")));
         }
         self.from_address.check(&at("from_address"))?;
         self.to_address.check(&at("to_address"))?;
@@ -661,6 +673,11 @@ mod tests {
             panic!("blank reference accepted")
         };
         assert_eq!(e.field(), "rows[0].reference");
+        let Some(FieldProblem::Invalid(reason)) = reference_problem(&"x".repeat(101)) else {
+            panic!("101 characters accepted")
+        };
+        assert!(reason.contains(&MAX_REFERENCE_CHARS.to_string()));
+        assert_eq!(reference_problem(&"x".repeat(100)), None);
     }
 
     #[test]

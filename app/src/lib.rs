@@ -1,10 +1,11 @@
-//! The merchant dashboard and the storefront widget (`widget`, its own
-//! build). Pages own their data (one page per route, listed in
+//! The merchant dashboard, the batch screens (`batches`) and the
+//! storefront widget (`widget`), each its own build. Pages own their data (one page per route, listed in
 //! `pages::PAGES`); components in `components/` take props and never fetch;
 //! every call goes through the one typed client in `api/`, every write
 //! through a `state::write::Write`.
 
 pub mod api;
+pub mod batches;
 pub mod components;
 pub mod pages;
 pub mod state;
@@ -18,6 +19,12 @@ use leptos_router::components::Router;
 
 #[component]
 pub fn App() -> impl IntoView {
+    frame(pages::routes)
+}
+
+/// The first session check, then the login page or the shell around
+/// `routes` (the dashboard's pages, or the batch screens).
+pub fn frame<V: IntoView + 'static>(routes: fn() -> V) -> impl IntoView {
     let client = Client::provide();
     state::clock::Clock::provide();
     let session = state::session::use_session(client);
@@ -30,7 +37,7 @@ pub fn App() -> impl IntoView {
                     None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
                     Some(info) => view! {
                         <Shell session=info switch_mode=session.switch_mode sign_out=session.sign_out>
-                            {pages::routes()}
+                            {routes()}
                         </Shell>
                     }.into_any(),
                 },

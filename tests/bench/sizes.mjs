@@ -17,8 +17,9 @@ const measure = (file) => {
 };
 
 const rows = [];
-// The dashboard (dist/) and the storefront widget (dist/widget/): each one's initial transfer.
-for (const [name, dir] of [['app', 'dist'], ['widget', 'dist/widget']]) {
+// The dashboard (dist/), the storefront widget (dist/widget/) and the batch
+// screens (dist/batches/, loaded on demand): each one's initial transfer.
+for (const [name, dir] of [['app', 'dist'], ['widget', 'dist/widget'], ['batches', 'dist/batches']]) {
   const dist = path.join(ROOT, dir);
   const own = [];
   for (const f of readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f))) {

@@ -1,10 +1,11 @@
-//! The webhook inbox's live feed: a WebSocket to `/api/webhooks/live` (the
-//! session cookie goes with it) that reconnects after a drop, and closes
-//! when the page that opened it goes away.
+//! Live feeds: a WebSocket to the Worker (the session cookie goes with it)
+//! that reconnects after a drop, and closes when the page that opened it
+//! goes away. The webhook inbox's (`/api/webhooks/live`) and a batch job's.
 
 use api::inbox::{LIVE_PATH, LiveMessage};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
+use serde::de::DeserializeOwned;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -32,20 +33,22 @@ struct Socket {
 
 #[derive(Clone)]
 struct Feed {
+    path: Rc<str>,
     current: Rc<RefCell<Option<Socket>>>,
     stopped: Rc<std::cell::Cell<bool>>,
     set_connected: WriteSignal<bool>,
-    set_message: WriteSignal<Option<LiveMessage>>,
+    /// Each message's text, in order (a signal would keep only the last of a burst).
+    deliver: Rc<dyn Fn(String)>,
 }
 
-fn feed_url() -> Option<String> {
+fn feed_url(path: &str) -> Option<String> {
     let location = web_sys::window()?.location();
     let scheme = if location.protocol().ok()? == "https:" {
         "wss"
     } else {
         "ws"
     };
-    Some(format!("{scheme}://{}{LIVE_PATH}", location.host().ok()?))
+    Some(format!("{scheme}://{}{path}", location.host().ok()?))
 }
 
 impl Feed {
@@ -53,15 +56,13 @@ impl Feed {
         if self.stopped.get() {
             return;
         }
-        let Some(ws) = feed_url().and_then(|url| WebSocket::new(&url).ok()) else {
+        let Some(ws) = feed_url(&self.path).and_then(|url| WebSocket::new(&url).ok()) else {
             return;
         };
-        let set_message = self.set_message;
+        let deliver = self.deliver.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            if let Some(text) = event.data().as_string()
-                && let Ok(message) = serde_json::from_str::<LiveMessage>(&text)
-            {
-                set_message.set(Some(message));
+            if let Some(text) = event.data().as_string() {
+                deliver(text);
             }
         });
         let set_connected = self.set_connected;
@@ -94,15 +95,31 @@ impl Feed {
     }
 }
 
-/// Opens the feed for as long as the calling component lives.
+/// Opens the webhook inbox's feed for as long as the calling component lives.
 pub fn use_live_feed() -> LiveFeed {
-    let (connected, set_connected) = signal(false);
     let (message, set_message) = signal(None);
+    let connected = use_feed(LIVE_PATH, move |m: LiveMessage| set_message.set(Some(m)));
+    LiveFeed { connected, message }
+}
+
+/// Opens the feed at `path` for as long as the calling component lives;
+/// `on_message` gets every message (one JSON `T` each) in order. Returns
+/// whether it is connected.
+pub fn use_feed<T: DeserializeOwned + 'static>(
+    path: &str,
+    on_message: impl Fn(T) + 'static,
+) -> ReadSignal<bool> {
+    let (connected, set_connected) = signal(false);
     let feed = Feed {
+        path: path.into(),
         current: Rc::new(RefCell::new(None)),
         stopped: Rc::new(std::cell::Cell::new(false)),
         set_connected,
-        set_message,
+        deliver: Rc::new(move |text: String| {
+            if let Ok(message) = serde_json::from_str::<T>(&text) {
+                on_message(message);
+            }
+        }),
     };
     feed.connect();
     let on_leave = SendWrapper::new(feed);
@@ -110,5 +127,5 @@ pub fn use_live_feed() -> LiveFeed {
         on_leave.stopped.set(true);
         on_leave.replace(None);
     });
-    LiveFeed { connected, message }
+    connected
 }

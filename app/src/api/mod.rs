@@ -270,7 +270,7 @@ impl Client {
 
     // --- plumbing ---
 
-    async fn send_json<B: Serialize, T: DeserializeOwned>(
+    pub(crate) async fn send_json<B: Serialize, T: DeserializeOwned>(
         self,
         builder: RequestBuilder,
         body: &B,
@@ -282,7 +282,10 @@ impl Client {
         self.decode(resp).await
     }
 
-    async fn send<T: DeserializeOwned>(self, builder: RequestBuilder) -> Result<T, ClientError> {
+    pub(crate) async fn send<T: DeserializeOwned>(
+        self,
+        builder: RequestBuilder,
+    ) -> Result<T, ClientError> {
         let resp = builder.send().await.map_err(ClientError::network)?;
         self.decode(resp).await
     }

@@ -22,6 +22,7 @@ use leptos_router::components::{RouteChildren, Routes, RoutesProps};
 use leptos_router::{
     NestedRoute, ParamSegment, PartialPathMatch, PathSegment, PossibleRouteMatch, StaticSegment,
 };
+use wasm_bindgen::JsCast;
 
 pub struct Page {
     /// The route: `/labels`, or one parameter as in `/labels/:id`.
@@ -32,61 +33,61 @@ pub struct Page {
     /// What a session needs to use the page (`None`: every signed-in user),
     /// and what the guard says a role without it cannot do.
     pub scope: Option<(Scope, &'static str)>,
-    view: fn() -> AnyView,
 }
 
 const SHIP: Option<(Scope, &str)> = Some((Scope::RatesRead, "request rates"));
 const LABELS: Option<(Scope, &str)> = Some((Scope::LabelsRead, "see labels"));
 
-pub static PAGES: [Page; 9] = [
+pub static PAGES: [Page; 10] = [
     Page {
         path: "/",
         title: "Ship",
         in_menu: false,
         scope: SHIP,
-        view: || view! { <ship::ShipPage /> }.into_any(),
     },
     Page {
         path: "/ship",
         title: "Ship",
         in_menu: true,
         scope: SHIP,
-        view: || view! { <ship::ShipPage /> }.into_any(),
     },
     Page {
         path: "/labels",
         title: "Labels",
         in_menu: true,
         scope: LABELS,
-        view: || view! { <labels::LabelsPage /> }.into_any(),
     },
     Page {
         path: "/labels/:id",
         title: "Label",
         in_menu: false,
         scope: LABELS,
-        view: || view! { <label::LabelPage /> }.into_any(),
+    },
+    // Its own build, loaded on demand (`crate::batches`): the menu's link
+    // leads to a full page load.
+    Page {
+        path: "/batches",
+        title: "Batches",
+        in_menu: true,
+        scope: Some((Scope::BatchesRead, "see batch jobs")),
     },
     Page {
         path: "/tracking",
         title: "Tracking",
         in_menu: true,
         scope: Some((Scope::TrackingRead, "track parcels")),
-        view: || view! { <tracking::TrackingPage /> }.into_any(),
     },
     Page {
         path: "/carriers",
         title: "Carrier accounts",
         in_menu: true,
         scope: Some((Scope::CarrierAccountsRead, "see carrier accounts")),
-        view: || view! { <carriers::CarriersPage /> }.into_any(),
     },
     Page {
         path: "/wallet",
         title: "Wallet",
         in_menu: true,
         scope: Some((Scope::WalletRead, "see the wallet")),
-        view: || view! { <wallet::WalletPage /> }.into_any(),
     },
     Page {
         path: "/webhooks",
@@ -94,16 +95,68 @@ pub static PAGES: [Page; 9] = [
         in_menu: true,
         // The Worker's inbox and ledger answer to labels:read.
         scope: Some((Scope::LabelsRead, "see webhook events")),
-        view: || view! { <webhooks::WebhooksPage /> }.into_any(),
     },
     Page {
         path: "/status",
         title: "API status",
         in_menu: true,
         scope: None,
-        view: || view! { <status::StatusPage /> }.into_any(),
     },
 ];
+
+/// A page by its table path. Kept apart from the table so that the menu
+/// (`components::shell`, also in the batch screens' build) does not pull
+/// every page into every build.
+fn page_view(path: &str) -> AnyView {
+    match path {
+        "/" | "/ship" => view! { <ship::ShipPage /> }.into_any(),
+        "/labels" => view! { <labels::LabelsPage /> }.into_any(),
+        "/labels/:id" => view! { <label::LabelPage /> }.into_any(),
+        "/tracking" => view! { <tracking::TrackingPage /> }.into_any(),
+        "/carriers" => view! { <carriers::CarriersPage /> }.into_any(),
+        "/wallet" => view! { <wallet::WalletPage /> }.into_any(),
+        "/webhooks" => view! { <webhooks::WebhooksPage /> }.into_any(),
+        "/status" => view! { <status::StatusPage /> }.into_any(),
+        _ => elsewhere(),
+    }
+}
+
+/// A path another build serves (the batch screens from the dashboard, the
+/// dashboard's pages from the batch screens): the browser loads it from
+/// the Worker. On the document's own first path that would loop, so it is
+/// then not found.
+pub fn elsewhere() -> AnyView {
+    let location = leptos_router::hooks::use_location();
+    // The router's path: the address bar may not show it yet.
+    let path = location.pathname.get_untracked();
+    let window = window();
+    let first = window
+        .performance()
+        .and_then(|p| {
+            p.get_entries_by_type("navigation")
+                .get(0)
+                .dyn_into::<web_sys::PerformanceEntry>()
+                .ok()
+        })
+        .and_then(|e| web_sys::Url::new(&e.name()).ok())
+        .map(|u| u.pathname());
+    if first.as_deref() == Some(path.as_str()) {
+        return view! { <not_found::NotFound /> }.into_any();
+    }
+    let search = location.search.get_untracked();
+    let query = if search.is_empty() {
+        String::new()
+    } else {
+        format!("?{search}")
+    };
+    let _ = window.location().assign(&format!("{path}{query}"));
+    crate::components::loader::busy("Loading…")
+}
+
+/// The table's entry for `path`.
+pub fn page(path: &str) -> Option<&'static Page> {
+    PAGES.iter().find(|p| p.path == path)
+}
 
 impl Page {
     /// Whether the signed-in session may use the page.
@@ -111,9 +164,9 @@ impl Page {
         self.scope.is_none_or(|(scope, _)| client.can(scope))
     }
 
-    /// The page, or what the role cannot do instead of a page whose every
-    /// call would be refused.
-    fn show(&'static self) -> AnyView {
+    /// The page (`view`), or what the role cannot do instead of a page
+    /// whose every call would be refused.
+    pub fn show(&'static self, view: impl FnOnce() -> AnyView) -> AnyView {
         match self.scope {
             Some((scope, cannot)) if !self.allowed(Client::get()) => view! {
                 <h1>{self.title}</h1>
@@ -122,7 +175,7 @@ impl Page {
                 </p>
             }
             .into_any(),
-            _ => (self.view)(),
+            _ => view(),
         }
     }
 }
@@ -131,7 +184,11 @@ impl Page {
 pub fn routes() -> impl IntoView {
     let defs: StaticVec<_> = PAGES
         .iter()
-        .map(|page| NestedRoute::new(PagePath(page.path), move || page.show()))
+        .map(|page| {
+            NestedRoute::new(PagePath(page.path), move || {
+                page.show(|| page_view(page.path))
+            })
+        })
         .collect::<Vec<_>>()
         .into();
     Routes(
@@ -199,6 +256,7 @@ mod tests {
             [
                 "Ship",
                 "Labels",
+                "Batches",
                 "Tracking",
                 "Carrier accounts",
                 "Wallet",

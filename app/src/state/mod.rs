@@ -6,4 +6,5 @@ pub mod clock;
 pub mod purchase;
 pub mod senders;
 pub mod session;
+pub mod stored;
 pub mod write;

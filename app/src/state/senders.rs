@@ -6,21 +6,12 @@ const KEY: &str = "parcel.senders";
 /// Enough for a few warehouses; the oldest is dropped beyond it.
 pub const MAX_SENDERS: usize = 10;
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
-
 pub fn load() -> Vec<Address> {
-    storage()
-        .and_then(|s| s.get_item(KEY).ok().flatten())
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default()
+    super::stored::load(KEY)
 }
 
 pub fn store(senders: &[Address]) {
-    if let (Some(s), Ok(json)) = (storage(), serde_json::to_string(senders)) {
-        let _ = s.set_item(KEY, &json);
-    }
+    super::stored::store(KEY, senders);
 }
 
 /// Adds `address` first, replacing an equal one, keeping at most [`MAX_SENDERS`].

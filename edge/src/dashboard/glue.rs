@@ -1,6 +1,9 @@
-//! Serves the app's wasm from its build-time brotli file (see `dashboard`).
+//! Serves the app's wasm from its build-time brotli file, and the batch
+//! screens' page for every `/batches/...` path (see `dashboard`).
 
 use super::accepts_brotli;
+use crate::errors::EdgeError;
+use api::jobs::PAGE_PATH;
 use worker::wasm_bindgen::JsValue;
 use worker::web_sys::{Request, Response, ResponseInit};
 use worker::{Env, js_sys};
@@ -42,7 +45,23 @@ pub(crate) async fn wasm(req: Request, env: &Env) -> worker::Result<Response> {
             &init,
         )?);
     }
+    static_file(req, env).await
+}
+
+/// The platform's own answer for a built file.
+pub(crate) async fn static_file(req: Request, env: &Env) -> worker::Result<Response> {
     let assets = env.get_binding::<worker::Fetcher>("ASSETS")?;
     let resp = assets.fetch_request(worker::Request::from(req)).await?;
     Ok(resp.into())
+}
+
+/// The batch screens' page, with its own CSP (`dist/_headers`), for
+/// `/batches`, `/batches/` and `/batches/{id}`: the app's router shows the
+/// page the path names.
+pub(crate) async fn batches_page(env: &Env, own_origin: &str) -> Result<Response, EdgeError> {
+    asset(env, &format!("{own_origin}{PAGE_PATH}"))
+        .await
+        .ok_or_else(|| EdgeError::RouteNotFound {
+            path: PAGE_PATH.into(),
+        })
 }

@@ -1,0 +1,584 @@
+//! One job, where it is, on any device: its plan and the confirmation
+//! (nothing is bought before it), the approval of the exact total, the
+//! progress from the job's live feed, the rows (windowed, filtered, each
+//! with its detail), and the results: CSV, merged label PDFs, retry.
+
+use super::client::{JobAct, job_path, live_path};
+use super::progress::{
+    self, Filter, all_quoted, announce_now, announcement, by_carrier, ceiling, duration,
+    label_parts, notification, row_state, title,
+};
+use super::rows::group;
+use super::table::{Viewport, spacer};
+use crate::api::live::use_feed;
+use crate::api::{Client, ClientError, encode};
+use crate::components::address_form::one_line;
+use crate::components::dates::datetime;
+use crate::components::error_view::ErrorView;
+use crate::components::money::{Money, format_cents};
+use crate::state::write::Write;
+use api::inbox::label_pdf_path;
+use api::jobs::{Approval, Decide, Job, JobState, JobUpdate, MAX_PAGE_ROWS, RowState, RowView};
+use api::{KeyEnv, Scope};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::A;
+use leptos_router::hooks::use_params_map;
+use std::collections::HashSet;
+
+/// The tab's title when no job is open.
+const PAGE_TITLE: &str = "Parcel · batches";
+
+/// The job and its rows, as the page holds them.
+#[derive(Clone, Copy)]
+struct Held {
+    job: RwSignal<Option<Job>>,
+    /// By row index; `None` until its page (or the feed) brought it.
+    rows: RwSignal<Vec<Option<RowView>>>,
+    /// Rows the feed brought during a load: a page read before must not undo them.
+    fed: StoredValue<HashSet<u32>>,
+    /// The feed brought the job during a load: the load's copy is older.
+    fed_job: StoredValue<bool>,
+    error: RwSignal<Option<ClientError>>,
+}
+
+impl Held {
+    fn size(self, total: u32) {
+        self.rows.update(|r| {
+            if r.len() < total as usize {
+                r.resize(total as usize, None);
+            }
+        });
+    }
+
+    fn take_update(self, update: JobUpdate) {
+        self.size(update.job.counts.total);
+        self.fed
+            .update_value(|f| f.extend(update.rows.iter().map(|r| r.index)));
+        self.fed_job.set_value(true);
+        if !update.rows.is_empty() {
+            self.rows.update(|r| {
+                for row in update.rows {
+                    if let Some(slot) = r.get_mut(row.index as usize) {
+                        *slot = Some(row);
+                    }
+                }
+            });
+        }
+        self.job.set(Some(update.job));
+    }
+
+    /// Reads the job, then every row, a page at a time.
+    fn load(self, client: Client, id: String) {
+        self.fed.set_value(HashSet::new());
+        self.fed_job.set_value(false);
+        spawn_local(async move {
+            let job = match client.job(id.clone()).await {
+                Ok(job) => job,
+                Err(e) => return self.error.set(Some(e)),
+            };
+            self.error.set(None);
+            let total = job.counts.total;
+            self.size(total);
+            if !self.fed_job.get_value() {
+                self.job.set(Some(job));
+            }
+            let mut offset = 0;
+            while offset < total {
+                match client.job_rows(id.clone(), offset, MAX_PAGE_ROWS).await {
+                    Ok(page) => {
+                        let fed = self.fed.get_value();
+                        self.rows.update(|r| {
+                            for row in page.rows {
+                                let i = row.index as usize;
+                                if !fed.contains(&row.index) && i < r.len() {
+                                    r[i] = Some(row);
+                                }
+                            }
+                        });
+                    }
+                    Err(e) => return self.error.set(Some(e)),
+                }
+                offset += MAX_PAGE_ROWS;
+            }
+        });
+    }
+}
+
+#[component]
+pub fn JobPage() -> impl IntoView {
+    let client = Client::get();
+    let id = use_params_map().with_untracked(|p| p.get("id").unwrap_or_default());
+    let held = Held {
+        job: RwSignal::new(None),
+        rows: RwSignal::new(Vec::new()),
+        fed: StoredValue::new(HashSet::new()),
+        fed_job: StoredValue::new(false),
+        error: RwSignal::new(None),
+    };
+    held.load(client, id.clone());
+    let connected = use_feed(&live_path(&id), move |u: JobUpdate| held.take_update(u));
+    // After a drop the feed may have missed changes: read everything again.
+    let dropped = StoredValue::new(false);
+    let reload_id = id.clone();
+    Effect::new(move |_| {
+        if connected.get() {
+            if dropped.get_value() {
+                dropped.set_value(false);
+                held.load(client, reload_id.clone());
+            }
+        } else if held.job.with_untracked(Option::is_some) {
+            dropped.set_value(true);
+        }
+    });
+    let announce = RwSignal::new(String::new());
+    let notify = RwSignal::new(false);
+    watch(held.job, announce, notify);
+    let retry_id = id.clone();
+    let retry = Callback::new(move |()| held.load(client, retry_id.clone()));
+    let loaded = Memo::new(move |_| held.job.with(Option::is_some));
+    view! {
+        {move || held.error.get().map(|error| view! { <ErrorView error retry /> })}
+        <Show when=move || loaded.get()
+            fallback=move || held.error.with(Option::is_none).then(|| crate::components::loader::busy("Loading the batch…"))>
+            <JobView held id=id.clone() announce notify />
+        </Show>
+    }
+}
+
+/// Follows the job with the tab title, the polite announcement (throttled)
+/// and, when `notify` is on, a browser notification.
+fn watch(job: RwSignal<Option<Job>>, announce: RwSignal<String>, notify: RwSignal<bool>) {
+    let before = StoredValue::new(None::<JobState>);
+    let announced = StoredValue::new(None::<f64>);
+    Effect::new(move |_| {
+        job.with(|j| {
+            let Some(j) = j else { return };
+            document().set_title(&title(j));
+            let changed = before.get_value() != Some(j.state);
+            let now = super::now_ms();
+            if announce_now(announced.get_value(), now, changed) {
+                announced.set_value(Some(now));
+                announce.set(announcement(j));
+            }
+            if let Some(was) = before.get_value()
+                && notify.get_untracked()
+                && let Some(text) = notification(was, j)
+            {
+                notify_now(&text);
+            }
+            before.set_value(Some(j.state));
+        });
+    });
+    on_cleanup(|| document().set_title(PAGE_TITLE));
+}
+
+fn notify_now(text: &str) {
+    if web_sys::Notification::permission() == web_sys::NotificationPermission::Granted {
+        let options = web_sys::NotificationOptions::new();
+        options.set_body(text);
+        let _ = web_sys::Notification::new_with_options("Parcel batch", &options);
+    }
+}
+
+#[component]
+fn JobView(
+    held: Held,
+    id: String,
+    announce: RwSignal<String>,
+    notify: RwSignal<bool>,
+) -> impl IntoView {
+    let client = Client::get();
+    let can_run = client.can(Scope::BatchesWrite) && client.can(Scope::RatesRead);
+    let job = move || held.job.get();
+    let with_job =
+        move |f: &dyn Fn(&Job) -> String| held.job.with(|j| j.as_ref().map(f).unwrap_or_default());
+    let state = Memo::new(move |_| held.job.with(|j| j.as_ref().map(|j| j.state)));
+    let act = |act: JobAct| {
+        let id = id.clone();
+        Write::new(move || {
+            let id = id.clone();
+            async move {
+                held.job.set(Some(client.job_act(id, act).await?));
+                Ok(())
+            }
+        })
+    };
+    let start = act(JobAct::Start);
+    let approve = act(JobAct::Approve);
+    let retry = act(JobAct::Retry);
+    let release = act(JobAct::Release);
+    let cancel = act(JobAct::Cancel);
+    let decide = |accept: bool| {
+        let id = id.clone();
+        Write::new(move || {
+            let id = id.clone();
+            let rows = held.rows.with_untracked(|r| {
+                r.iter()
+                    .flatten()
+                    .filter(|r| r.state == RowState::NeedsDecision)
+                    .map(|r| r.index)
+                    .collect()
+            });
+            async move {
+                let decided = client.job_decide(id, &Decide { rows, accept }).await?;
+                held.job.set(Some(decided));
+                Ok(())
+            }
+        })
+    };
+    let (accept, skip) = (decide(true), decide(false));
+    let wallet = client
+        .can(Scope::WalletRead)
+        .then(|| LocalResource::new(move || client.wallet()));
+    let wallet_line = move |total: (i64, &'static str)| {
+        wallet.and_then(|w| w.get()).map(|w| match w {
+            Ok(w) => view! { <p data-testid="wallet">{progress::wallet(&w, total)}</p> }.into_any(),
+            Err(error) => view! { <ErrorView error /> }.into_any(),
+        })
+    };
+    let errors = move || {
+        [start, approve, retry, release, cancel, accept, skip]
+            .into_iter()
+            .find_map(|w| w.error())
+            .map(|error| view! { <ErrorView error /> })
+    };
+    let quoted_rows = Memo::new(move |_| {
+        held.rows.with(|r| {
+            let rows: Vec<RowView> = r.iter().flatten().cloned().collect();
+            by_carrier(&rows)
+        })
+    });
+    let breakdown = move || {
+        let lines = quoted_rows.get();
+        (!lines.is_empty()).then(|| view! {
+            <table class="breakdown">
+                <caption>"By carrier"</caption>
+                <thead><tr><th scope="col">"Carrier"</th><th scope="col" class="num">"Rows"</th><th scope="col" class="num">"Cost"</th></tr></thead>
+                <tbody>
+                    {lines.into_iter().map(|(carrier, n, cents)| view! {
+                        <tr><th scope="row">{carrier}</th><td class="num">{group(n as usize)}</td><td class="num"><Money cents /></td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        })
+    };
+    let sandbox = with_job(&|j| (j.mode == KeyEnv::Sandbox).to_string()) == "true";
+    let results_href = job_path(&id, "/results.csv");
+    let pdf_base = job_path(&id, "/labels.pdf");
+    view! {
+        <p><A href="/batches">"← All batches"</A></p>
+        <h1>{move || with_job(&|j| format!("Batch: {}", j.name))}</h1>
+        {sandbox.then(|| view! { <p class="notice" role="note">"Sandbox batch: the labels are not mailable and nothing is charged."</p> })}
+        <p class="visually-hidden" role="status" aria-live="polite" data-testid="announcement">{move || announce.get()}</p>
+        <dl class="facts">
+            <dt>"State"</dt><dd data-testid="job-state">{move || state.get().map(progress::job_state)}</dd>
+            <dt>"Rows"</dt><dd>{move || with_job(&|j| group(j.counts.total as usize))}</dd>
+            <dt>"Rule"</dt><dd>{move || with_job(&|j| match &j.rule {
+                api::jobs::Rule::Cheapest => "The cheapest rate".to_string(),
+                api::jobs::Rule::Fastest => "The fastest rate".to_string(),
+                api::jobs::Rule::LowestCarbon => "The lowest-carbon rate".to_string(),
+                api::jobs::Rule::Service { carrier, service, .. } => format!("{carrier} {service}"),
+            })}</dd>
+            <dt>"Prices"</dt><dd>{move || with_job(&|j| progress::approval(&j.approval))}</dd>
+            <dt>"Started by"</dt><dd>{move || with_job(&|j| format!("{} on {}", j.created_by, datetime(j.created_at)))}</dd>
+        </dl>
+        {move || job().and_then(|j| j.problem.clone()).map(|p| view! {
+            <div class="notice notice-warn" role="alert" data-testid="job-problem"><p>{progress::problem(&p)}</p></div>
+        })}
+        {errors}
+
+        // The plan, and the one button that starts spending.
+        <Show when=move || state.get() == Some(JobState::Planned)>
+            <section class="card wide" aria-labelledby="plan-title">
+                <h2 id="plan-title">"The plan"</h2>
+                {move || job().map(|j| {
+                    let e = j.estimate;
+                    let pace = (e.rates_per_minute as f64 * e.share).floor() as u32;
+                    view! {
+                        <dl class="facts">
+                            <dt>"Shipments to quote"</dt><dd>{format!("{} ({} identical rows share a quote)", group(e.distinct_shipments as usize), group((j.counts.total - e.distinct_shipments) as usize))}</dd>
+                            <dt>"Pace"</dt><dd>{format!("{pace} quotes a minute: {:.0}% of your {} a minute rates limit, the rest kept for the dashboard", e.share * 100.0, e.rates_per_minute)}</dd>
+                            <dt>"Chunks"</dt><dd>{format!("{} v1 batches of up to {} rows (each bought while its rates are valid)", e.chunks, group(e.chunk_rows as usize))}</dd>
+                            <dt>"Time"</dt><dd data-testid="plan-time">{format!("About {}: {} quoting, {} making labels", duration(e.quote_seconds + e.process_seconds), duration(e.quote_seconds), duration(e.process_seconds))}</dd>
+                            <dt>"Cost"</dt><dd data-testid="plan-cost">{match ceiling(&j) {
+                                Some(c) => format!("At most {} (your ceilings); exact once quoted", format_cents(c)),
+                                None => "Exact after quoting: you approve the total before anything is bought".to_string(),
+                            }}</dd>
+                        </dl>
+                        {ceiling(&j).map(|c| wallet_line((c, "the ceiling")))}
+                    }
+                })}
+                {can_run.then(|| view! {
+                    <div class="actions">
+                        <button type="button" class="primary" disabled=move || start.pending() on:click=move |_| start.submit()>
+                            {move || match (start.pending(), held.job.with(|j| j.as_ref().map(|j| j.approval))) {
+                                (true, _) => "Starting…",
+                                (_, Some(Approval::ReviewFirst)) => "Confirm: start quoting",
+                                _ => "Confirm: quote and buy",
+                            }}
+                        </button>
+                        <button type="button" class="secondary" disabled=move || cancel.pending() on:click=move |_| cancel.submit()>"Discard this plan"</button>
+                    </div>
+                })}
+            </section>
+        </Show>
+
+        // Review first: the exact total, per carrier, against the wallet.
+        <Show when=move || state.get() == Some(JobState::AwaitingApproval)>
+            <section class="card wide" aria-labelledby="approve-title">
+                <h2 id="approve-title">"Approve the total"</h2>
+                {move || job().map(|j| view! {
+                    <p data-testid="exact-total">"Every row is quoted: " <strong><Money cents=j.cost.quoted_cents /></strong> {format!(" for {} labels.", group(j.counts.quoted as usize))}</p>
+                    {wallet_line((j.cost.quoted_cents, "the total"))}
+                })}
+                {breakdown}
+                {can_run.then(|| view! {
+                    <div class="actions">
+                        <button type="button" class="primary" disabled=move || approve.pending() on:click=move |_| approve.submit()>
+                            {move || approve.label("Approve and buy", "Approving…")}
+                        </button>
+                        <button type="button" class="secondary" disabled=move || cancel.pending() on:click=move |_| cancel.submit()>"Cancel the batch"</button>
+                    </div>
+                })}
+            </section>
+        </Show>
+
+        // Running, waiting or done.
+        <Show when=move || !matches!(state.get(), Some(JobState::Planned) | Some(JobState::AwaitingApproval) | None)>
+            <section class="card wide" aria-labelledby="progress-title">
+                <h2 id="progress-title">"Progress"</h2>
+                {move || job().map(|j| {
+                    let c = j.counts;
+                    view! {
+                        <progress max="100" value=j.progress_percentage.to_string() aria-labelledby="progress-title"
+                            data-testid="progress"></progress>
+                        <p data-testid="progress-text">{format!("{}%{}", j.progress_percentage, match (j.state.is_finished(), j.eta_seconds) {
+                            (false, Some(s)) => format!(" · about {} left", duration(s)),
+                            _ => String::new(),
+                        })}</p>
+                        <ul class="counts" aria-label="Rows by state">
+                            <li data-testid="count-quoted">{format!("Quoted: {}", group(c.quoted as usize))}</li>
+                            <li data-testid="count-bought">{format!("Bought: {}", group(c.bought as usize))}</li>
+                            <li data-testid="count-failed">{format!("Failed: {}", group(c.failed as usize))}</li>
+                            <li data-testid="count-waiting">{format!("Waiting: {}", group((c.pending + c.in_batch) as usize))}</li>
+                            <li>{format!("Waiting for a decision: {}", group(c.needs_decision as usize))}</li>
+                            <li>{format!("Skipped: {}", group(c.skipped as usize))}</li>
+                        </ul>
+                        <p>{if all_quoted(&j) {
+                            format!("Cost: {} bought{}", format_cents(j.cost.bought_cents), if j.cost.quoted_cents > 0 { format!(", {} more quoted", format_cents(j.cost.quoted_cents)) } else { String::new() })
+                        } else {
+                            format!("Cost so far: {} bought, {} quoted{}", format_cents(j.cost.bought_cents), format_cents(j.cost.quoted_cents),
+                                ceiling(&j).map(|c| format!("; at most {}", format_cents(c))).unwrap_or_default())
+                        }}</p>
+                    }
+                })}
+                {breakdown}
+                <div class="field-check">
+                    <input id="notify" type="checkbox" prop:checked=move || notify.get()
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            notify.set(on);
+                            if on {
+                                let _ = web_sys::Notification::request_permission();
+                            }
+                        } />
+                    <label for="notify">"Notify me when the batch ends or needs me"</label>
+                </div>
+                {can_run.then(|| view! {
+                    <div class="actions">
+                        <Show when=move || held.job.with(|j| j.as_ref().is_some_and(|j| j.counts.needs_decision > 0))>
+                            <button type="button" class="primary" disabled=move || accept.pending() on:click=move |_| accept.submit()>"Accept the new prices"</button>
+                            <button type="button" class="secondary" disabled=move || skip.pending() on:click=move |_| skip.submit()>"Skip those rows"</button>
+                        </Show>
+                        <Show when=move || matches!(held.job.with(|j| j.as_ref().and_then(|j| j.problem.clone())), Some(api::jobs::JobProblem::NeedsFunds { .. }))>
+                            <button type="button" class="primary" disabled=move || start.pending() on:click=move |_| start.submit()>"Resume (funds added)"</button>
+                        </Show>
+                        <Show when=move || matches!(held.job.with(|j| j.as_ref().and_then(|j| j.problem.clone())), Some(api::jobs::JobProblem::OutcomeUnknown { .. }))>
+                            <button type="button" class="secondary" disabled=move || release.pending() on:click=move |_| release.submit()>"Release the chunk"</button>
+                        </Show>
+                        <Show when=move || held.job.with(|j| j.as_ref().is_some_and(|j| j.counts.failed > 0 && !matches!(j.state, JobState::Stopped | JobState::Quoting)))>
+                            <button type="button" class="primary" disabled=move || retry.pending() on:click=move |_| retry.submit()>
+                                {move || with_job(&|j| format!("Retry the {} failed rows", group(j.counts.failed as usize)))}
+                            </button>
+                        </Show>
+                        <Show when=move || matches!(state.get(), Some(s) if !s.is_finished())>
+                            <button type="button" class="secondary" disabled=move || cancel.pending() on:click=move |_| cancel.submit()>"Cancel the batch"</button>
+                        </Show>
+                    </div>
+                })}
+            </section>
+            <section class="card wide" aria-labelledby="results-title">
+                <h2 id="results-title">"Results"</h2>
+                <p><a href=results_href.clone() download="">"Download the results (CSV)"</a>" · one line per row: reference, status, tracking number, label, price or the error."</p>
+                {
+                    let pdf_base = pdf_base.clone();
+                    move || {
+                        let bought = held.job.with(|j| j.as_ref().map_or(0, |j| j.counts.bought));
+                        let parts = label_parts(bought);
+                        (parts > 0).then(|| view! {
+                            <p>"Labels to print, 100 to a file in row order:"</p>
+                            <ul class="links">
+                                {(1..=parts).map(|n| view! {
+                                    <li><a href=format!("{pdf_base}?part={n}") download="">{format!("Labels PDF {n} of {parts}")}</a></li>
+                                }).collect_view()}
+                            </ul>
+                        })
+                    }
+                }
+            </section>
+        </Show>
+        <RowsTable held />
+    }
+}
+
+/// Every row, windowed: filters, and the detail of the chosen one.
+#[component]
+fn RowsTable(held: Held) -> impl IntoView {
+    let filter = RwSignal::new(Filter::All);
+    let selected = RwSignal::new(None::<u32>);
+    let viewport = Viewport::new();
+    let container = NodeRef::<leptos::html::Div>::new();
+    let matching = Memo::new(move |_| {
+        let f = filter.get();
+        held.rows.with(|rows| {
+            rows.iter()
+                .flatten()
+                .filter(|r| f.admits(r.state))
+                .map(|r| r.index)
+                .collect::<Vec<u32>>()
+        })
+    });
+    let range = Memo::new(move |_| viewport.range(matching.with(Vec::len)));
+    // Keyed by what a row shows, so unchanged rows keep their nodes.
+    let shown = move || {
+        let (start, end) = range.get();
+        let indices = matching.with(|m| m[start..end].to_vec());
+        held.rows.with(|rows| {
+            indices
+                .iter()
+                .filter_map(|&i| rows.get(i as usize).cloned().flatten())
+                .collect::<Vec<_>>()
+        })
+    };
+    let choose = move |f: Filter| {
+        if let Some(el) = container.get_untracked() {
+            el.set_scroll_top(0);
+        }
+        viewport.to_top();
+        filter.set(f);
+    };
+    view! {
+        <section aria-labelledby="rows-title">
+            <h2 id="rows-title">"Rows"</h2>
+            <div class="filters" role="group" aria-label="Show rows">
+                {Filter::ALL.into_iter().map(|f| view! {
+                    <button type="button" class="secondary" aria-pressed=move || (filter.get() == f).to_string()
+                        on:click=move |_| choose(f)>
+                        {move || format!("{} ({})", f.label(), group(held.job.with(|j| j.as_ref().map_or(0, |j| f.count(j))) as usize))}
+                    </button>
+                }).collect_view()}
+            </div>
+            <div class="windowed" tabindex="0" role="region" aria-labelledby="rows-title" node_ref=container
+                on:scroll=move |ev| viewport.on_scroll(ev) data-testid="rows-viewport">
+                <table>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Row"</th>
+                            <th scope="col">"Reference"</th>
+                            <th scope="col">"State"</th>
+                            <th scope="col">"Service"</th>
+                            <th scope="col" class="num">"Price"</th>
+                            <th scope="col">"Tracking or problem"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {spacer(move || range.get().0, 6)}
+                        <For each=shown key=|r| (r.index, r.state, r.label_id.clone(), r.quote.as_ref().map(|q| q.rate_cents)) let:row>
+                            {row_line(row, selected)}
+                        </For>
+                        {spacer(move || matching.with(Vec::len) - range.get().1, 6)}
+                    </tbody>
+                </table>
+            </div>
+            {move || selected.get().and_then(|i| held.rows.with(|r| r.get(i as usize).cloned().flatten()))
+                .map(|row| view! { <RowDetail row on_close=Callback::new(move |()| selected.set(None)) /> })}
+        </section>
+    }
+}
+
+fn row_line(row: RowView, selected: RwSignal<Option<u32>>) -> impl IntoView {
+    let index = row.index;
+    let service = row
+        .quote
+        .as_ref()
+        .map(|q| format!("{} {}", q.carrier, q.service))
+        .unwrap_or_default();
+    let price = row
+        .quote
+        .as_ref()
+        .map(|q| format_cents(q.rate_cents))
+        .unwrap_or_default();
+    let last = match (&row.tracking_number, &row.error) {
+        (Some(t), _) => t.clone(),
+        (None, Some(e)) => format!("{}: {}", e.code, e.message),
+        _ => String::new(),
+    };
+    let tone = match row.state {
+        RowState::Bought => "badge badge-good",
+        RowState::Failed => "badge badge-bad",
+        RowState::NeedsDecision => "badge badge-warn",
+        _ => "badge",
+    };
+    view! {
+        <tr data-index=index.to_string() data-state=row.state.as_str()>
+            <td class="num">{index + 1}</td>
+            <td><button type="button" class="link" on:click=move |_| selected.set(Some(index))
+                aria-label=format!("Details of {}", row.reference)>{row.reference.clone()}</button></td>
+            <td><span class=tone>{row_state(row.state)}</span></td>
+            <td>{service}</td>
+            <td class="num">{price}</td>
+            <td class="last">{last}</td>
+        </tr>
+    }
+}
+
+/// One row: where it goes, what it buys or bought, its label, its problem.
+#[component]
+fn RowDetail(row: RowView, on_close: Callback<()>) -> impl IntoView {
+    let heading = NodeRef::<leptos::html::H3>::new();
+    Effect::new(move |_| {
+        if let Some(h) = heading.get() {
+            let _ = h.focus();
+        }
+    });
+    let p = row.parcel;
+    view! {
+        <section class="card wide row-detail" aria-labelledby="row-detail-title" data-testid="row-detail">
+            <h3 id="row-detail-title" tabindex="-1" node_ref=heading>{format!("Row {}: {}", row.index + 1, row.reference)}</h3>
+            <dl class="facts">
+                <dt>"State"</dt><dd>{row_state(row.state)}</dd>
+                <dt>"To"</dt><dd>{one_line(&row.to_address)}</dd>
+                <dt>"Parcel"</dt><dd>{format!("{} oz, {} × {} × {} in", p.weight_oz, p.length, p.width, p.height)}</dd>
+                {row.quote.clone().map(|q| view! {
+                    <dt>"Rate"</dt>
+                    <dd>{format!("{} {}, {}, delivery {}, {} g CO₂e", q.carrier, q.service, format_cents(q.rate_cents), q.carrier_eta, q.carbon_grams)}</dd>
+                })}
+                {row.approved_cents.map(|c| view! { <dt>"Approved price"</dt><dd><Money cents=c /></dd> })}
+                {row.chunk.map(|c| view! { <dt>"Chunk"</dt><dd>{format!("{c}{}", row.batch_id.as_ref().map(|b| format!(" (batch {b})")).unwrap_or_default())}</dd> })}
+                {row.tracking_number.clone().map(|t| view! { <dt>"Tracking number"</dt><dd><code>{t}</code></dd> })}
+                {row.error.clone().map(|e| view! {
+                    <dt>"Problem"</dt>
+                    <dd>{format!("{} ({}). {}", e.message, e.code, e.suggestion)}</dd>
+                })}
+            </dl>
+            {row.label_id.clone().map(|label| view! {
+                <p class="links">
+                    <a href=format!("{}?inline=1", label_pdf_path(&encode(&label))) target="_blank" rel="noopener">"Open the label (PDF)"</a>
+                    <a href=label_pdf_path(&encode(&label)) download=format!("{label}.pdf")>"Download the label"</a>
+                </p>
+            })}
+            <button type="button" class="secondary" on:click=move |_| on_close.run(())>"Close"</button>
+        </section>
+    }
+}
