@@ -10,19 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
+import { RAISED_LIMITS as RAISED, keysWithLimits, newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
 import { csvRecords } from './support/csv.mjs';
 
-const SCOPES = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
-/** Limits high enough that 5,000 rows are not held up by the table's. */
-const RAISED = {
-  'POST /v1/rates': 100000,
-  'POST /v1/batches': 1000,
-  'POST /v1/batches/{id}/buy': 1000,
-  'GET /v1/batches/{id}': 100000,
-  'GET /v1/wallet': 100000,
-  'GET /v1/labels/{id}': 100000,
-};
 const LIVE = 'acct_demo';
 
 /**
@@ -34,14 +24,7 @@ async function jobStack({ limits, persist = false, edgeVars = {} } = {}) {
   const simKeys = newKeys();
   const users = newUsers();
   const sim = await startSim({ keys: simKeys });
-  let keys = simKeys;
-  if (limits) {
-    const made = {};
-    for (const env of ['live', 'sandbox']) {
-      made[env] = (await sim.control('POST', '/__sim/keys', { env, scopes: SCOPES, limits })).key;
-    }
-    keys = made;
-  }
+  const keys = limits ? await keysWithLimits(sim, limits) : simKeys;
   // Enough for every test's labels; a test that wants a short wallet sets its own.
   await sim.control('PUT', `/__sim/accounts/${LIVE}/wallet`, { balance_cents: 100_000_000, card: 'ok', auto_reload: null });
   const options = { upstream: sim.url, keys, users, vars: edgeVars, persist, sessionSecret: randomBytes(32).toString('hex') };

@@ -12,11 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT, newKeys, newUsers, startEdge, startSim } from '../support/stack.mjs';
+import { ALL_SCOPES, RAISED_LIMITS, ROOT, keysWithLimits, newKeys, newUsers, startEdge, startSim } from '../support/stack.mjs';
 
 const [REAL_ROWS = 120, RAISED_ROWS = 5000] = process.argv.slice(2).map(Number);
-const SCOPES = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
-const RAISED = { 'POST /v1/rates': 100000, 'POST /v1/batches': 1000, 'POST /v1/batches/{id}/buy': 1000, 'GET /v1/batches/{id}': 100000, 'GET /v1/wallet': 100000, 'GET /v1/labels/{id}': 100000 };
 const SHARE = 0.6;
 const LABELS_PER_SECOND = 20; // the simulator's processing pace (sim/README.md)
 
@@ -43,10 +41,8 @@ function workerdCpu() {
 async function stack(limits) {
   const sim = await startSim({ keys: newKeys() });
   const users = newUsers();
-  const keys = {};
-  for (const env of ['live', 'sandbox']) {
-    keys[env] = limits ? (await sim.control('POST', '/__sim/keys', { env, scopes: SCOPES, limits })).key : (await sim.control('POST', '/__sim/keys', { env, scopes: SCOPES })).key;
-  }
+  // Keys at the table's limits, or raised ones (`/__sim/keys`).
+  const keys = limits ? await keysWithLimits(sim, limits) : { live: (await sim.control('POST', '/__sim/keys', { env: 'live', scopes: ALL_SCOPES })).key, sandbox: (await sim.control('POST', '/__sim/keys', { env: 'sandbox', scopes: ALL_SCOPES })).key };
   await sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: 100_000_000, card: 'ok', auto_reload: null });
   const edge = await startEdge({ upstream: sim.url, keys, users, sessionSecret: randomBytes(32).toString('hex') });
   const op = await edge.session(users.operator);
@@ -94,7 +90,7 @@ const say = (line) => { console.log(line); out.push(line); };
 
 // 2. Raised limits: the Worker and the simulator are the only limit.
 {
-  const s = await stack(RAISED);
+  const s = await stack(RAISED_LIMITS);
   try {
     const { job, seconds, cpu } = await run(s, RAISED_ROWS, { advance: true });
     const quoteSpan = (job.stats.last_quote_at - job.stats.first_quote_at) || 1;

@@ -3,12 +3,11 @@
 import http from 'node:http';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
-import { ROOT, usersSecret } from '../support/stack.mjs';
+import { ALL_SCOPES, ROOT, usersSecret } from '../support/stack.mjs';
 
 /** A key with every scope and no limits, so every row measures full round trips. */
 export async function benchmarkKey(sim) {
-  const scopes = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
-  return (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes, unlimited: true })).key;
+  return (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL_SCOPES, unlimited: true })).key;
 }
 
 /** The wrk script lines of the rates request every edge benchmark sends. */

@@ -2,20 +2,12 @@
 // limits are raised (as tests/jobs.test.mjs does), our Worker in front of
 // it, the rows of an import as CSV, and the page objects of /batches.
 import { randomBytes } from 'node:crypto';
-import { newKeys, newUsers, startEdge, startSim, signInPage } from './stack.mjs';
+import { RAISED_LIMITS, keysWithLimits, newKeys, newUsers, startEdge, startSim, signInPage } from './stack.mjs';
 import { ShipPage } from './pages.mjs';
 
 export const T = 20000;
-const SCOPES = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
 /** Limits high enough that 5,000 rows are not held up by the table's. */
-export const RAISED = {
-  'POST /v1/rates': 100000,
-  'POST /v1/batches': 1000,
-  'POST /v1/batches/{id}/buy': 1000,
-  'GET /v1/batches/{id}': 100000,
-  'GET /v1/wallet': 100000,
-  'GET /v1/labels/{id}': 100000,
-};
+export const RAISED = RAISED_LIMITS;
 const ACCOUNT = 'acct_demo';
 
 /** Simulator and Worker; with `limits`, the Worker's keys carry them. */
@@ -23,13 +15,7 @@ export async function batchStack({ limits, persist = false } = {}) {
   const simKeys = newKeys();
   const users = newUsers();
   const sim = await startSim({ keys: simKeys });
-  let keys = simKeys;
-  if (limits) {
-    keys = {};
-    for (const env of ['live', 'sandbox']) {
-      keys[env] = (await sim.control('POST', '/__sim/keys', { env, scopes: SCOPES, limits })).key;
-    }
-  }
+  const keys = limits ? await keysWithLimits(sim, limits) : simKeys;
   await sim.control('PUT', `/__sim/accounts/${ACCOUNT}/wallet`, { balance_cents: 100_000_000, card: 'ok', auto_reload: null });
   const options = { upstream: sim.url, keys, users, persist, sessionSecret: randomBytes(32).toString('hex') };
   const s = { sim, keys, users, edge: await startEdge(options) };

@@ -17,6 +17,28 @@ export function newKeys() {
   };
 }
 
+/** All nine v1 scopes (part 5). */
+export const ALL_SCOPES = ['rates:read', 'labels:write', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:write', 'batches:read', 'wallet:read'];
+
+/** Per-endpoint limits high enough that a 5,000-row job is not held up by part 8's. */
+export const RAISED_LIMITS = {
+  'POST /v1/rates': 100000,
+  'POST /v1/batches': 1000,
+  'POST /v1/batches/{id}/buy': 1000,
+  'GET /v1/batches/{id}': 100000,
+  'GET /v1/wallet': 100000,
+  'GET /v1/labels/{id}': 100000,
+};
+
+/** A live and a sandbox key of the demo account with every scope and these limits (`/__sim/keys`). */
+export async function keysWithLimits(sim, limits) {
+  const keys = {};
+  for (const env of ['live', 'sandbox']) {
+    keys[env] = (await sim.control('POST', '/__sim/keys', { env, scopes: ALL_SCOPES, limits })).key;
+  }
+  return keys;
+}
+
 /**
  * One user per role with a fresh access token. The Worker's USERS secret
  * holds only `name:role:sha256(token)` (see edge/README.md, Users).

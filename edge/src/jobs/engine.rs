@@ -1249,6 +1249,12 @@ impl Job {
         }
     }
 
+    /// The estimate again, at the pace of the limit the service reported.
+    pub fn replan(&mut self) {
+        let rows: Vec<JobRow> = self.rows.iter().map(|r| r.row.clone()).collect();
+        self.core.estimate = plan::estimate(&rows, self.pace());
+    }
+
     // ---- the view --------------------------------------------------------
 
     /// Quoting plus processing: done so far, 0 to 100, and the seconds left.

@@ -415,6 +415,27 @@ impl BatchJob {
         }
     }
 
+    /// The plan's estimate uses the rates limit the service reports: when
+    /// the Worker has not seen it, the first row is quoted now (nothing is
+    /// bought; the quote is kept for the run) and the plan redone with it.
+    async fn observe_limit(&self) -> Result<()> {
+        let known = self
+            .with_job(|j| j.core.rates_window.is_some() || j.rows.is_empty())
+            .unwrap_or(true);
+        if known {
+            return Ok(());
+        }
+        let step = Step::Quote { row: 0 };
+        let request_id = format!("req_job_{}", random_hex(12).unwrap_or_default());
+        let outcome = self.call(&step, &request_id).await;
+        self.with_job(|j| {
+            j.apply(&step, outcome, now());
+            j.replan();
+        });
+        self.save(true)?;
+        Ok(())
+    }
+
     fn batch_id(&self, chunk: u32) -> String {
         self.with_job(|j| {
             j.core
@@ -594,8 +615,11 @@ impl BatchJob {
                 }
                 self.save_core(&job.core)?;
                 job.take_changed();
-                let view = job.view(now);
                 *self.job.borrow_mut() = Some(job);
+                self.observe_limit().await?;
+                let view = self
+                    .view()
+                    .ok_or_else(|| internal("the job was just stored"))?;
                 self.publish(vec![], true).await;
                 reply::<Jobs, Create>(&view).map_err(internal)
             }
