@@ -682,9 +682,6 @@ impl Job {
         });
         for index in rest {
             if let Some(row) = self.row_mut(index) {
-                if row.state != RowState::NeedsDecision {
-                    row.chunk = None;
-                }
                 row.chunk = None;
             }
         }
@@ -1355,21 +1352,6 @@ pub fn page(rows: &[Row], state: Option<RowState>, offset: u32, limit: u32) -> (
         .map(Row::view)
         .collect();
     (page, total)
-}
-
-/// Counts of rows per key, so identical shipments are quoted once.
-pub fn distinct_keys(rows: &[Row]) -> usize {
-    rows.iter()
-        .map(|r| r.key.as_str())
-        .collect::<HashSet<_>>()
-        .len()
-}
-
-/// Row indices by reference (results and re-imports merge by it).
-pub fn by_reference(rows: &[Row]) -> HashMap<&str, u32> {
-    rows.iter()
-        .map(|r| (r.row.reference.as_str(), r.index))
-        .collect()
 }
 
 #[cfg(test)]

@@ -61,7 +61,8 @@ pub(crate) async fn handle(
         JobsRoute::List => {
             let mode = require(&principal, config, &WATCH)?;
             let jobs = control::list_jobs(env, mode).await?;
-            reply::json(200, &super::summaries(jobs), &[])
+            // One read: the control store keeps every job's summary.
+            reply::json(200, &api::jobs::JobList { jobs }, &[])
         }
         JobsRoute::Get(id) => {
             let mode = require(&principal, config, &WATCH)?;

@@ -15,7 +15,7 @@ pub(crate) mod glue;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod object;
 
-use api::jobs::{CreateJob, Job, JobList, JobRequestError, JobSummary, RowState, RowsPage};
+use api::jobs::{CreateJob, Job, JobRequestError, RowState, RowsPage};
 use api::{ErrorCode, KeyEnv};
 use serde::{Deserialize, Serialize};
 
@@ -116,12 +116,6 @@ crate::calls! {
     Act(Act) => Acted,
     Results(Results) => Option<String>,
     Labels(Labels) => Option<Vec<(String, String)>>,
-}
-
-/// The jobs list lives in the control store (one row per job, its summary),
-/// so `GET /api/jobs` is one read.
-pub fn summaries(list: Vec<JobSummary>) -> JobList {
-    JobList { jobs: list }
 }
 
 /// A job request's refusal as the Worker answers it.

@@ -121,14 +121,12 @@ impl BatchJob {
             .map(|t| serde_json::from_str::<Row>(&t.json))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(internal)?;
-        let mut job = Job::restore(core, rows);
-        let lost = job.core.state == api::jobs::JobState::Stopped;
-        *self.job.borrow_mut() = Some(job.clone());
-        if lost {
-            // The restore found a lost creation: store what it decided.
-            job.take_changed();
+        let job = Job::restore(core, rows);
+        if job.core.state == api::jobs::JobState::Stopped {
+            // The restore may have found a lost creation: store what it decided.
             self.save_core(&job.core)?;
         }
+        *self.job.borrow_mut() = Some(job);
         Ok(true)
     }
 
@@ -289,39 +287,33 @@ impl BatchJob {
             Ok(s) => s,
             Err(e) => return failed(e),
         };
-        // A 503 of the rates call (some carriers down) still carries rates.
-        let parsed = (status < 300 || status == 503)
-            .then(|| serde_json::from_str::<T>(&stored.body).ok())
-            .flatten();
-        let result = if let Some(value) = parsed {
-            Answer::Ok(value)
-        } else if status < 300 {
-            match serde_json::from_str::<T>(&stored.body) {
-                Ok(value) => Answer::Ok(value),
-                Err(e) => Answer::Failed(ApiError::new(
-                    ErrorCode::EdgeUpstreamUnreachable,
-                    format!("The service's answer could not be read: {e}."),
-                    "The job stops here; contact support with this request id.",
-                    request_id,
-                )),
-            }
-        } else {
-            let error = serde_json::from_str::<ErrorEnvelope>(&stored.body)
-                .map(|e| e.error)
-                .unwrap_or_else(|_| {
-                    ApiError::new(
-                        ErrorCode::EdgeUpstreamUnreachable,
-                        format!("The service answered {status} without an error body."),
-                        "Try again later.",
-                        request_id,
-                    )
-                });
-            match status {
-                429 => Answer::RateLimited {
-                    retry_after: retry_after.or(error.retry_after_seconds).unwrap_or(1),
-                },
-                400..=499 => Answer::Refused(error),
-                _ => Answer::Failed(error),
+        let result = match serde_json::from_str::<T>(&stored.body) {
+            // A 503 of the rates call (some carriers down) still carries rates.
+            Ok(value) if status < 300 || status == 503 => Answer::Ok(value),
+            Err(e) if status < 300 => Answer::Failed(ApiError::new(
+                ErrorCode::EdgeUpstreamUnreachable,
+                format!("The service's answer could not be read: {e}."),
+                "The job stops here; contact support with this request id.",
+                request_id,
+            )),
+            _ => {
+                let error = serde_json::from_str::<ErrorEnvelope>(&stored.body)
+                    .map(|e| e.error)
+                    .unwrap_or_else(|_| {
+                        ApiError::new(
+                            ErrorCode::EdgeUpstreamUnreachable,
+                            format!("The service answered {status} without an error body."),
+                            "Try again later.",
+                            request_id,
+                        )
+                    });
+                match status {
+                    429 => Answer::RateLimited {
+                        retry_after: retry_after.or(error.retry_after_seconds).unwrap_or(1),
+                    },
+                    400..=499 => Answer::Refused(error),
+                    _ => Answer::Failed(error),
+                }
             }
         };
         (result, window)
@@ -411,6 +403,8 @@ impl BatchJob {
                     .0,
                 )
             }
+            // Never asked: the loop stops at these before a call, and an
+            // outcome that does not fit its step changes nothing.
             Step::Idle | Step::Wait { .. } => Outcome::Quoted(Answer::Ok(vec![])),
         }
     }
