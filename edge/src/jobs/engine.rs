@@ -1858,4 +1858,261 @@ mod tests {
             "it is paid for"
         );
     }
+
+    // ---- defects of issue 19, reproduced on the engine as it was -------------
+
+    fn small(n: usize, approval: Approval, max_chunk: u32) -> Job {
+        let mut j = job(n, approval, KeyEnv::Live);
+        j.core.pace.max_chunk = max_chunk;
+        j
+    }
+
+    const ASQ: Approval = Approval::BuyAsQuoted {
+        max_row_cents: 900,
+        max_total_cents: 100_000,
+    };
+
+    /// Quotes, reads the wallet and sends the first chunk's creation.
+    fn to_creation(j: &mut Job) -> Step {
+        j.act(Action::Start, T0).unwrap();
+        let step = quote_all(j, T0, 300);
+        j.apply(&step, Outcome::Wallet(Answer::Ok(wallet(100_000))), T0);
+        let step = j.next_step(T0);
+        assert!(matches!(step, Step::CreateBatch { .. }), "{step:?}");
+        step
+    }
+
+    fn lost(j: &mut Job) {
+        let step = to_creation(j);
+        let Step::CreateBatch { chunk } = step else {
+            unreachable!()
+        };
+        j.sending(chunk, "req_lost");
+        let timeout = ApiError::new(ErrorCode::EdgeUpstreamTimeout, "m", "s", "req_lost");
+        j.apply(&step, Outcome::Created(Answer::Failed(timeout)), T0);
+        assert_eq!(j.core.state, JobState::Stopped);
+    }
+
+    #[test]
+    fn defect_a_release_then_bulk_retry_never_buys_released_rows_again() {
+        let mut j = small(2, ASQ, 5000);
+        lost(&mut j);
+        j.act(Action::Release, T0).unwrap();
+        let _ = j.next_step(T0);
+        let _ = j.act(Action::Retry, T0);
+        assert!(
+            j.rows.iter().all(|r| r.state != RowState::Pending),
+            "a bulk retry took released rows: {:?}",
+            j.rows.iter().map(|r| r.state).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn defect_b_a_stopped_job_stays_stopped_whatever_answer_arrives() {
+        let mut j = small(2, ASQ, 5000);
+        lost(&mut j);
+        let revoked = ApiError::new(ErrorCode::AuthKeyRevoked, "m", "s", "r");
+        j.apply(
+            &Step::ReadWallet { chunk: 1 },
+            Outcome::Wallet(Answer::Refused(revoked)),
+            T0,
+        );
+        assert_eq!(j.core.state, JobState::Stopped);
+        assert!(j.act(Action::Start, T0).is_err(), "a stopped job restarted");
+    }
+
+    #[test]
+    fn defect_c_a_paused_job_sends_nothing() {
+        let mut j = small(2, ASQ, 5000);
+        let step = to_creation(&mut j);
+        j.sending(1, "r");
+        j.apply(
+            &step,
+            Outcome::Created(Answer::Ok(batch("b1", 600, vec![], false))),
+            T0,
+        );
+        let step = j.next_step(T0);
+        assert_eq!(step, Step::BuyBatch { chunk: 1 });
+        let revoked = ApiError::new(ErrorCode::AuthKeyRevoked, "m", "s", "r");
+        j.apply(&step, Outcome::Bought(Answer::Refused(revoked)), T0);
+        assert_eq!(j.core.state, JobState::Paused);
+        for t in [T0, T0 + 60, T0 + 3600] {
+            assert_eq!(j.next_step(t), Step::Idle, "a paused job sent at {t}");
+        }
+    }
+
+    #[test]
+    fn defect_d_an_unrecorded_creation_answer_ends_as_an_unknown_outcome() {
+        let mut j = small(2, ASQ, 5000);
+        let _ = to_creation(&mut j);
+        j.sending(1, "r");
+        // The request went out; writing its answer failed, so it was never applied.
+        let _ = j.next_step(T0 + 1);
+        assert_eq!(j.core.state, JobState::Stopped, "{:?}", j.core.problem);
+        assert!(matches!(
+            j.core.problem,
+            Some(JobProblem::OutcomeUnknown { chunk: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn defect_e_retry_keeps_what_the_merchant_chose() {
+        // A cancelled job stays cancelled.
+        let mut j = small(3, ASQ, 5000);
+        let _ = to_creation(&mut j);
+        j.act(Action::Cancel, T0).unwrap();
+        assert!(
+            j.act(Action::Retry, T0).is_err(),
+            "retry revived a cancelled job"
+        );
+        // Review first: retried rows are quoted and approved again.
+        let mut j = small(3, Approval::ReviewFirst, 5000);
+        j.act(Action::Start, T0).unwrap();
+        quote_all(&mut j, T0, 300);
+        j.act(Action::Approve, T0).unwrap();
+        let step = j.next_step(T0);
+        j.apply(&step, Outcome::Wallet(Answer::Ok(wallet(100_000))), T0);
+        let step = j.next_step(T0);
+        j.sending(1, "r");
+        j.apply(
+            &step,
+            Outcome::Created(Answer::Ok(batch("b1", 900, vec![], false))),
+            T0,
+        );
+        let step = j.next_step(T0);
+        j.apply(
+            &step,
+            Outcome::Bought(Answer::Ok(batch("b1", 900, vec![], false))),
+            T0,
+        );
+        let step = j.next_step(T0 + 1);
+        let results = vec![
+            result(0, 300, true),
+            result(1, 300, false),
+            result(2, 300, true),
+        ];
+        j.apply(
+            &step,
+            Outcome::Read(Answer::Ok(batch("b1", 900, results, true))),
+            T0 + 1,
+        );
+        assert_eq!(j.next_step(T0 + 1), Step::Idle);
+        j.act(Action::Retry, T0 + 2).unwrap();
+        let step = quote_all(&mut j, T0 + 2, 5000);
+        assert_eq!(
+            step,
+            Step::Idle,
+            "a retried row went to a batch unapproved: {step:?}"
+        );
+        assert_eq!(j.core.state, JobState::AwaitingApproval);
+    }
+
+    #[test]
+    fn defect_f_rows_of_a_chunk_formed_before_a_crash_are_not_lost() {
+        let mut j = small(4, ASQ, 2);
+        j.act(Action::Start, T0).unwrap();
+        // The object stores the core with the start, and only rows with a quote.
+        let stored_core = j.core.clone();
+        let step = j.next_step(T0);
+        j.apply(&step, Outcome::Quoted(Answer::Ok(rates(0, 300))), T0);
+        // The second quote forms chunk 1; the Worker is killed while it is in flight.
+        let step = j.next_step(T0);
+        assert!(matches!(step, Step::Quote { .. }) && !j.core.chunks.is_empty());
+        let mut j = Job::restore(stored_core, j.rows.clone());
+        // Runs to the end with every call answered.
+        let mut t = T0;
+        for _ in 0..200 {
+            let step = j.next_step(t);
+            let outcome = match &step {
+                Step::Idle => break,
+                Step::Wait { seconds } => {
+                    t += seconds;
+                    continue;
+                }
+                Step::Quote { row } => Outcome::Quoted(Answer::Ok(rates(*row, 300))),
+                Step::ReadWallet { .. } => Outcome::Wallet(Answer::Ok(wallet(100_000))),
+                Step::CreateBatch { chunk } => {
+                    j.sending(*chunk, "r");
+                    Outcome::Created(Answer::Ok(batch("b", 600, vec![], false)))
+                }
+                Step::BuyBatch { .. } => {
+                    Outcome::Bought(Answer::Ok(batch("b", 600, vec![], false)))
+                }
+                Step::ReadBatch { chunk, .. } => {
+                    let n = j
+                        .core
+                        .chunks
+                        .iter()
+                        .find(|c| c.number == *chunk)
+                        .unwrap()
+                        .rows
+                        .len();
+                    let results = (0..n as u32).map(|i| result(i, 300, true)).collect();
+                    Outcome::Read(Answer::Ok(batch("b", 600, results, true)))
+                }
+            };
+            j.apply(&step, outcome, t);
+        }
+        assert_eq!(j.core.state, JobState::Completed);
+        assert_eq!(
+            j.counts().bought,
+            4,
+            "{:?}",
+            j.rows
+                .iter()
+                .map(|r| (r.state, r.chunk))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn defect_h_a_released_chunk_counts_against_the_total_ceiling() {
+        let ceiling = Approval::BuyAsQuoted {
+            max_row_cents: 900,
+            max_total_cents: 1000,
+        };
+        let mut j = small(4, ceiling, 2);
+        lost(&mut j);
+        j.act(Action::Release, T0).unwrap();
+        // Chunk 1 (rows 0 to 2, 900) may have been charged: row 3's 300 passes 1000.
+        let step = quote_all(&mut j, T0, 300);
+        assert_eq!(step, Step::Idle, "{:?}", j.core.chunks);
+        assert!(
+            matches!(
+                j.core.problem,
+                Some(JobProblem::CeilingReached {
+                    spent_cents: 900,
+                    ..
+                })
+            ),
+            "{:?}",
+            j.core.problem
+        );
+    }
+
+    #[test]
+    fn defect_h_the_chunk_cap_counts_rows_not_shipments() {
+        // Rows 0 and 1 are one shipment: a cap of 1 row still makes 1-row chunks.
+        let mut j = small(2, ASQ, 1);
+        let _ = to_creation(&mut j);
+        assert_eq!(
+            j.core.chunks[0].rows.len(),
+            1,
+            "{:?}",
+            j.core.chunks[0].rows
+        );
+    }
+
+    #[test]
+    fn defect_h_batch_items_match_the_chunk_s_rows_one_for_one() {
+        let mut j = small(2, ASQ, 5000);
+        let _ = to_creation(&mut j);
+        j.rows[1].quote = None;
+        let items = j.batch_items(1);
+        assert_eq!(
+            items.len(),
+            j.core.chunks[0].rows.len(),
+            "a row was dropped from the batch"
+        );
+    }
 }
