@@ -12,24 +12,14 @@ use crate::errors::EdgeError;
 use crate::label_pdf::pdf_source;
 use crate::routes::{JobAction, JobsRoute, query_param};
 use crate::runtime::objects::{ask, upgrade};
-use crate::runtime::{Trace, body_bytes, header, random_hex, reply, with_memory};
+use crate::runtime::{Trace, body_bytes, header, random_hex, reply};
+use crate::upstream::budget::with_budgets;
 use crate::upstream::send;
-use api::jobs::{CreateJob, Decide, LABELS_PER_PDF, MAX_PAGE_ROWS, RowState};
+use api::jobs::{CreateJob, LABELS_PER_PDF, MAX_PAGE_ROWS, RowState};
 use api::validation::{MAX_BODY_BYTES, parse_json};
 use api::{EndpointId, KeyEnv, Scope};
 use worker::Env;
 use worker::web_sys::{Request, Response};
-
-/// Checks the principal's scopes for a job endpoint (role ∩ the key's).
-fn require(principal: &Principal, config: &Config, scopes: &[Scope]) -> Result<KeyEnv, EdgeError> {
-    let mode = principal.mode(config);
-    let keys = config.keys_for(mode);
-    let key_scopes = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
-    for scope in scopes {
-        gate::require_scope(principal, *scope, config, &key_scopes)?;
-    }
-    Ok(mode)
-}
 
 const RUN: [Scope; 2] = [Scope::BatchesWrite, Scope::RatesRead];
 const WATCH: [Scope; 1] = [Scope::BatchesRead];
@@ -55,21 +45,21 @@ pub(crate) async fn handle(
     let principal = signed_in(env, config, facts, trace).await?;
     match route {
         JobsRoute::Create => {
-            let mode = require(&principal, config, &RUN)?;
+            let mode = gate::require(&principal, config, &RUN)?;
             create(req, env, config, mode, &principal).await
         }
         JobsRoute::List => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             let jobs = control::list_jobs(env, mode).await?;
             // One read: the control store keeps every job's summary.
             reply::json(200, &api::jobs::JobList { jobs }, &[])
         }
         JobsRoute::Get(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             reply::json(200, &job(env, &id, mode).await?, &[])
         }
         JobsRoute::Rows(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             // A page of another mode's job is not shown.
             job(env, &id, mode).await?;
             let number = |name: &str, default: u32| {
@@ -98,7 +88,7 @@ pub(crate) async fn handle(
             reply::json(200, &page, &[])
         }
         JobsRoute::Act(id, action) => {
-            let mode = require(&principal, config, &RUN)?;
+            let mode = gate::require(&principal, config, &RUN)?;
             job(env, &id, mode).await?;
             let action = match action {
                 JobAction::Start => Action::Start,
@@ -106,11 +96,12 @@ pub(crate) async fn handle(
                 JobAction::Retry => Action::Retry,
                 JobAction::Release => Action::Release,
                 JobAction::Cancel => Action::Cancel,
-                JobAction::Decide => {
-                    let body = body_bytes(&req).await;
-                    let decide: Decide = parse_json(&body).map_err(EdgeError::InvalidBody)?;
-                    Action::Decide(decide)
-                }
+                JobAction::Decide => Action::Decide(
+                    parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
+                ),
+                JobAction::RetryReleased => Action::RetryReleased(
+                    parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
+                ),
             };
             match ask::<Jobs, _>(env, &id, Act { action }).await? {
                 Acted::Done { job } => reply::json(200, &job, &[]),
@@ -119,7 +110,7 @@ pub(crate) async fn handle(
             }
         }
         JobsRoute::Live(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             // A cross-site page must not open the feed with our cookie.
             gate::require_own_origin(facts)?;
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
@@ -129,7 +120,7 @@ pub(crate) async fn handle(
             upgrade::<Jobs>(env, &id, super::LIVE_URL).await
         }
         JobsRoute::Results(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             job(env, &id, mode).await?;
             let csv = ask::<Jobs, _>(env, &id, Results {})
                 .await?
@@ -142,7 +133,7 @@ pub(crate) async fn handle(
             )
         }
         JobsRoute::Labels(id) => {
-            let mode = require(&principal, config, &PRINT)?;
+            let mode = gate::require(&principal, config, &PRINT)?;
             job(env, &id, mode).await?;
             labels(env, config, mode, &id, query, trace).await
         }
@@ -184,7 +175,7 @@ async fn create(
             mode,
             created_by: session.user.clone(),
             // The pace starts from the limit this isolate last saw for quotes.
-            rates_limit: with_memory(|m| m.limit_seen(mode, EndpointId::GetRates)),
+            rates_limit: with_budgets(|b| b.limit_seen(mode, EndpointId::GetRates)),
             rates_share: config.batch_rates_share,
             max_chunk_rows: config.batch_max_chunk_rows,
         },
@@ -221,7 +212,7 @@ async fn labels(
     if sources.is_empty() {
         return Err(EdgeError::JobLabelsNone { part });
     }
-    let keys = config.keys_for(mode);
+    let keys = config.keys_for(mode)?;
     let (key, _) = control::active_key(env, keys).await;
     let mut pdfs = Vec::with_capacity(sources.len().min(LABELS_PER_PDF));
     for (reference, url) in &sources {

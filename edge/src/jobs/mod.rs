@@ -9,6 +9,7 @@ pub mod engine;
 pub mod pdf;
 pub mod plan;
 pub mod results;
+pub mod runner;
 
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod glue;
