@@ -153,7 +153,7 @@ test('5,000 rows: imported, planned, confirmed, run to the end through a reload 
   await context.close();
 });
 
-test('review first: the exact total per carrier before anything is bought, approved; failed rows retried; the merged PDF and the notification', { timeout: 300000 }, async () => {
+test('review first: the exact total per carrier before anything is bought, approved; failed rows re-quoted and approved again; the merged PDF and the notifications', { timeout: 300000 }, async () => {
   await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
   const context = await browser.newContext({ acceptDownloads: true });
   await context.grantPermissions(['notifications']);
@@ -201,12 +201,19 @@ test('review first: the exact total per carrier before anything is bought, appro
   await page.getByTestId('job-state').getByText('Completed').waitFor({ timeout: T });
   assert.deepEqual(await page.evaluate(() => window.shown), ['forty.csv: 20 bought, 20 failed.']);
   await page.getByRole('button', { name: 'Retry the 20 failed rows' }).click();
+  // Review first holds for the retry too: the 20 rows' new total is approved first.
+  await page.getByRole('heading', { name: 'Approve the total' }).waitFor({ timeout: 60000 });
+  const requoted = await s.json(`/api/jobs/${id}`);
+  assert.equal(requoted.counts.bought, 20, 'nothing bought before the new approval');
+  const retryTotal = `$${(requoted.cost.quoted_cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+  assert.equal(await page.getByTestId('exact-total').innerText(), `Every row is quoted: ${retryTotal} for 20 labels.`);
+  await page.getByRole('button', { name: 'Approve and buy' }).click();
   await runUntil(id, (j) => j.state === 'completed' && j.counts.bought === 40, { timeout: 120000 });
   await page.getByTestId('count-bought').getByText('Bought: 40').waitFor({ timeout: T });
   await page.getByTestId('count-failed').getByText('Failed: 0').waitFor({ timeout: T });
   assert.equal(pdfPages(await download(page, () => page.getByRole('link', { name: 'Labels PDF 1 of 1' }).click())), 40);
-  await page.waitForFunction(() => window.shown.length === 2, null, { timeout: T });
-  assert.equal(await page.evaluate(() => window.shown[1]), 'forty.csv: 40 bought, 0 failed.');
+  await page.waitForFunction(() => window.shown.length === 3, null, { timeout: T });
+  assert.deepEqual(await page.evaluate(() => window.shown.slice(1)), ['forty.csv: every row is quoted; approve the total to buy.', 'forty.csv: 40 bought, 0 failed.']);
   await screenshot(page, 'batches-retried');
   await s.sim.control('POST', '/__sim/clock/freeze', { frozen: false });
   await context.close();

@@ -235,18 +235,48 @@ test('a batch creation whose answer is lost stops the job, shows what is known, 
     const still = await s.json(`/api/jobs/${created.id}`);
     assert.equal(still.state, 'stopped');
     assert.equal((await s.account()).balance_cents, before.balance_cents - p.total_cents, 'charged once');
-    // Released by the merchant: the rows fail with the explanation; the job ends.
+    // Released by the merchant: the rows are kept apart with the explanation; the job ends.
     const released = await act(s, created.id, 'release');
-    assert.equal(released.counts.failed, 5);
+    assert.equal(released.counts.released, 5);
+    assert.equal(released.counts.failed, 0);
     const done = await until(s, created.id, (j) => j.state === 'completed');
     assert.equal(done.chunks.length, 1);
     assert.equal((await s.account()).balance_cents, before.balance_cents - p.total_cents);
+    const labels = (await s.account()).live_labels;
+
+    // The bulk retry never takes released rows: the lost batch did take, so
+    // retrying them would buy them twice.
+    const bulk = await s.api(`/api/jobs/${created.id}/retry`, { method: 'POST' });
+    assert.equal(bulk.status, 409);
+    assert.equal((await bulk.json()).error.code, 'EDGE.JOB.ACTION_REFUSED');
+    const unacknowledged = await s.api(`/api/jobs/${created.id}/retry-released`, { method: 'POST', body: JSON.stringify({ rows: [2], acknowledged: false }) });
+    assert.equal(unacknowledged.status, 409);
+    assert.match((await unacknowledged.json()).error.message, /may already have been bought/);
+    // A refused action changes nothing: the job is as it was, nothing more charged.
+    assert.equal((await s.json(`/api/jobs/${created.id}`)).state, 'completed');
+    const refused = await s.account();
+    assert.equal(refused.balance_cents, before.balance_cents - p.total_cents, 'charged once for those rows');
+    assert.equal(refused.live_labels, labels, 'no label bought for them');
+
+    // Named and acknowledged: exactly that row is bought, in a chunk of its own.
+    const retried = await act(s, created.id, 'retry-released', { rows: [2], acknowledged: true });
+    assert.equal(retried.counts.released, 4);
+    const again = await until(s, created.id, (j) => j.state === 'completed' && j.counts.bought === 1, { tick: advanceWhileProcessing(s) });
+    assert.equal(again.chunks.length, 2);
+    assert.equal(again.chunks[1].rows, 1);
+    const rowsNow = await allRows(s, created.id);
+    assert.equal(rowsNow[2].state, 'bought');
+    assert.ok(rowsNow[2].label_id);
+    assert.deepEqual(rowsNow.filter((r) => r.state === 'released').map((r) => r.index), [0, 1, 3, 4]);
+    const after = await s.account();
+    assert.equal(after.live_labels, labels + 1, 'one label: that row');
+    assert.equal(before.balance_cents - after.balance_cents, p.total_cents + again.cost.bought_cents, 'the lost chunk once, plus that row');
   } finally {
     await s.stop();
   }
 });
 
-test('review first: approve, then retry buys only the rows that failed, and never touches a bought one', { timeout: 120000 }, async () => {
+test('review first: approve, then retry re-quotes only the rows that failed, asks again, buys them, and never touches a bought one', { timeout: 120000 }, async () => {
   const s = await jobStack({ limits: RAISED });
   try {
     await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
@@ -269,6 +299,11 @@ test('review first: approve, then retry buys only the rows that failed, and neve
     const boughtBefore = (await allRows(s, created.id)).filter((r) => r.state === 'bought').map((r) => [r.index, r.label_id]);
     const retried = await act(s, created.id, 'retry');
     assert.equal(retried.counts.pending, 20);
+    // Review first holds for retries too: re-quoted, then approved, then bought.
+    const again = await until(s, created.id, (j) => j.state === 'awaiting_approval');
+    assert.equal(again.counts.quoted, 20);
+    assert.equal((await s.account()).live_labels - before.live_labels, 20, 'nothing bought before the new approval');
+    await act(s, created.id, 'approve');
     const done = await until(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
     assert.equal(done.counts.bought, 40);
     assert.equal(done.chunks.length, 2);

@@ -535,6 +535,10 @@ pub struct Job {
     pub created_by: String,
     pub created_at: u64,
     pub updated_at: u64,
+    /// Grows with every change the job stores: of two copies (an action's
+    /// answer, a live-feed message) the higher is the newer.
+    #[serde(default)]
+    pub revision: u64,
     pub state: JobState,
     pub rule: Rule,
     pub approval: Approval,

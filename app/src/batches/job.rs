@@ -40,12 +40,21 @@ struct Held {
     rows: RwSignal<Vec<Option<RowView>>>,
     /// Rows the feed brought during a load: a page read before must not undo them.
     fed: StoredValue<HashSet<u32>>,
-    /// The feed brought the job during a load: the load's copy is older.
-    fed_job: StoredValue<bool>,
     error: RwSignal<Option<ClientError>>,
 }
 
 impl Held {
+    /// Takes a copy of the job unless the page holds a newer one (an
+    /// action's answer can arrive after the feed's later news).
+    fn keep(self, job: Job) {
+        let older = self
+            .job
+            .with_untracked(|held| held.as_ref().is_some_and(|h| h.revision > job.revision));
+        if !older {
+            self.job.set(Some(job));
+        }
+    }
+
     fn size(self, total: u32) {
         self.rows.update(|r| {
             if r.len() < total as usize {
@@ -58,7 +67,6 @@ impl Held {
         self.size(update.job.counts.total);
         self.fed
             .update_value(|f| f.extend(update.rows.iter().map(|r| r.index)));
-        self.fed_job.set_value(true);
         if !update.rows.is_empty() {
             self.rows.update(|r| {
                 for row in update.rows {
@@ -68,13 +76,12 @@ impl Held {
                 }
             });
         }
-        self.job.set(Some(update.job));
+        self.keep(update.job);
     }
 
     /// Reads the job, then every row, a page at a time.
     fn load(self, client: Client, id: String) {
         self.fed.set_value(HashSet::new());
-        self.fed_job.set_value(false);
         spawn_local(async move {
             let job = match client.job(id.clone()).await {
                 Ok(job) => job,
@@ -83,9 +90,7 @@ impl Held {
             self.error.set(None);
             let total = job.counts.total;
             self.size(total);
-            if !self.fed_job.get_value() {
-                self.job.set(Some(job));
-            }
+            self.keep(job);
             let mut offset = 0;
             while offset < total {
                 match client.job_rows(id.clone(), offset, MAX_PAGE_ROWS).await {
@@ -116,7 +121,6 @@ pub fn JobPage() -> impl IntoView {
         job: RwSignal::new(None),
         rows: RwSignal::new(Vec::new()),
         fed: StoredValue::new(HashSet::new()),
-        fed_job: StoredValue::new(false),
         error: RwSignal::new(None),
     };
     held.load(client, id.clone());
@@ -202,7 +206,7 @@ fn JobView(
         Write::new(move || {
             let id = id.clone();
             async move {
-                held.job.set(Some(client.job_act(id, act).await?));
+                held.keep(client.job_act(id, act).await?);
                 Ok(())
             }
         })
@@ -225,7 +229,7 @@ fn JobView(
             });
             async move {
                 let decided = client.job_decide(id, &Decide { rows, accept }).await?;
-                held.job.set(Some(decided));
+                held.keep(decided);
                 Ok(())
             }
         })
@@ -243,8 +247,7 @@ fn JobView(
                     rows,
                     acknowledged: true,
                 };
-                held.job
-                    .set(Some(client.job_retry_released(id, &retry).await?));
+                held.keep(client.job_retry_released(id, &retry).await?);
                 Ok(())
             }
         })

@@ -274,6 +274,9 @@ pub struct Core {
     pub created_by: String,
     pub created_at: u64,
     pub updated_at: u64,
+    /// One more at every stored step (`changes`): the dashboard keeps the newest copy.
+    #[serde(default)]
+    pub revision: u64,
     /// State and problem: changed only by `machine::transition`.
     #[serde(flatten)]
     lifecycle: Lifecycle,
@@ -342,6 +345,7 @@ impl Job {
             created_by: plan.created_by,
             created_at: now,
             updated_at: now,
+            revision: 0,
             lifecycle: Lifecycle::default(),
             rule: plan.rule,
             approval: plan.approval,
@@ -431,8 +435,10 @@ impl Job {
         &self.rows
     }
 
-    /// The core and the rows changed since the last call: what a step stores.
+    /// The core and the rows changed since the last call: what a step
+    /// stores, as a new revision.
     pub fn changes(&mut self) -> (&Core, Vec<&Row>) {
+        self.core.revision += 1;
         (&self.core, self.rows.take_changed())
     }
 

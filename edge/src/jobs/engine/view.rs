@@ -90,6 +90,7 @@ impl Job {
             created_by: self.core.created_by.clone(),
             created_at: self.core.created_at,
             updated_at: self.core.updated_at,
+            revision: self.core.revision,
             state: self.state(),
             rule: self.core.rule.clone(),
             approval: self.core.approval,
