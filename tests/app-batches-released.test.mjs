@@ -7,7 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
-import { RAISED, T, batchStack, tickWhileProcessing } from './support/batches.mjs';
+import { RAISED, T, batchStack } from './support/batches.mjs';
+import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
 import { signInPage } from './support/stack.mjs';
 
 let s, browser;
@@ -37,13 +38,7 @@ test('released rows: kept apart, no bulk retry; one row bought again only after 
   });
   await s.json(`/api/jobs/${job.id}/start`, { method: 'POST' });
   // The job's own signal: stopped, with the wallet read after the lost creation.
-  let stopped;
-  for (const end = Date.now() + 60000; ;) {
-    stopped = await s.json(`/api/jobs/${job.id}`);
-    if (stopped.state === 'stopped' && stopped.problem?.wallet_after_cents != null) break;
-    assert.ok(Date.now() < end, `not stopped: ${JSON.stringify(stopped.problem)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const stopped = await untilJob(s, job.id, (j) => j.state === 'stopped' && j.problem?.wallet_after_cents != null);
   await s.sim.control('PUT', '/__sim/faults', {});
   const { total_cents: total, wallet_before_cents: walletBefore, wallet_after_cents: walletAfter } = stopped.problem;
   assert.equal(walletBefore - walletAfter, total, 'the creation took');
@@ -78,12 +73,7 @@ test('released rows: kept apart, no bulk retry; one row bought again only after 
   const before = await s.sim.control('GET', '/__sim/accounts/acct_demo');
   await page.getByLabel(/I checked the service's dashboard: this row has no label/).check();
   await buy.click();
-  for (const end = Date.now() + 60000; ;) {
-    const now = await tickWhileProcessing(s, job.id);
-    if (now.state === 'completed' && now.counts.bought === 1) break;
-    assert.ok(Date.now() < end, `not bought: ${JSON.stringify(now.counts)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await untilJob(s, job.id, (j) => j.state === 'completed' && j.counts.bought === 1, { tick: advanceWhileProcessing(s) });
   await page.getByTestId('count-bought').getByText('Bought: 1').waitFor({ timeout: T });
   await page.getByTestId('count-released').getByText('Released: 2').waitFor({ timeout: T });
   const after = await s.sim.control('GET', '/__sim/accounts/acct_demo');

@@ -32,13 +32,6 @@ export async function batchStack({ limits, persist = false, vars = {} } = {}) {
   return s;
 }
 
-/** Moves the simulator's clock while one of the job's chunks is processing. */
-export async function tickWhileProcessing(s, jobId) {
-  const job = await s.json(`/api/jobs/${jobId}`);
-  if (job.chunks.some((c) => c.state === 'processing')) await s.sim.control('POST', '/__sim/clock/advance', { seconds: 60 });
-  return job;
-}
-
 export const TEMPLATE = ['reference', 'name', 'street1', 'street2', 'city', 'state', 'zip', 'country', 'phone', 'email', 'weight', 'weight_unit', 'length', 'width', 'height', 'dimension_unit'];
 
 const quote = (v) => (/[",\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v));

@@ -12,6 +12,8 @@ pub mod results;
 pub mod runner;
 
 #[cfg(target_arch = "wasm32")]
+pub(crate) mod calls;
+#[cfg(target_arch = "wasm32")]
 pub(crate) mod glue;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod object;

@@ -18,17 +18,15 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
-use api::batches::{Batch, CreateBatchRequest, ResultsPage};
 use api::jobs::{Job as JobView, JobSummary, JobUpdate, MAX_PAGE_ROWS, RowView, RowsPage};
-use api::{ApiError, ErrorCode, ErrorEnvelope, Rate, RatesRequest, RatesResponse, Wallet};
-use serde::de::{DeserializeOwned, IgnoredAny};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use worker::{
     Date, DurableObject, Env, Request, Response, Result, SqlStorage, State, WebSocket,
     WebSocketIncomingMessage, WebSocketPair, durable_object,
 };
 
-use super::engine::{Answer, Call, Core, Job, Next, Outcome, Plan, Row};
+use super::calls::{self, Caller};
+use super::engine::{Call, Core, Job, Next, Outcome, Plan, Row};
 use super::plan::{self, Pace};
 use super::runner::{self, Store, Writes};
 use super::{Act, Acted, Create, Get, JobCall, Jobs, Labels, Results, Rows};
@@ -36,9 +34,7 @@ use crate::config::Config;
 use crate::control::glue as control;
 use crate::errors::EdgeError;
 use crate::objects::reply;
-use crate::runtime::{Trace, random_hex};
-use crate::upstream::budget::Window;
-use crate::upstream::{call, proxy};
+use crate::runtime::random_hex;
 
 /// One alarm runs steps for at most this long, then hands over to the next
 /// alarm, so no invocation runs long and the job's answers stay quick.
@@ -65,10 +61,6 @@ pub struct BatchJob {
 struct Text {
     json: String,
 }
-
-/// The buy's body: `{}` (the interface shows none).
-#[derive(Serialize)]
-struct Empty {}
 
 fn now_ms() -> u64 {
     Date::now().as_millis()
@@ -133,18 +125,6 @@ impl Store for SqlStore<'_> {
             )?;
         }
         Ok(())
-    }
-}
-
-/// An upstream failure as the job sees it: no clear answer (a write's
-/// outcome unknown), or a certainty that nothing was sent.
-fn failure<T>(e: EdgeError, request_id: &str) -> Answer<T> {
-    let error = e.to_api_error(request_id);
-    match e {
-        EdgeError::UpstreamUnreachable { .. } | EdgeError::UpstreamTimeout { .. } => {
-            Answer::Failed(error)
-        }
-        _ => Answer::Refused(error),
     }
 }
 
@@ -286,184 +266,34 @@ impl BatchJob {
             .await
     }
 
-    // ---- the calls -------------------------------------------------------
-
-    /// One v1 call of the job's, through the Worker's one upstream path:
-    /// its answer in the call's own type, and the budget it reported.
-    async fn exchange<T: DeserializeOwned, B: Serialize>(
-        &self,
-        method: &str,
-        path: &str,
-        query: Option<&str>,
-        body: Option<&B>,
-        request_id: &str,
-    ) -> (Answer<T>, Option<Window>) {
-        let body = match body.map(serde_json::to_vec).transpose() {
-            Ok(body) => body.unwrap_or_default(),
-            Err(_) => {
-                let error = EdgeError::Internal {
-                    what: "a job's request body",
-                };
-                return (failure(error, request_id), None);
-            }
-        };
-        let config = match self.config() {
-            Ok(c) => c,
-            Err(e) => return (failure(e, request_id), None),
-        };
-        let Some(mode) = self.with_job(|j| j.core.mode) else {
-            return (failure(EdgeError::JobUnavailable, request_id), None);
-        };
-        let forward = match proxy::plan(method, &format!("/api{path}"), query, &config.upstream) {
-            Ok(f) => f,
-            Err(e) => return (failure(e, request_id), None),
-        };
-        let mut trace = Trace::default();
-        let called = match call::call(&self.env, &config, mode, &forward, &body, &mut trace).await {
-            Ok(called) => called,
-            Err(e) => return (failure(e, request_id), None),
-        };
-        let window = called.window();
-        let stored = match called.read(&self.env).await {
-            Ok(stored) => stored,
-            Err(e) => return (failure(e, request_id), window),
-        };
-        let status = stored.status;
-        let answer = match serde_json::from_str::<T>(&stored.body) {
-            // A 503 of the rates call (some carriers down) still carries rates.
-            Ok(value) if status < 300 || status == 503 => Answer::Ok(value),
-            Err(e) if status < 300 => Answer::Failed(ApiError::new(
-                ErrorCode::EdgeUpstreamUnreachable,
-                format!("The service's answer could not be read: {e}."),
-                "The job stops here; contact support with this request id.",
-                request_id,
-            )),
-            _ => {
-                let error = serde_json::from_str::<ErrorEnvelope>(&stored.body)
-                    .map(|e| e.error)
-                    .unwrap_or_else(|_| {
-                        ApiError::new(
-                            ErrorCode::EdgeUpstreamUnreachable,
-                            format!("The service answered {status} without an error body."),
-                            "Try again later.",
-                            request_id,
-                        )
-                    });
-                let retry_after = stored
-                    .header("retry-after")
-                    .and_then(|v| v.parse::<u64>().ok());
-                match status {
-                    429 => Answer::RateLimited {
-                        retry_after: retry_after.or(error.retry_after_seconds).unwrap_or(1),
-                    },
-                    400..=499 => Answer::Refused(error),
-                    _ => Answer::Failed(error),
-                }
-            }
-        };
-        (answer, window)
-    }
-
-    /// Quotes, reading the rates of a 503 (some carriers down) as rates.
-    async fn quote(
-        &self,
-        request: &RatesRequest,
-        request_id: &str,
-    ) -> (Answer<Vec<Rate>>, Option<Window>) {
-        let (answer, window) = self
-            .exchange::<RatesResponse, _>("POST", "/v1/rates", None, Some(request), request_id)
-            .await;
-        let answer = match answer {
-            // Every carrier down: no rate to choose; the row is tried again.
-            Answer::Ok(RatesResponse {
-                rates,
-                error: Some(e),
-            }) if rates.is_empty() => Answer::Failed(e),
-            Answer::Ok(r) => Answer::Ok(r.rates),
-            Answer::Refused(e) => Answer::Refused(e),
-            Answer::RateLimited { retry_after } => Answer::RateLimited { retry_after },
-            Answer::Failed(e) => Answer::Failed(e),
-        };
-        (answer, window)
-    }
-
-    /// Makes `call` and answers it in its own type.
+    /// Makes `call` with the key of the job's mode, through the one upstream path.
     async fn call(&self, call: &Call, request_id: &str) -> Outcome {
-        const NONE: Option<&()> = None;
-        match call {
-            Call::Quote { row, request } => {
-                let (answer, window) = self.quote(request, request_id).await;
-                if let Some(window) = window {
-                    self.with_job(|j| j.saw_rates_window(window));
-                }
-                Outcome::Quoted { row: *row, answer }
-            }
-            Call::ReadWallet { chunk } => Outcome::Wallet {
-                chunk: *chunk,
-                answer: self
-                    .exchange::<Wallet, _>("GET", "/v1/wallet", None, NONE, request_id)
-                    .await
-                    .0,
-            },
-            Call::CreateBatch { chunk, items } => {
-                let body = CreateBatchRequest {
-                    items: items.clone(),
-                };
-                Outcome::Created {
-                    chunk: *chunk,
-                    answer: self
-                        .exchange::<Batch, _>("POST", "/v1/batches", None, Some(&body), request_id)
-                        .await
-                        .0,
-                }
-            }
-            Call::BuyBatch { chunk, batch_id } => {
-                let path = format!("/v1/batches/{batch_id}/buy");
-                let (answer, _) = self
-                    .exchange::<IgnoredAny, _>("POST", &path, None, Some(&Empty {}), request_id)
-                    .await;
-                let answer = match answer {
-                    Answer::Ok(_) => Answer::Ok(()),
-                    Answer::Refused(e) => Answer::Refused(e),
-                    Answer::RateLimited { retry_after } => Answer::RateLimited { retry_after },
-                    Answer::Failed(e) => Answer::Failed(e),
-                };
-                Outcome::Bought {
-                    chunk: *chunk,
-                    answer,
-                }
-            }
-            Call::ReadBatch {
-                chunk,
-                batch_id,
-                offset,
-            } => {
-                let query = ResultsPage {
-                    offset: *offset,
-                    limit: api::batches::MAX_RESULTS_LIMIT,
-                }
-                .to_query();
-                let path = format!("/v1/batches/{batch_id}");
-                Outcome::Read {
-                    chunk: *chunk,
-                    answer: self
-                        .exchange::<Batch, _>("GET", &path, Some(&query), NONE, request_id)
-                        .await
-                        .0,
-                }
-            }
+        let (config, mode) = match (self.config(), self.with_job(|j| j.core.mode)) {
+            (Ok(config), Some(mode)) => (config, mode),
+            (Err(e), _) => return calls::unsent(call, e, request_id),
+            (_, None) => return calls::unsent(call, EdgeError::JobUnavailable, request_id),
+        };
+        let caller = Caller {
+            env: &self.env,
+            config: &config,
+            mode,
+        };
+        let (outcome, window) = caller.call(call, request_id).await;
+        if let Some(window) = window {
+            self.with_job(|j| j.saw_rates_window(window));
         }
+        outcome
     }
 
     /// The plan's estimate uses the rates limit the service reports: when
     /// the Worker has not seen it, one row is quoted at creation (nothing
     /// is bought) and the plan is paced again with what the answer says.
     async fn probe_limit(&self) {
-        let Some(Call::Quote { request, .. }) = self.with_job(|j| j.limit_probe()).flatten() else {
+        let Some(call) = self.with_job(|j| j.limit_probe()).flatten() else {
             return;
         };
-        let (_, window) = self.quote(&request, &request_id()).await;
-        self.with_job(|j| j.probed(window, now()));
+        self.call(&call, &request_id()).await;
+        self.with_job(|j| j.probed(now()));
     }
 
     /// Runs steps until the job waits, is idle, or its slice is used.

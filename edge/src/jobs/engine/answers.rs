@@ -57,12 +57,10 @@ impl Job {
         self.core.rates_window = Some(window);
     }
 
-    /// The limit probe's answer (`limit_probe`): the plan is paced again.
-    pub fn probed(&mut self, window: Option<Window>, now: u64) {
+    /// The limit probe was answered (`limit_probe`; its window is in
+    /// `saw_rates_window`): the plan is paced again.
+    pub fn probed(&mut self, now: u64) {
         self.count_quote(now);
-        if let Some(window) = window {
-            self.saw_rates_window(window);
-        }
         let rows: Vec<_> = self.rows.iter().map(|r| r.row.clone()).collect();
         self.core.estimate = plan::estimate(&rows, self.pace());
     }

@@ -157,16 +157,18 @@ impl Job {
         }
     }
 
-    /// Quotes this row now, or waits for the rates window when quoting
-    /// would take `Remaining` into the reserve left for others.
+    /// How long until the next quote may go: the rates window, when
+    /// quoting would take `Remaining` into the reserve left for others.
+    pub(super) fn window_wait(&self, now: u64) -> Option<u64> {
+        let window = self.core.rates_window?;
+        (now < window.reset_at && window.remaining <= self.pace().reserve())
+            .then(|| (window.reset_at - now).max(1))
+    }
+
+    /// Quotes this row now, or waits for the rates window.
     fn quote_step(&self, index: u32, now: u64) -> Next {
-        if let Some(window) = self.core.rates_window
-            && now < window.reset_at
-            && window.remaining <= self.pace().reserve()
-        {
-            return Next::Wait {
-                seconds: (window.reset_at - now).max(1),
-            };
+        if let Some(seconds) = self.window_wait(now) {
+            return Next::Wait { seconds };
         }
         match self.rows.get(index) {
             Some(row) => Next::Call(Call::Quote {

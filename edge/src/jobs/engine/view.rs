@@ -30,7 +30,16 @@ impl Job {
             })
             .map(|r| r.key.as_str())
             .collect();
-        let quote_left = self.pace().quote_seconds(keys_left.len() as u32);
+        // A wait under way (a `Retry-After`, the rates window) comes first.
+        let waiting = if keys_left.is_empty() {
+            0
+        } else {
+            self.core
+                .hold_until
+                .saturating_sub(now)
+                .max(self.window_wait(now).unwrap_or(0))
+        };
+        let quote_left = waiting + self.pace().quote_seconds(keys_left.len() as u32);
         let unsettled = u64::from(total - counts.settled());
         let per_second = self
             .core

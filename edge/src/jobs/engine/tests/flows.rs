@@ -302,6 +302,16 @@ fn the_pace_keeps_the_reserve() {
     );
     assert_eq!(j.core.stats.rate_limited, 1);
     assert_eq!(j.next(T0 + 30), Next::Wait { seconds: 7 });
+    // The time left says so: the wait, then the quotes.
+    let quotes = j.pace().quote_seconds(3);
+    let (_, eta) = j.progress(T0 + 30);
+    assert!(eta.unwrap() >= 7 + quotes, "{eta:?}");
+    j.saw_rates_window(window(40));
+    let (_, eta) = j.progress(T0);
+    assert!(
+        eta.unwrap() >= 30 + quotes,
+        "a window to wait out counts: {eta:?}"
+    );
 }
 
 /// Runs chunk 1 of a 3-row sandbox job to its end: row 1 fails.
