@@ -150,13 +150,13 @@ impl Readings {
         let mut out = Vec::new();
         if self.merged_lines > 0 {
             out.push(format!(
-                "{} further line item{} merged into {} order.",
+                "{} further line item{} merged into {}.",
                 group(self.merged_lines),
                 if self.merged_lines == 1 { "" } else { "s" },
                 if self.merged_lines == 1 {
-                    "its"
+                    "its order"
                 } else {
-                    "their"
+                    "their orders"
                 },
             ));
         }
