@@ -8,6 +8,9 @@
 
 mod tables;
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use tables::{CA_CODES, CA_NAMES, COUNTRY_CODES, COUNTRY_NAMES, US_CODES, US_NAMES};
 
 /// `code` (two letters, any case) as it stands in `codes`, if it does.
@@ -97,12 +100,28 @@ fn row_names(row: &'static str, skip: usize) -> (&'static str, impl Iterator<Ite
     (code, names)
 }
 
+/// Each name's key (and with `alpha3`, each alpha-3 code's) to its code,
+/// made once: a file of 5,000 different values is then 5,000 look-ups,
+/// not 5,000 passes over the tables.
+fn index(rows: &'static [&'static str], alpha3: bool) -> HashMap<String, &'static str> {
+    let mut index = HashMap::new();
+    for row in rows {
+        let (code, names) = row_names(row, if alpha3 { 4 } else { 0 });
+        for name in names {
+            index.insert(key(name), code);
+        }
+        if let Some(a3) = row.get(3..6).filter(|_| alpha3) {
+            index.insert(a3.to_ascii_lowercase(), code);
+        }
+    }
+    index
+}
+
 /// The code `text` names: the code itself (any case, `U.S.` too), or a
-/// name of the tables.
+/// name in `index`.
 fn read(
     codes: &'static str,
-    rows: &[&'static str],
-    with_alpha3: bool,
+    index: &HashMap<String, &'static str>,
     text: &str,
 ) -> Option<&'static str> {
     let text = text.trim();
@@ -111,21 +130,7 @@ fn read(
         return Some(code);
     }
     let wanted = key(text);
-    if wanted.is_empty() {
-        return None;
-    }
-    if let Some(code) = find_code(codes, &wanted) {
-        return Some(code);
-    }
-    let skip = if with_alpha3 { 4 } else { 0 };
-    rows.iter().find_map(|row| {
-        let alpha3 = with_alpha3
-            && row
-                .get(3..6)
-                .is_some_and(|a| a.eq_ignore_ascii_case(&wanted));
-        let (code, mut names) = row_names(row, skip);
-        (alpha3 || names.any(|n| key(n) == wanted)).then_some(code)
-    })
+    find_code(codes, &wanted).or_else(|| index.get(&wanted).copied())
 }
 
 /// The country `text` names, as its two-letter code: a code (`us`,
@@ -135,7 +140,12 @@ fn read(
 /// `Holland`) or, for the main destinations, the country's own name
 /// (`Deutschland`, `España`).
 pub fn country_code(text: &str) -> Option<&'static str> {
-    read(COUNTRY_CODES, &COUNTRY_NAMES, true, text)
+    static INDEX: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
+    read(
+        COUNTRY_CODES,
+        INDEX.get_or_init(|| index(&COUNTRY_NAMES, true)),
+        text,
+    )
 }
 
 /// The region of `country` that `text` names, as its code (`Florida` and
@@ -143,21 +153,21 @@ pub fn country_code(text: &str) -> Option<&'static str> {
 /// names none, or when the regions of `country` are not read (outside the
 /// US and Canada).
 pub fn region_code(country: &str, text: &str) -> Option<&'static str> {
+    static US: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
+    static CA: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
     let country = country.trim();
-    let (codes, rows): (&'static str, &[&'static str]) = if country.eq_ignore_ascii_case("US") {
-        (US_CODES, &US_NAMES)
+    if country.eq_ignore_ascii_case("US") {
+        read(US_CODES, US.get_or_init(|| index(&US_NAMES, false)), text)
     } else if country.eq_ignore_ascii_case("CA") {
-        (CA_CODES, &CA_NAMES)
+        read(CA_CODES, CA.get_or_init(|| index(&CA_NAMES, false)), text)
     } else {
-        return None;
-    };
-    read(codes, rows, false, text)
+        None
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
 
     #[test]
     fn codes_any_case_and_only_assigned_ones() {

@@ -37,7 +37,7 @@ impl Draft {
     /// does (a country or a state named, not coded, becomes its code).
     pub fn fix(&mut self, field: Field, value: &str) {
         self.set(field, value.trim().to_string());
-        self.read(&mut Places::default());
+        self.read();
     }
 
     /// Reads the country and, in the US and Canada, the state as codes
@@ -45,10 +45,10 @@ impl Draft {
     /// apostrophe off the ZIP code (a spreadsheet's "this is text" mark,
     /// which Shopify's export puts before every ZIP code). What is not read
     /// stays as it was, to be shown as a problem: nothing is guessed.
-    fn read(&mut self, places: &mut Places) -> Changes {
+    fn read(&mut self) -> Changes {
         let mut changes = Changes::default();
         let typed = self.get(Field::Country).trim().to_string();
-        if let Some(code) = places.country(&typed) {
+        if let Some(code) = places::country_code(&typed) {
             if !typed.eq_ignore_ascii_case(code) {
                 changes.country = Some((typed, code.to_string()));
             }
@@ -56,7 +56,7 @@ impl Draft {
         }
         let country = self.get(Field::Country).to_string();
         let typed = self.get(Field::State).trim().to_string();
-        if let Some(code) = places.region(&country, &typed) {
+        if let Some(code) = places::region_code(&country, &typed) {
             if !typed.eq_ignore_ascii_case(code) {
                 changes.region = Some((typed, code.to_string()));
             }
@@ -79,30 +79,6 @@ struct Changes {
     country: Option<(String, String)>,
     region: Option<(String, String)>,
     zip: Option<(String, String)>,
-}
-
-/// `api::places`, remembered for the import: a file names the same few
-/// countries and states on every row.
-#[derive(Default)]
-struct Places {
-    countries: HashMap<String, Option<&'static str>>,
-    regions: HashMap<(String, String), Option<&'static str>>,
-}
-
-impl Places {
-    fn country(&mut self, text: &str) -> Option<&'static str> {
-        *self
-            .countries
-            .entry(text.to_string())
-            .or_insert_with(|| places::country_code(text))
-    }
-
-    fn region(&mut self, country: &str, text: &str) -> Option<&'static str> {
-        *self
-            .regions
-            .entry((country.to_string(), text.to_string()))
-            .or_insert_with(|| places::region_code(country, text))
-    }
 }
 
 /// How many values of one kind the import changed, and the first as an
@@ -205,7 +181,6 @@ pub fn drafts(sheet: &Sheet, mapping: &Mapping) -> (Vec<Draft>, Readings) {
     let mut out: Vec<Draft> = Vec::with_capacity(sheet.records.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut readings = Readings::default();
-    let mut places = Places::default();
     for (record, line) in sheet.records.iter().zip(&sheet.lines) {
         let mut draft = Draft {
             line: *line,
@@ -245,7 +220,7 @@ pub fn drafts(sheet: &Sheet, mapping: &Mapping) -> (Vec<Draft>, Readings) {
         for f in [Field::Length, Field::Width, Field::Height] {
             draft.set(f, with_unit(draft.get(f), length_unit));
         }
-        let changes = draft.read(&mut places);
+        let changes = draft.read();
         let reference = draft.reference().to_string();
         let first = (!reference.is_empty())
             .then(|| seen.get(&reference))
