@@ -14,9 +14,10 @@ use std::collections::BTreeMap;
 use api::jobs::{
     Approval, ChunkState, JobProblem, JobRow, JobState, RetryReleased, RowState, Rule,
 };
-use api::{Address, KeyEnv, Parcel};
+use api::{KeyEnv, Parcel};
 
 use super::*;
+use crate::jobs::engine::tests::address;
 use crate::jobs::engine::{Action, Job, Plan, Row};
 use crate::jobs::plan::Pace;
 
@@ -63,17 +64,6 @@ impl Memory {
 }
 
 fn rows() -> Vec<JobRow> {
-    let address = |name: &str, street: &str| Address {
-        name: name.into(),
-        street1: street.into(),
-        street2: None,
-        city: "Springfield".into(),
-        state: "IL".into(),
-        zip: "62701".into(),
-        country: "US".into(),
-        phone: None,
-        email: None,
-    };
     (0..7)
         .map(|i| JobRow {
             reference: format!("#{i}"),
