@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use api::batches::{Batch, BatchItem, BatchItemResult, BatchItemState, BatchState};
-use api::{AccountType, Address, CardState, ErrorCode, Rate, Wallet};
+use api::{Address, CardState, ErrorCode, Rate, Wallet};
 
 use crate::jobs::engine::tests::{self as engine, error as err};
 use crate::jobs::engine::{Answer, Call, Outcome};
@@ -56,13 +56,7 @@ impl World {
                 self.rates.insert(id.clone(), (self.now, cents));
                 let rate = Rate {
                     id,
-                    carrier: "Pacific Post".into(),
-                    service: "Ground".into(),
-                    rate_cents: cents,
-                    carrier_eta: "2026-11-30".into(),
-                    carbon_grams: 100,
-                    account_type: AccountType::Platform,
-                    expires_at: None,
+                    ..engine::rates(0, cents).remove(0)
                 };
                 Outcome::Quoted {
                     row: *row,
