@@ -117,12 +117,17 @@ test('keyboard: from the menu to a planned, started batch and a row\'s detail wi
   await page.keyboard.press('Enter');
   const input = page.getByLabel('Choose a file, or drop it here');
   await input.waitFor({ timeout: T });
+  // Listening before the key press: Playwright turns on the browser's file
+  // chooser interception when a listener is added, and a press that overtakes
+  // that (a loaded machine) opens a chooser nobody sees.
+  const chosen = page.waitForEvent('filechooser', { timeout: 0 }); // bounded by the test's own budget
   await tabTo(input);
   const rows = templateRows(6);
   rows[2][6] = '';
   rows[3][10] = '';
   rows[4][10] = '';
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+  await page.keyboard.press('Space');
+  const chooser = await chosen;
   await chooser.setFiles({ name: 'keys.csv', mimeType: 'text/csv', buffer: Buffer.from(csv(TEMPLATE, rows)) });
   await b.summary().getByText('3 with problems', { exact: false }).waitFor({ timeout: T });
   // In bulk: the two weights; the form submits with Enter.
