@@ -4,7 +4,7 @@
 //   plus processing, at the real limit and at raised ones;
 // - workerd's CPU per row (its process's user+system time over the job);
 // - a merged PDF of 100 labels: through the Worker (time, size) and natively
-//   (time, peak heap: edge/examples/merge_pdfs.rs).
+//   (time, peak heap: pdf/examples/merge_pdfs.rs).
 // Usage: node tests/bench/jobs.mjs [REAL_ROWS=120] [RAISED_ROWS=5000]
 // (after `cargo build --profile native -p sim` and `scripts/build-edge`).
 import { execFileSync } from 'node:child_process';
@@ -112,8 +112,8 @@ const say = (line) => { console.log(line); out.push(line); };
     const any = job.id && (await (await s.api(`/api/jobs/${job.id}/rows?state=bought&limit=1`)).json()).rows[0];
     const pdf = await (await s.api(`/api/labels/${any.label_id}/pdf`)).arrayBuffer();
     writeFileSync(label, Buffer.from(pdf));
-    const native = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '-p', 'edge', '--example', 'merge_pdfs', '--', label, '100'], { cwd: ROOT }).toString());
-    say(`merged PDF of 100 labels natively (edge/examples/merge_pdfs.rs, median of 5): ${native.median_ms} ms, ${native.output_bytes} bytes out of ${native.input_bytes}, peak heap ${(native.peak_heap_bytes / 1024).toFixed(0)} KiB`);
+    const native = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '-p', 'pdf', '--example', 'merge_pdfs', '--', label, '100'], { cwd: ROOT }).toString());
+    say(`merged PDF of 100 labels natively (pdf/examples/merge_pdfs.rs, median of 5): ${native.median_ms} ms, ${native.output_bytes} bytes out of ${native.input_bytes}, peak heap ${(native.peak_heap_bytes / 1024).toFixed(0)} KiB`);
   } finally {
     await s.stop();
   }

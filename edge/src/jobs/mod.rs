@@ -3,10 +3,10 @@
 //! durably and exactly once. Each job is a `BatchJob` Durable Object
 //! (`object`, SQLite) that runs [`engine`]'s plan from alarms; `plan`
 //! decides which rate a row buys, the pace and the chunk size; `results`
-//! writes the CSV; `pdf` merges label PDFs; `glue` serves the endpoints.
+//! writes the CSV; `glue` serves the endpoints (the PDF Worker, `pdf/`,
+//! makes the merged label PDFs).
 
 pub mod engine;
-pub mod pdf;
 pub mod plan;
 pub mod results;
 
