@@ -14,8 +14,9 @@
 //! | `POST /api/jobs/{id}/start`         | batches:write + rates:read | → [`Job`] (quoting begins) |
 //! | `POST /api/jobs/{id}/approve`       | batches:write + rates:read | → [`Job`] (review mode: buy the approved prices) |
 //! | `POST /api/jobs/{id}/decide`        | batches:write + rates:read | [`Decide`] → [`Job`] |
-//! | `POST /api/jobs/{id}/retry`         | batches:write + rates:read | → [`Job`] (failed rows, as a new chunk) |
+//! | `POST /api/jobs/{id}/retry`         | batches:write + rates:read | → [`Job`] (failed rows, as a new chunk; never released ones) |
 //! | `POST /api/jobs/{id}/release`       | batches:write + rates:read | → [`Job`] (see [`JobProblem::OutcomeUnknown`]) |
+//! | `POST /api/jobs/{id}/retry-released` | batches:write + rates:read | [`RetryReleased`] → [`Job`] (named released rows, acknowledged) |
 //! | `POST /api/jobs/{id}/cancel`        | batches:write + rates:read | → [`Job`] |
 //! | `GET /api/jobs/{id}/live`           | batches:read            | WebSocket: one [`JobUpdate`] per change |
 //! | `GET /api/jobs/{id}/results.csv`    | batches:read            | → CSV, one line per row ([`RESULT_COLUMNS`]) |
@@ -38,6 +39,7 @@ pub const JOB_APPROVE_PATH: &str = "/api/jobs/{id}/approve";
 pub const JOB_DECIDE_PATH: &str = "/api/jobs/{id}/decide";
 pub const JOB_RETRY_PATH: &str = "/api/jobs/{id}/retry";
 pub const JOB_RELEASE_PATH: &str = "/api/jobs/{id}/release";
+pub const JOB_RETRY_RELEASED_PATH: &str = "/api/jobs/{id}/retry-released";
 pub const JOB_CANCEL_PATH: &str = "/api/jobs/{id}/cancel";
 pub const JOB_LIVE_PATH: &str = "/api/jobs/{id}/live";
 pub const JOB_RESULTS_PATH: &str = "/api/jobs/{id}/results.csv";
@@ -260,18 +262,23 @@ pub enum JobState {
     AwaitingApproval,
     /// Creating, buying and following v1 batches, chunk by chunk.
     Buying,
-    /// Waiting for the merchant: funds, decisions, or the total ceiling (`problem`).
+    /// Waiting for the merchant: funds, decisions, the total ceiling, or a
+    /// refusal of its calls (`problem`). Nothing is sent while paused.
     Paused,
-    /// A batch creation's outcome is unknown; nothing more is sent until the
-    /// merchant releases or cancels (`problem`).
+    /// A batch creation's outcome is unknown; nothing more is sent (but the
+    /// one wallet read that shows whether it was charged) until the merchant
+    /// releases or cancels (`problem`).
     Stopped,
+    /// Nothing new is quoted or bought; batches already created (and paid)
+    /// are still bought and followed to the end.
     Cancelled,
-    /// Every row is bought, failed with its reason, or skipped.
+    /// Every row is bought, failed with its reason, skipped or released.
     Completed,
 }
 
 impl JobState {
-    /// Whether the job can still spend money.
+    /// Whether the job has ended: nothing new is ever quoted or bought for
+    /// it (a cancelled job still finishes the batches it already paid for).
     pub fn is_finished(self) -> bool {
         matches!(self, JobState::Cancelled | JobState::Completed)
     }
@@ -290,10 +297,14 @@ pub enum RowState {
     Failed,
     /// Not bought: the job was cancelled, or the merchant declined its price.
     Skipped,
+    /// Its chunk's batch creation got no clear answer and the merchant
+    /// released it: it may or may not have been bought. A bulk retry never
+    /// takes it; [`RetryReleased`] does, once the merchant acknowledges it.
+    Released,
 }
 
 impl RowState {
-    pub const ALL: [RowState; 7] = [
+    pub const ALL: [RowState; 8] = [
         RowState::Pending,
         RowState::Quoted,
         RowState::NeedsDecision,
@@ -301,6 +312,7 @@ impl RowState {
         RowState::Bought,
         RowState::Failed,
         RowState::Skipped,
+        RowState::Released,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -312,6 +324,7 @@ impl RowState {
             RowState::Bought => "bought",
             RowState::Failed => "failed",
             RowState::Skipped => "skipped",
+            RowState::Released => "released",
         }
     }
 
@@ -371,6 +384,8 @@ pub struct Counts {
     pub bought: u32,
     pub failed: u32,
     pub skipped: u32,
+    #[serde(default)]
+    pub released: u32,
 }
 
 impl Counts {
@@ -383,13 +398,14 @@ impl Counts {
             RowState::Bought => &mut self.bought,
             RowState::Failed => &mut self.failed,
             RowState::Skipped => &mut self.skipped,
+            RowState::Released => &mut self.released,
         } += n;
         self.total += n;
     }
 
-    /// Rows that reached an end: bought, failed or skipped.
+    /// Rows that reached an end: bought, failed, skipped or released.
     pub fn settled(&self) -> u32 {
-        self.bought + self.failed + self.skipped
+        self.bought + self.failed + self.skipped + self.released
     }
 }
 
@@ -467,8 +483,9 @@ pub enum JobProblem {
         spent_cents: i64,
     },
     /// A batch creation got no clear answer. It is never sent again: check
-    /// the service's dashboard, then `release` (its rows fail and may be
-    /// retried) or `cancel`.
+    /// the service's dashboard, then `release` (its rows become
+    /// [`RowState::Released`]; each may be retried with [`RetryReleased`]) or
+    /// `cancel`. The wallet before and after tell whether it was charged.
     OutcomeUnknown {
         chunk: u32,
         request_id: String,
@@ -518,6 +535,10 @@ pub struct Job {
     pub created_by: String,
     pub created_at: u64,
     pub updated_at: u64,
+    /// Grows with every change the job stores: of two copies (an action's
+    /// answer, a live-feed message) the higher is the newer.
+    #[serde(default)]
+    pub revision: u64,
     pub state: JobState,
     pub rule: Rule,
     pub approval: Approval,
@@ -590,6 +611,16 @@ pub struct RowsPage {
 pub struct Decide {
     pub rows: Vec<u32>,
     pub accept: bool,
+}
+
+/// `POST /api/jobs/{id}/retry-released`: buy these released rows again. A
+/// released row's first batch may have been created and paid, so this can
+/// buy its label twice: `acknowledged` says the merchant checked the
+/// service's dashboard (and the wallet before and after) and found none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryReleased {
+    pub rows: Vec<u32>,
+    pub acknowledged: bool,
 }
 
 /// One live-feed message: the job, and the rows that changed since the last one.

@@ -14,8 +14,9 @@ use crate::routes::{JobAction, JobsRoute, query_param};
 use crate::runtime::js::{lines, pass_through};
 use crate::runtime::objects::{ask, new_request, upgrade};
 use crate::runtime::reply::response_header_pairs;
-use crate::runtime::{Trace, body_bytes, header, random_hex, reply, with_memory};
-use api::jobs::{CreateJob, Decide, MAX_PAGE_ROWS, RowState};
+use crate::runtime::{Trace, body_bytes, header, random_hex, reply};
+use crate::upstream::budget::with_budgets;
+use api::jobs::{CreateJob, MAX_PAGE_ROWS, RowState};
 use api::validation::{MAX_BODY_BYTES, parse_json};
 use api::{EndpointId, KeyEnv, Scope};
 use pdf::wire::{self, LabelSource, PDF_TYPE, PRINT_URL, PrintRequest, Unprinted};
@@ -24,17 +25,6 @@ use worker::web_sys::{Request, Response};
 
 /// The PDF Worker's service binding (wrangler.toml).
 const PDF_BINDING: &str = "PDF";
-
-/// Checks the principal's scopes for a job endpoint (role ∩ the key's).
-fn require(principal: &Principal, config: &Config, scopes: &[Scope]) -> Result<KeyEnv, EdgeError> {
-    let mode = principal.mode(config);
-    let keys = config.keys_for(mode);
-    let key_scopes = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
-    for scope in scopes {
-        gate::require_scope(principal, *scope, config, &key_scopes)?;
-    }
-    Ok(mode)
-}
 
 const RUN: [Scope; 2] = [Scope::BatchesWrite, Scope::RatesRead];
 const WATCH: [Scope; 1] = [Scope::BatchesRead];
@@ -60,21 +50,21 @@ pub(crate) async fn handle(
     let principal = signed_in(env, config, facts, trace).await?;
     match route {
         JobsRoute::Create => {
-            let mode = require(&principal, config, &RUN)?;
+            let mode = gate::require(&principal, config, &RUN)?;
             create(req, env, config, mode, &principal).await
         }
         JobsRoute::List => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             let jobs = control::list_jobs(env, mode).await?;
             // One read: the control store keeps every job's summary.
             reply::json(200, &api::jobs::JobList { jobs }, &[])
         }
         JobsRoute::Get(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             reply::json(200, &job(env, &id, mode).await?, &[])
         }
         JobsRoute::Rows(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             // A page of another mode's job is not shown.
             job(env, &id, mode).await?;
             let number = |name: &str, default: u32| {
@@ -103,7 +93,7 @@ pub(crate) async fn handle(
             reply::json(200, &page, &[])
         }
         JobsRoute::Act(id, action) => {
-            let mode = require(&principal, config, &RUN)?;
+            let mode = gate::require(&principal, config, &RUN)?;
             job(env, &id, mode).await?;
             let action = match action {
                 JobAction::Start => Action::Start,
@@ -111,11 +101,12 @@ pub(crate) async fn handle(
                 JobAction::Retry => Action::Retry,
                 JobAction::Release => Action::Release,
                 JobAction::Cancel => Action::Cancel,
-                JobAction::Decide => {
-                    let body = body_bytes(&req).await;
-                    let decide: Decide = parse_json(&body).map_err(EdgeError::InvalidBody)?;
-                    Action::Decide(decide)
-                }
+                JobAction::Decide => Action::Decide(
+                    parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
+                ),
+                JobAction::RetryReleased => Action::RetryReleased(
+                    parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
+                ),
             };
             match ask::<Jobs, _>(env, &id, Act { action }).await? {
                 Acted::Done { job } => reply::json(200, &job, &[]),
@@ -124,7 +115,7 @@ pub(crate) async fn handle(
             }
         }
         JobsRoute::Live(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             // A cross-site page must not open the feed with our cookie.
             gate::require_own_origin(facts)?;
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
@@ -134,7 +125,7 @@ pub(crate) async fn handle(
             upgrade::<Jobs>(env, &id, super::LIVE_URL).await
         }
         JobsRoute::Results(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             job(env, &id, mode).await?;
             let csv = ask::<Jobs, _>(env, &id, Results {})
                 .await?
@@ -147,7 +138,7 @@ pub(crate) async fn handle(
             )
         }
         JobsRoute::Labels(id) => {
-            let mode = require(&principal, config, &PRINT)?;
+            let mode = gate::require(&principal, config, &PRINT)?;
             job(env, &id, mode).await?;
             labels(env, config, mode, &id, query).await
         }
@@ -189,7 +180,7 @@ async fn create(
             mode,
             created_by: session.user.clone(),
             // The pace starts from the limit this isolate last saw for quotes.
-            rates_limit: with_memory(|m| m.limit_seen(mode, EndpointId::GetRates)),
+            rates_limit: with_budgets(|b| b.limit_seen(mode, EndpointId::GetRates)),
             rates_share: config.batch_rates_share,
             max_chunk_rows: config.batch_max_chunk_rows,
         },
@@ -244,7 +235,7 @@ async fn labels(
         .collect::<Result<Vec<_>, EdgeError>>()?;
     // The key goes along only for labels on the service's own origin.
     let key = if labels.iter().any(|l| l.with_key) {
-        let (key, _) = control::active_key(env, config.keys_for(mode)).await;
+        let (key, _) = control::active_key(env, config.keys_for(mode)?).await;
         Some(key.expose().to_string())
     } else {
         None

@@ -9,7 +9,10 @@
 pub mod engine;
 pub mod plan;
 pub mod results;
+pub mod runner;
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod calls;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod glue;
 #[cfg(target_arch = "wasm32")]

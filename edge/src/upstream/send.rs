@@ -3,10 +3,10 @@
 //! `request.cf` read on every call) costing more than all our own decisions.
 
 use crate::errors::EdgeError;
-use crate::purchases::StoredResponse;
 use crate::runtime::js::{lines, pass_through, pick_headers, send_upstream};
 use crate::runtime::reply::response_header_pairs;
 use crate::runtime::{Trace, now_ms};
+use crate::upstream::StoredResponse;
 use crate::upstream::proxy::{self, Forward};
 use worker::wasm_bindgen::JsCast;
 use worker::wasm_bindgen_futures::JsFuture;
