@@ -46,7 +46,7 @@ impl Object for Jobs {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum JobCall {
     Create(Create),
     Get(Get),
@@ -89,7 +89,7 @@ pub struct Act {
 
 /// The job's answer to an action.
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "result", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Acted {
     Done {
         job: Box<Job>,

@@ -141,7 +141,7 @@ impl Object for InboxStore {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum InboxCall {
     Accept(AcceptEvent),
     Bought(RecordPurchase),
