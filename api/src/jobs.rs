@@ -61,6 +61,11 @@ pub const LABELS_PER_PDF: usize = 100;
 pub const MAX_PAGE_ROWS: u32 = 1000;
 /// A row's reference (the merchant's order number) is at most this long.
 pub const MAX_REFERENCE_CHARS: usize = 100;
+/// A job's name (the imported file's) is at most this long: file names
+/// stop at 255. The jobs list carries every name, so a name is kept short.
+pub const MAX_NAME_CHARS: usize = 255;
+/// A named carrier or service ([`Rule::Service`]) is at most this long.
+pub const MAX_SERVICE_CHARS: usize = 100;
 
 /// The results CSV's columns, in order.
 pub const RESULT_COLUMNS: [&str; 10] = [
@@ -191,6 +196,15 @@ impl CreateJob {
                 rows: self.rows.len(),
             });
         }
+        let too_long = |field: &str, text: &str, max| match FieldProblem::length(text, max) {
+            Some(problem) => Err(JobRequestError::Body(problem.to_body_error(field.into()))),
+            None => Ok(()),
+        };
+        too_long(
+            "name",
+            self.name.as_deref().unwrap_or_default(),
+            MAX_NAME_CHARS,
+        )?;
         if let Approval::BuyAsQuoted {
             max_row_cents,
             max_total_cents,
@@ -218,6 +232,7 @@ impl CreateJob {
                         field: field.into(),
                     }));
                 }
+                too_long(field, value, MAX_SERVICE_CHARS)?;
             }
         }
         let mut seen = std::collections::HashMap::with_capacity(self.rows.len());
@@ -722,6 +737,50 @@ mod tests {
             panic!("zero ceiling accepted")
         };
         assert_eq!(e.field(), "approval.max_row_cents");
+    }
+
+    /// Issue 19, defect g: a 3 MiB name or a 2.5 MiB `street2` passed the
+    /// checks, then failed in the job's object (SQLITE_TOOBIG) as a 503
+    /// "try again" that never helped.
+    #[test]
+    fn defect_g_unbounded_text_is_refused_naming_the_field_and_its_limit() {
+        let mut big_name = job(vec![row("#1")]);
+        big_name.name = Some("n".repeat(3 * 1024 * 1024));
+        let Err(JobRequestError::Body(e)) = big_name.check() else {
+            panic!("a 3 MiB name accepted")
+        };
+        assert_eq!(e.field(), "name");
+        assert!(
+            e.message().contains("at most 255 characters"),
+            "{}",
+            e.message()
+        );
+        big_name.name = Some("n".repeat(255));
+        assert_eq!(big_name.check(), Ok(()));
+
+        let mut long_line = row("#2");
+        long_line.to_address.street2 = Some("s".repeat(5 * 512 * 1024));
+        let Err(JobRequestError::Body(e)) = job(vec![row("#1"), long_line]).check() else {
+            panic!("a 2.5 MiB street2 accepted")
+        };
+        assert_eq!(e.code(), crate::ErrorCode::ValidationFieldInvalid);
+        assert_eq!(e.field(), "rows[1].to_address.street2");
+        assert!(
+            e.message().contains("at most 100 characters"),
+            "{}",
+            e.message()
+        );
+
+        let mut service = job(vec![row("#1")]);
+        service.rule = Rule::Service {
+            carrier: "Comet Express".into(),
+            service: "g".repeat(101),
+            fallback: Fallback::None,
+        };
+        let Err(JobRequestError::Body(e)) = service.check() else {
+            panic!("a long service accepted")
+        };
+        assert_eq!(e.field(), "rule.service");
     }
 
     #[test]

@@ -25,7 +25,7 @@ mod schedule;
 mod view;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use api::batches::{Batch, BatchItem};
 use api::jobs::{

@@ -129,29 +129,7 @@ fn defect_e_retry_keeps_what_the_merchant_chose() {
     j.act(Action::Approve, T0).unwrap();
     let chunk = send(&mut j, T0);
     created(&mut j, chunk, 900, T0);
-    j.apply(
-        Outcome::Bought {
-            chunk,
-            answer: Answer::Ok(()),
-        },
-        T0,
-    );
-    let results = vec![
-        result(0, 300, true),
-        result(1, 300, false),
-        result(2, 300, true),
-    ];
-    let Call::ReadBatch { .. } = call(j.next(T0 + 1)) else {
-        panic!("no read")
-    };
-    j.apply(
-        Outcome::Read {
-            chunk,
-            answer: Answer::Ok(batch("b1", 900, results, true)),
-        },
-        T0 + 1,
-    );
-    assert_eq!(j.next(T0 + 1), Next::Idle);
+    buy_with_row_1_failing(&mut j, chunk, 300);
     assert_eq!(j.state(), JobState::Completed);
     j.act(Action::Retry, T0 + 2).unwrap();
     assert_eq!(j.state(), JobState::Quoting);

@@ -223,6 +223,34 @@ pub(crate) fn lose_creation(job: &mut Job) -> u32 {
     chunk
 }
 
+/// Buys the created `chunk` of three rows at `cents` each and reads its
+/// results: row 1 failed, the others bought; the job then has nothing to send.
+pub(crate) fn buy_with_row_1_failing(j: &mut Job, chunk: u32, cents: i64) {
+    j.apply(
+        Outcome::Bought {
+            chunk,
+            answer: Answer::Ok(()),
+        },
+        T0,
+    );
+    let results = vec![
+        result(0, cents, true),
+        result(1, cents, false),
+        result(2, cents, true),
+    ];
+    let Call::ReadBatch { .. } = call(j.next(T0 + 1)) else {
+        panic!("no read")
+    };
+    j.apply(
+        Outcome::Read {
+            chunk,
+            answer: Answer::Ok(batch("b1", 3 * cents, results, true)),
+        },
+        T0 + 1,
+    );
+    assert_eq!(j.next(T0 + 1), Next::Idle);
+}
+
 pub(crate) fn states(job: &Job) -> Vec<RowState> {
     job.rows().iter().map(|r| r.state).collect()
 }

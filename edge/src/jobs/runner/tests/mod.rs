@@ -11,12 +11,13 @@ use world::{UNDELIVERABLE, World};
 
 use std::collections::BTreeMap;
 
+use api::KeyEnv;
 use api::jobs::{
     Approval, ChunkState, JobProblem, JobRow, JobState, RetryReleased, RowState, Rule,
 };
-use api::{Address, KeyEnv, Parcel};
 
 use super::*;
+use crate::jobs::engine::tests::{address, rows as engine_rows};
 use crate::jobs::engine::{Action, Job, Plan, Row};
 use crate::jobs::plan::Pace;
 
@@ -62,31 +63,13 @@ impl Memory {
     }
 }
 
+/// Seven rows to seven different people (none share a quote).
 fn rows() -> Vec<JobRow> {
-    let address = |name: &str, street: &str| Address {
-        name: name.into(),
-        street1: street.into(),
-        street2: None,
-        city: "Springfield".into(),
-        state: "IL".into(),
-        zip: "62701".into(),
-        country: "US".into(),
-        phone: None,
-        email: None,
-    };
-    (0..7)
-        .map(|i| JobRow {
-            reference: format!("#{i}"),
-            from_address: address("Shop", "1 Main St"),
-            to_address: address(&format!("#{i}"), &format!("{} Elm St", i + 1)),
-            parcel: Parcel {
-                weight_oz: 10.0,
-                length: 6.0,
-                width: 4.0,
-                height: 2.0,
-            },
-        })
-        .collect()
+    let mut rows = engine_rows(7);
+    for (i, row) in rows.iter_mut().enumerate() {
+        row.to_address = address(&format!("#{i}"), &format!("{} Elm St", i + 1));
+    }
+    rows
 }
 
 fn new_job(approval: Approval) -> Job {

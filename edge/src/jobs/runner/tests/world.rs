@@ -6,8 +6,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use api::batches::{Batch, BatchItem, BatchItemResult, BatchItemState, BatchState};
-use api::{AccountType, Address, ApiError, CardState, ErrorCode, Rate, Wallet};
+use api::{Address, CardState, ErrorCode, Rate, Wallet};
 
+use crate::jobs::engine::tests::{self as engine, error as err};
 use crate::jobs::engine::{Answer, Call, Outcome};
 
 /// The row whose label cannot be made (its price is refunded).
@@ -55,13 +56,7 @@ impl World {
                 self.rates.insert(id.clone(), (self.now, cents));
                 let rate = Rate {
                     id,
-                    carrier: "Pacific Post".into(),
-                    service: "Ground".into(),
-                    rate_cents: cents,
-                    carrier_eta: "2026-11-30".into(),
-                    carbon_grams: 100,
-                    account_type: AccountType::Platform,
-                    expires_at: None,
+                    ..engine::rates(0, cents).remove(0)
                 };
                 Outcome::Quoted {
                     row: *row,
@@ -171,10 +166,6 @@ impl World {
     }
 }
 
-pub fn err(code: ErrorCode) -> ApiError {
-    ApiError::new(code, "m", "s", "r")
-}
-
 fn batch(
     id: &str,
     total: i64,
@@ -183,19 +174,9 @@ fn batch(
     balance: i64,
 ) -> Batch {
     Batch {
-        id: id.into(),
         state,
-        item_count: results.len() as u32,
-        total_cost_cents: total,
         wallet_balance_after_cents: balance,
         estimated_completion_percentage: 100,
-        estimated_time_remaining_seconds: 0,
-        labels_created: 0,
-        labels_failed: 0,
-        refunded_cents: 0,
-        sandbox: false,
-        results_offset: 0,
-        results_total: results.len() as u32,
-        results,
+        ..engine::batch(id, total, results, true)
     }
 }
