@@ -333,6 +333,52 @@ test('a short wallet pauses the job before the next chunk, saying how much is ne
   }
 });
 
+test('labels print 100 to a file, each fetched once and kept by the PDF Worker; a retry\'s labels make new files, never stale ones', { timeout: 180000 }, async () => {
+  const s = await jobStack({ limits: RAISED });
+  try {
+    await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
+    const created = await createJob(s, { rows: rows(130) });
+    await act(s, created.id, 'start');
+    await until(s, created.id, processing);
+    // The first 20 labels are made; every carrier fails for the next 20; then the rest are made.
+    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+    await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
+    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+    await s.sim.control('PUT', '/__sim/faults', {});
+    const first = await until(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+    assert.deepEqual([first.counts.bought, first.counts.failed], [110, 20]);
+    const pdf = async (query) => {
+      const res = await s.api(`/api/jobs/${created.id}/labels.pdf?${query}`);
+      assert.equal(res.status, 200, `${query} → ${res.status} ${res.status === 200 ? '' : await res.text()}`);
+      assert.equal(res.headers.get('content-type'), 'application/pdf');
+      return Buffer.from(await res.arrayBuffer());
+    };
+    assert.equal(pdfPages(await pdf('part=1')), 100);
+    assert.equal(pdfPages(await pdf('part=2')), 10);
+
+    // The retry buys the 20 failed rows: they come before the last 20 of
+    // part 1, which move into part 2.
+    await act(s, created.id, 'retry');
+    const done = await until(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+    assert.equal(done.counts.bought, 130);
+    const part1 = await pdf('part=1');
+    const part2 = await pdf('part=2');
+    assert.equal(pdfPages(part1), 100);
+    assert.equal(pdfPages(part2), 30, 'part 2 is merged again with its new labels, not served from before');
+
+    // Kept: with the service gone, both files still download, the same bytes,
+    // and a chunk's file is merged from the labels already fetched.
+    await s.sim.stop();
+    assert.deepEqual(await pdf('part=1'), part1);
+    assert.deepEqual(await pdf('part=2'), part2);
+    assert.equal(pdfPages(await pdf('chunk=1&part=1')), 100);
+    const none = await s.api(`/api/jobs/${created.id}/labels.pdf?part=3`);
+    assert.equal((await none.json()).error.code, 'EDGE.JOB.NO_LABELS');
+  } finally {
+    await s.stop();
+  }
+});
+
 test('jobs are listed by mode, watched by viewers, and refused to viewers to run; a 5,001-row job is refused with its count', { timeout: 60000 }, async () => {
   const s = await jobStack({ limits: RAISED });
   try {

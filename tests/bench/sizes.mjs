@@ -28,8 +28,11 @@ for (const [name, dir] of [['app', 'dist'], ['widget', 'dist/widget'], ['batches
   const total = own.reduce((t, [, m]) => ({ raw: t.raw + m.raw, gzip: t.gzip + m.gzip, br: t.br + m.br }), { raw: 0, gzip: 0, br: 0 });
   rows.push(...own, [`${name} total (initial transfer)`, total]);
 }
-for (const f of ['edge/build/index_bg.wasm', 'edge/build/index.js']) {
-  if (existsSync(path.join(ROOT, f))) rows.push([`worker ${path.basename(f)}`, measure(path.join(ROOT, f))]);
+// The main Worker and the PDF Worker behind its PDF binding.
+for (const [name, dir] of [['worker', 'edge/build'], ['pdf worker', 'pdf/build']]) {
+  for (const f of ['index_bg.wasm', 'index.js']) {
+    if (existsSync(path.join(ROOT, dir, f))) rows.push([`${name} ${f}`, measure(path.join(ROOT, dir, f))]);
+  }
 }
 console.log('| artifact | raw KiB | gzip KiB | brotli KiB |\n|---|---|---|---|');
 for (const [name, m] of rows) console.log(`| ${name} | ${kb(m.raw)} | ${kb(m.gzip)} | ${kb(m.br)} |`);

@@ -33,7 +33,7 @@ impl Object for Control {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum ControlCall {
     Revoke(Revoke),
     IsRevoked(IsRevoked),

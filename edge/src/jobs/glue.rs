@@ -11,15 +11,20 @@ use crate::control::glue as control;
 use crate::errors::EdgeError;
 use crate::label_pdf::pdf_source;
 use crate::routes::{JobAction, JobsRoute, query_param};
-use crate::runtime::objects::{ask, upgrade};
+use crate::runtime::js::{lines, pass_through};
+use crate::runtime::objects::{ask, new_request, upgrade};
+use crate::runtime::reply::response_header_pairs;
 use crate::runtime::{Trace, body_bytes, header, random_hex, reply};
 use crate::upstream::budget::with_budgets;
-use crate::upstream::send;
-use api::jobs::{CreateJob, LABELS_PER_PDF, MAX_PAGE_ROWS, RowState};
+use api::jobs::{CreateJob, MAX_PAGE_ROWS, RowState};
 use api::validation::{MAX_BODY_BYTES, parse_json};
 use api::{EndpointId, KeyEnv, Scope};
+use pdf::wire::{self, LabelSource, PDF_TYPE, PRINT_URL, PrintRequest, Unprinted};
 use worker::Env;
 use worker::web_sys::{Request, Response};
+
+/// The PDF Worker's service binding (wrangler.toml).
+const PDF_BINDING: &str = "PDF";
 
 const RUN: [Scope; 2] = [Scope::BatchesWrite, Scope::RatesRead];
 const WATCH: [Scope; 1] = [Scope::BatchesRead];
@@ -135,7 +140,7 @@ pub(crate) async fn handle(
         JobsRoute::Labels(id) => {
             let mode = gate::require(&principal, config, &PRINT)?;
             job(env, &id, mode).await?;
-            labels(env, config, mode, &id, query, trace).await
+            labels(env, config, mode, &id, query).await
         }
     }
 }
@@ -185,14 +190,15 @@ async fn create(
 }
 
 /// One merged PDF: `?part=N` (100 labels each, row order, 1-based), or
-/// `?chunk=N` for one chunk's (its first 100 with `part`).
+/// `?chunk=N` for one chunk's (its first 100 with `part`). The PDF Worker
+/// fetches the labels, merges them once and keeps the file (`pdf::wire`);
+/// the PDF streams through.
 async fn labels(
     env: &Env,
     config: &Config,
     mode: KeyEnv,
     id: &str,
     query: Option<&str>,
-    trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     let param = |name: &str| -> Result<Option<u32>, EdgeError> {
         query_param(query, name)
@@ -212,38 +218,79 @@ async fn labels(
     if sources.is_empty() {
         return Err(EdgeError::JobLabelsNone { part });
     }
-    let keys = config.keys_for(mode)?;
-    let (key, _) = control::active_key(env, keys).await;
-    let mut pdfs = Vec::with_capacity(sources.len().min(LABELS_PER_PDF));
-    for (reference, url) in &sources {
-        let source = pdf_source(url, &config.upstream)?;
-        let bytes = send::bytes(
-            source.url,
-            source.with_key.then(|| key.expose()),
-            "application/pdf",
-            config.upstream_timeout_ms,
-            trace,
-        )
-        .await
-        .map_err(|_| EdgeError::JobLabelPdf {
-            reference: reference.clone(),
-        })?;
-        pdfs.push(bytes);
-    }
-    let merged = super::pdf::merge(&pdfs).map_err(|e| EdgeError::JobLabelPdf {
-        reference: sources
-            .get(e.label)
-            .map(|(r, _)| r.clone())
-            .unwrap_or_default(),
-    })?;
+    let labels = sources
+        .into_iter()
+        .map(|(reference, url)| {
+            let with_key = pdf_source(&url, &config.upstream)
+                .map_err(|_| EdgeError::JobLabelPdf {
+                    reference: reference.clone(),
+                })?
+                .with_key;
+            Ok(LabelSource {
+                reference,
+                url,
+                with_key,
+            })
+        })
+        .collect::<Result<Vec<_>, EdgeError>>()?;
+    // The key goes along only for labels on the service's own origin.
+    let key = if labels.iter().any(|l| l.with_key) {
+        let (key, _) = control::active_key(env, config.keys_for(mode)?).await;
+        Some(key.expose().to_string())
+    } else {
+        None
+    };
+    let request = PrintRequest {
+        job: id.to_string(),
+        slot: wire::slot(chunk, part),
+        labels,
+        key,
+        timeout_ms: config.upstream_timeout_ms as u32,
+    };
     let name = match chunk {
         Some(c) => format!("{id}-chunk-{c}-part-{part}.pdf"),
         None => format!("{id}-labels-{part}.pdf"),
     };
-    reply::file(
-        200,
-        &merged,
-        "application/pdf",
-        &format!(r#"attachment; filename="{name}""#),
-    )
+    print(env, &request, &format!(r#"attachment; filename="{name}""#)).await
+}
+
+/// The PDF Worker's file for `request`, streamed through; or its refusal
+/// as the Worker's own error.
+async fn print(
+    env: &Env,
+    request: &PrintRequest,
+    disposition: &str,
+) -> Result<Response, EdgeError> {
+    let unavailable = |why: &str| {
+        worker::console_error!("the PDF Worker made no file: {why}");
+        EdgeError::JobPrintUnavailable
+    };
+    let body = serde_json::to_string(request).map_err(|e| unavailable(&e.to_string()))?;
+    let call = new_request(PRINT_URL, "POST", &[], Some(&body))
+        .ok_or_else(|| unavailable("the request could not be made"))?;
+    let merger = env
+        .service(PDF_BINDING)
+        .map_err(|e| unavailable(&e.to_string()))?;
+    let mut answer = merger
+        .fetch_request(call)
+        .await
+        .map_err(|e| unavailable(&e.to_string()))?;
+    let status = answer.status_code();
+    if status == 200 {
+        let extra = [
+            ("Content-Type", PDF_TYPE.to_string()),
+            ("Content-Disposition", disposition.to_string()),
+        ];
+        let raw: Response = answer.into();
+        return Ok(pass_through(
+            &raw,
+            &lines(response_header_pairs(&[], &extra)),
+        ));
+    }
+    let text = answer.text().await.unwrap_or_default();
+    match serde_json::from_str::<Unprinted>(&text) {
+        Ok(Unprinted::LabelUnavailable { reference }) => Err(EdgeError::JobLabelPdf { reference }),
+        Ok(Unprinted::Failed { reason }) => Err(unavailable(&reason)),
+        Err(_) => Err(unavailable(&format!("HTTP {status}"))),
+    }
 }

@@ -88,7 +88,7 @@ pub enum Found {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Begin {
     /// Go ahead; the entry is now in progress.
     Proceed,
@@ -174,7 +174,7 @@ pub fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
 pub struct Purchases;
 
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum PurchaseCall {
     Begin(BeginCall),
     Finish(FinishCall),

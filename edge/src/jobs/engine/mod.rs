@@ -308,7 +308,7 @@ pub struct Job {
 
 /// A merchant's action on a job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Action {
     Start,
     Approve,
