@@ -6,7 +6,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { launch, screenshot } from './support/browser.mjs';
-import { RAISED, SENDER, T, TEMPLATE, Batches, batchStack, csv, templateRows, tickWhileProcessing } from './support/batches.mjs';
+import { RAISED, SENDER, T, TEMPLATE, Batches, batchStack, csv, templateRows } from './support/batches.mjs';
+import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
 
 let s, browser;
 const jobs = {};
@@ -22,14 +23,7 @@ async function job(name, approval, rows) {
   return s.json('/api/jobs', { method: 'POST', body: JSON.stringify({ name, rule: { rule: 'cheapest' }, approval, rows: body }) });
 }
 
-async function until(id, done) {
-  for (let i = 0; i < 240; i++) {
-    const j = await tickWhileProcessing(s, id);
-    if (done(j)) return j;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`job ${id} did not get there`);
-}
+const until = (id, done) => untilJob(s, id, done, { tick: advanceWhileProcessing(s) });
 
 before(async () => {
   s = await batchStack({ limits: RAISED });
@@ -123,12 +117,17 @@ test('keyboard: from the menu to a planned, started batch and a row\'s detail wi
   await page.keyboard.press('Enter');
   const input = page.getByLabel('Choose a file, or drop it here');
   await input.waitFor({ timeout: T });
+  // Listening before the key press: Playwright turns on the browser's file
+  // chooser interception when a listener is added, and a press that overtakes
+  // that (a loaded machine) opens a chooser nobody sees.
+  const chosen = page.waitForEvent('filechooser', { timeout: 0 }); // bounded by the test's own budget
   await tabTo(input);
   const rows = templateRows(6);
   rows[2][6] = '';
   rows[3][10] = '';
   rows[4][10] = '';
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+  await page.keyboard.press('Space');
+  const chooser = await chosen;
   await chooser.setFiles({ name: 'keys.csv', mimeType: 'text/csv', buffer: Buffer.from(csv(TEMPLATE, rows)) });
   await b.summary().getByText('3 with problems', { exact: false }).waitFor({ timeout: T });
   // In bulk: the two weights; the form submits with Enter.
@@ -151,7 +150,8 @@ test('keyboard: from the menu to a planned, started batch and a row\'s detail wi
   await page.getByRole('heading', { name: 'The plan' }).waitFor({ timeout: T });
   await tabTo(page.getByRole('button', { name: 'Confirm: start quoting' }));
   await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Approve the total' }).waitFor({ timeout: 60000 });
+  await until(new URL(page.url()).pathname.split('/').pop(), (j) => j.state === 'awaiting_approval');
+  await page.getByRole('heading', { name: 'Approve the total' }).waitFor({ timeout: T });
   await tabTo(page.getByRole('button', { name: 'Approve and buy' }));
   await page.keyboard.press('Enter');
   await page.getByTestId('progress').waitFor({ timeout: T });

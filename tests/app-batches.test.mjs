@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 import { csvRecords } from './support/csv.mjs';
-import { RAISED, T, TEMPLATE, Batches, batchStack, csv, templateRows, tickWhileProcessing } from './support/batches.mjs';
+import { RAISED, T, TEMPLATE, Batches, batchStack, csv, templateRows } from './support/batches.mjs';
+import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
 
 let s, browser;
 before(async () => {
@@ -24,15 +25,15 @@ after(async () => {
 const number = async (locator) => Number((await locator.innerText()).replace(/[^0-9]/g, ''));
 
 /** Watches the job from Node until `done`, moving the simulator's clock while a chunk processes (unless `tick` is false). */
-async function runUntil(id, done, { timeout = 540000, during, tick = true } = {}) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const job = tick ? await tickWhileProcessing(s, id) : await s.json(`/api/jobs/${id}`);
-    if (done(job)) return job;
-    if (during) await during(job);
-    assert.ok(Date.now() < end, `job ${id} stuck: ${JSON.stringify({ state: job.state, counts: job.counts, problem: job.problem })}`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+function runUntil(id, done, { during, tick = true } = {}) {
+  const advance = advanceWhileProcessing(s);
+  return untilJob(s, id, done, {
+    every: 1000,
+    tick: async (job) => {
+      if (tick) await advance(job);
+      if (during) await during(job);
+    },
+  });
 }
 
 /** A download's text, from the link or button that starts it. */
@@ -153,7 +154,7 @@ test('5,000 rows: imported, planned, confirmed, run to the end through a reload 
   await context.close();
 });
 
-test('review first: the exact total per carrier before anything is bought, approved; failed rows retried; the merged PDF and the notification', { timeout: 300000 }, async () => {
+test('review first: the exact total per carrier before anything is bought, approved; failed rows re-quoted and approved again; the merged PDF and the notifications', { timeout: 300000 }, async () => {
   await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
   const context = await browser.newContext({ acceptDownloads: true });
   await context.grantPermissions(['notifications']);
@@ -177,7 +178,8 @@ test('review first: the exact total per carrier before anything is bought, appro
   const id = await b.plan();
   assert.equal(await page.getByTestId('plan-cost').innerText(), 'Exact after quoting: you approve the total before anything is bought');
   await page.getByRole('button', { name: 'Confirm: start quoting' }).click();
-  await page.getByRole('heading', { name: 'Approve the total' }).waitFor({ timeout: 60000 });
+  await runUntil(id, (j) => j.state === 'awaiting_approval', { tick: false });
+  await page.getByRole('heading', { name: 'Approve the total' }).waitFor({ timeout: T });
   const job = await s.json(`/api/jobs/${id}`);
   const total = `$${(job.cost.quoted_cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
   assert.equal(await page.getByTestId('exact-total').innerText(), `Every row is quoted: ${total} for 40 labels.`);
@@ -191,22 +193,31 @@ test('review first: the exact total per carrier before anything is bought, appro
   await page.getByRole('button', { name: 'Approve and buy' }).click();
   await page.getByTestId('progress').waitFor({ timeout: T });
   await page.getByLabel('Notify me when the batch ends or needs me').check();
-  await runUntil(id, (j) => j.chunks.some((c) => c.state === 'processing'), { timeout: 60000, tick: false });
+  await runUntil(id, (j) => j.chunks.some((c) => c.state === 'processing'), { tick: false });
   // Twenty labels are made; then every carrier fails for the other twenty.
   await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
   await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
   await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
   await s.sim.control('PUT', '/__sim/faults', {});
-  await page.getByTestId('count-failed').getByText('Failed: 20').waitFor({ timeout: 60000 });
+  await runUntil(id, (j) => j.state === 'completed', { tick: false });
+  await page.getByTestId('count-failed').getByText('Failed: 20').waitFor({ timeout: T });
   await page.getByTestId('job-state').getByText('Completed').waitFor({ timeout: T });
   assert.deepEqual(await page.evaluate(() => window.shown), ['forty.csv: 20 bought, 20 failed.']);
   await page.getByRole('button', { name: 'Retry the 20 failed rows' }).click();
-  await runUntil(id, (j) => j.state === 'completed' && j.counts.bought === 40, { timeout: 120000 });
+  // Review first holds for the retry too: the 20 rows' new total is approved first.
+  await runUntil(id, (j) => j.state === 'awaiting_approval', { tick: false });
+  await page.getByRole('heading', { name: 'Approve the total' }).waitFor({ timeout: T });
+  const requoted = await s.json(`/api/jobs/${id}`);
+  assert.equal(requoted.counts.bought, 20, 'nothing bought before the new approval');
+  const retryTotal = `$${(requoted.cost.quoted_cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+  assert.equal(await page.getByTestId('exact-total').innerText(), `Every row is quoted: ${retryTotal} for 20 labels.`);
+  await page.getByRole('button', { name: 'Approve and buy' }).click();
+  await runUntil(id, (j) => j.state === 'completed' && j.counts.bought === 40);
   await page.getByTestId('count-bought').getByText('Bought: 40').waitFor({ timeout: T });
   await page.getByTestId('count-failed').getByText('Failed: 0').waitFor({ timeout: T });
   assert.equal(pdfPages(await download(page, () => page.getByRole('link', { name: 'Labels PDF 1 of 1' }).click())), 40);
-  await page.waitForFunction(() => window.shown.length === 2, null, { timeout: T });
-  assert.equal(await page.evaluate(() => window.shown[1]), 'forty.csv: 40 bought, 0 failed.');
+  await page.waitForFunction(() => window.shown.length === 3, null, { timeout: T });
+  assert.deepEqual(await page.evaluate(() => window.shown.slice(1)), ['forty.csv: every row is quoted; approve the total to buy.', 'forty.csv: 40 bought, 0 failed.']);
   await screenshot(page, 'batches-retried');
   await s.sim.control('POST', '/__sim/clock/freeze', { frozen: false });
   await context.close();

@@ -207,7 +207,7 @@ test('the form says every problem at once, each next to its field, and moves foc
   await ship.fillParcel({ weight: '', length: '0', width: '200', height: '4' });
   await ship.getRatesButton().click();
   const expected = [
-    ['From', 'Country', 'Enter the country as a two-letter code, such as US'],
+    ['From', 'Country', "Enter the country's two-letter code, such as US"],
     ['To', 'Name', 'Enter the name'],
     ['To', 'Street address', 'Enter the street address'],
     ['To', 'City', 'Enter the city'],

@@ -4,7 +4,9 @@
 // still honoured; bodies with anything after the JSON are refused before
 // any upstream call, by the Worker and by the simulator alike; a bad
 // ship-from setting names itself; and every simulator answer carries the
-// rate-limit headers, 401s included.
+// rate-limit headers, 401s included. Over-long text (a job name, a street
+// line) is refused naming the field and its limit, by the Worker and the
+// simulator alike, and nothing is stored.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -183,5 +185,52 @@ test('a ship-from with a three-letter country is a configuration error naming th
     }
   } finally {
     await edge.stop();
+  }
+});
+
+test('defect g, unbounded text: a 3 MiB job name or a 2.5 MiB street2 is a 422 naming the field and its limit, and nothing is stored; forwarded v1 calls and the simulator refuse alike', async () => {
+  const row = { reference: '#1', ...shipment };
+  const job = (patch) => JSON.stringify({ name: 'orders.csv', rule: { rule: 'cheapest' }, approval: { approval: 'review_first' }, rows: [row], ...patch });
+  const listed = async () => (await (await api('/api/jobs')).json()).jobs.map((j) => [j.id, j.name.length]);
+  const before = await listed();
+  const longLine = { ...shipment.to_address, street2: 's'.repeat(5 * 512 * 1024) };
+  for (const [body, field, limit] of [
+    [job({ name: 'n'.repeat(3 * 1024 * 1024) }), 'name', 255],
+    [job({ rows: [{ ...row, to_address: longLine }] }), 'rows[0].to_address.street2', 100],
+  ]) {
+    const e = await envelope(await api('/api/jobs', post(body)), 422, 'VALIDATION.FIELD.INVALID');
+    assert.equal(e.field, field);
+    assert.match(e.message, new RegExp(`${field.replace(/[[\].]/g, '\\$&')} is invalid: must be at most ${limit} characters`));
+  }
+  assert.deepEqual(await listed(), before, 'nothing was stored');
+  // The longest name taken comes back whole in the list.
+  const created = await api('/api/jobs', post(job({ name: 'n'.repeat(255) })));
+  assert.equal(created.status, 201);
+  const id = (await created.json()).id;
+  assert.deepEqual((await listed()).find(([j]) => j === id), [id, 255]);
+
+  // The v1 calls the Worker forwards: refused before any upstream call.
+  const remaining = async () => {
+    const res = await api('/api/v1/rates', post(JSON.stringify(shipment)));
+    await res.arrayBuffer();
+    return Number(res.headers.get('x-ratelimit-remaining'));
+  };
+  const first = await remaining();
+  const refusals = [
+    ['/v1/rates', { ...shipment, to_address: longLine }, 'to_address.street2'],
+    ['/v1/addresses/validate', longLine, 'street2'],
+    ['/v1/rates', { ...shipment, to_address: { ...shipment.to_address, state: 'ON' } }, 'to_address.state'],
+  ];
+  const messages = [];
+  for (const [p, body, field] of refusals) {
+    const e = await envelope(await api(`/api${p}`, post(JSON.stringify(body))), 422, 'VALIDATION.FIELD.INVALID');
+    assert.equal(e.field, field);
+    messages.push(e.message);
+  }
+  assert.equal(await remaining(), first - 1, 'the refusals cost the upstream budget nothing');
+  // The simulator, called directly, refuses the same bodies in the same words.
+  for (const [i, [p, body]] of refusals.entries()) {
+    const res = await fetch(stack.sim.url + p, post(JSON.stringify(body), { authorization: `Bearer ${stack.keys.live}` }));
+    assert.equal((await envelope(res, 422, 'VALIDATION.FIELD.INVALID')).message, messages[i]);
   }
 });

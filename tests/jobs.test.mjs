@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RAISED_LIMITS as RAISED, keysWithLimits, newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
 import { csvRecords } from './support/csv.mjs';
+import { advanceWhileProcessing, untilJob as until } from './support/jobs.mjs';
 
 const LIVE = 'acct_demo';
 
@@ -71,19 +72,6 @@ async function createJob(s, body) {
 
 const act = (s, id, action, body) => s.json(`/api/jobs/${id}/${action}`, { method: 'POST', body: body && JSON.stringify(body) });
 
-/** Polls the job until `done(job)`; `tick(job)` runs between polls (e.g. to move the simulator's clock). */
-async function until(s, id, done, { timeout = 120000, every = 250, tick } = {}) {
-  const end = Date.now() + timeout;
-  let job;
-  for (;;) {
-    job = await s.json(`/api/jobs/${id}`);
-    if (done(job)) return job;
-    if (Date.now() > end) assert.fail(`job ${id} did not get there in ${timeout} ms: ${JSON.stringify({ state: job.state, counts: job.counts, problem: job.problem, chunks: job.chunks })}`);
-    if (tick) await tick(job);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
-
 /** Every row of a job, page by page. */
 async function allRows(s, id) {
   const out = [];
@@ -95,10 +83,6 @@ async function allRows(s, id) {
 }
 
 const processing = (job) => job.chunks.some((c) => c.state === 'processing');
-/** Moves the simulator's clock while a batch is processing (20 labels per simulated second). */
-const advanceWhileProcessing = (s) => async (job) => {
-  if (processing(job)) await s.sim.control('POST', '/__sim/clock/advance', { seconds: 60 });
-};
 
 /** The page count of a PDF, from its page tree (the merged file is written uncompressed at object level). */
 function pdfPages(bytes) {
@@ -119,7 +103,7 @@ test('5,000 rows at raised limits: every row ends bought or explained, charged e
     assert.equal(created.estimate.distinct_shipments, 5000);
     assert.equal((await s.account()).balance_cents, before.balance_cents, 'nothing is spent before the start');
     await act(s, created.id, 'start');
-    const job = await until(s, created.id, (j) => ['completed', 'paused', 'stopped'].includes(j.state), { timeout: 540000, every: 1000, tick: advanceWhileProcessing(s) });
+    const job = await until(s, created.id, (j) => ['completed', 'paused', 'stopped'].includes(j.state), { every: 1000, tick: advanceWhileProcessing(s) });
     assert.equal(job.state, 'completed', JSON.stringify(job.problem));
     assert.equal(job.counts.bought + job.counts.failed, 5000);
     assert.equal(job.counts.failed, 20);
@@ -184,7 +168,7 @@ test('150 rows at the real 100/min: no 429, the job keeps its share, a shopper-f
     assert.equal(created.estimate.chunks, 1);
     await act(s, created.id, 'start');
     // The first window's share is quoted; the job waits for the next window.
-    const waiting = await until(s, created.id, (j) => j.stats.quote_calls >= 60, { timeout: 60000 });
+    const waiting = await until(s, created.id, (j) => j.stats.quote_calls >= 60);
     assert.ok(waiting.stats.quote_calls <= 60, `the job took ${waiting.stats.quote_calls} of the first window`);
     // An interactive quote while the job waits: the reserve is there for it.
     const quote = await s.api('/api/v1/rates', { method: 'POST', body: JSON.stringify({ from_address: FROM, to_address: address('Walk-in', '9 Oak St'), parcel: { weight_oz: 12, length: 6, width: 6, height: 6 } }) });
@@ -192,7 +176,7 @@ test('150 rows at the real 100/min: no 429, the job keeps its share, a shopper-f
     assert.ok(Number(quote.headers.get('x-ratelimit-remaining')) >= 30, `remaining ${quote.headers.get('x-ratelimit-remaining')}`);
     // workerd goes down and comes back on the same state.
     await s.restart();
-    const job = await until(s, created.id, (j) => ['completed', 'paused', 'stopped'].includes(j.state), { timeout: 300000, every: 1000 });
+    const job = await until(s, created.id, (j) => ['completed', 'paused', 'stopped'].includes(j.state), { every: 1000 });
     assert.equal(job.state, 'completed', JSON.stringify(job.problem));
     assert.equal(job.counts.bought, 150);
     assert.equal(job.stats.rate_limited, 0, 'zero upstream 429s');
@@ -219,7 +203,7 @@ test('a batch creation whose answer is lost stops the job, shows what is known, 
     const before = await s.account();
     const created = await createJob(s, { rows: rows(5) });
     await act(s, created.id, 'start');
-    const job = await until(s, created.id, (j) => j.state === 'stopped' && j.problem?.wallet_after_cents != null, { timeout: 60000 });
+    const job = await until(s, created.id, (j) => j.state === 'stopped' && j.problem?.wallet_after_cents != null);
     const p = job.problem;
     assert.equal(p.problem, 'outcome_unknown');
     assert.equal(p.chunk, 1);
@@ -235,18 +219,48 @@ test('a batch creation whose answer is lost stops the job, shows what is known, 
     const still = await s.json(`/api/jobs/${created.id}`);
     assert.equal(still.state, 'stopped');
     assert.equal((await s.account()).balance_cents, before.balance_cents - p.total_cents, 'charged once');
-    // Released by the merchant: the rows fail with the explanation; the job ends.
+    // Released by the merchant: the rows are kept apart with the explanation; the job ends.
     const released = await act(s, created.id, 'release');
-    assert.equal(released.counts.failed, 5);
+    assert.equal(released.counts.released, 5);
+    assert.equal(released.counts.failed, 0);
     const done = await until(s, created.id, (j) => j.state === 'completed');
     assert.equal(done.chunks.length, 1);
     assert.equal((await s.account()).balance_cents, before.balance_cents - p.total_cents);
+    const labels = (await s.account()).live_labels;
+
+    // The bulk retry never takes released rows: the lost batch did take, so
+    // retrying them would buy them twice.
+    const bulk = await s.api(`/api/jobs/${created.id}/retry`, { method: 'POST' });
+    assert.equal(bulk.status, 409);
+    assert.equal((await bulk.json()).error.code, 'EDGE.JOB.ACTION_REFUSED');
+    const unacknowledged = await s.api(`/api/jobs/${created.id}/retry-released`, { method: 'POST', body: JSON.stringify({ rows: [2], acknowledged: false }) });
+    assert.equal(unacknowledged.status, 409);
+    assert.match((await unacknowledged.json()).error.message, /may already have been bought/);
+    // A refused action changes nothing: the job is as it was, nothing more charged.
+    assert.equal((await s.json(`/api/jobs/${created.id}`)).state, 'completed');
+    const refused = await s.account();
+    assert.equal(refused.balance_cents, before.balance_cents - p.total_cents, 'charged once for those rows');
+    assert.equal(refused.live_labels, labels, 'no label bought for them');
+
+    // Named and acknowledged: exactly that row is bought, in a chunk of its own.
+    const retried = await act(s, created.id, 'retry-released', { rows: [2], acknowledged: true });
+    assert.equal(retried.counts.released, 4);
+    const again = await until(s, created.id, (j) => j.state === 'completed' && j.counts.bought === 1, { tick: advanceWhileProcessing(s) });
+    assert.equal(again.chunks.length, 2);
+    assert.equal(again.chunks[1].rows, 1);
+    const rowsNow = await allRows(s, created.id);
+    assert.equal(rowsNow[2].state, 'bought');
+    assert.ok(rowsNow[2].label_id);
+    assert.deepEqual(rowsNow.filter((r) => r.state === 'released').map((r) => r.index), [0, 1, 3, 4]);
+    const after = await s.account();
+    assert.equal(after.live_labels, labels + 1, 'one label: that row');
+    assert.equal(before.balance_cents - after.balance_cents, p.total_cents + again.cost.bought_cents, 'the lost chunk once, plus that row');
   } finally {
     await s.stop();
   }
 });
 
-test('review first: approve, then retry buys only the rows that failed, and never touches a bought one', { timeout: 120000 }, async () => {
+test('review first: approve, then retry re-quotes only the rows that failed, asks again, buys them, and never touches a bought one', { timeout: 120000 }, async () => {
   const s = await jobStack({ limits: RAISED });
   try {
     await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
@@ -264,11 +278,16 @@ test('review first: approve, then retry buys only the rows that failed, and neve
     await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
     await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
     await s.sim.control('PUT', '/__sim/faults', {});
-    const first = await until(s, created.id, (j) => j.state === 'completed', { timeout: 30000 });
+    const first = await until(s, created.id, (j) => j.state === 'completed');
     assert.deepEqual([first.counts.bought, first.counts.failed], [20, 20]);
     const boughtBefore = (await allRows(s, created.id)).filter((r) => r.state === 'bought').map((r) => [r.index, r.label_id]);
     const retried = await act(s, created.id, 'retry');
     assert.equal(retried.counts.pending, 20);
+    // Review first holds for retries too: re-quoted, then approved, then bought.
+    const again = await until(s, created.id, (j) => j.state === 'awaiting_approval');
+    assert.equal(again.counts.quoted, 20);
+    assert.equal((await s.account()).live_labels - before.live_labels, 20, 'nothing bought before the new approval');
+    await act(s, created.id, 'approve');
     const done = await until(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
     assert.equal(done.counts.bought, 40);
     assert.equal(done.chunks.length, 2);
@@ -309,6 +328,52 @@ test('a short wallet pauses the job before the next chunk, saying how much is ne
     assert.equal(done.chunks.length, 1, 'no chunk after the cancel');
     const account = await s.account();
     assert.equal(account.live_labels - before.live_labels, 5);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('labels print 100 to a file, each fetched once and kept by the PDF Worker; a retry\'s labels make new files, never stale ones', { timeout: 180000 }, async () => {
+  const s = await jobStack({ limits: RAISED });
+  try {
+    await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
+    const created = await createJob(s, { rows: rows(130) });
+    await act(s, created.id, 'start');
+    await until(s, created.id, processing);
+    // The first 20 labels are made; every carrier fails for the next 20; then the rest are made.
+    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+    await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
+    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+    await s.sim.control('PUT', '/__sim/faults', {});
+    const first = await until(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+    assert.deepEqual([first.counts.bought, first.counts.failed], [110, 20]);
+    const pdf = async (query) => {
+      const res = await s.api(`/api/jobs/${created.id}/labels.pdf?${query}`);
+      assert.equal(res.status, 200, `${query} → ${res.status} ${res.status === 200 ? '' : await res.text()}`);
+      assert.equal(res.headers.get('content-type'), 'application/pdf');
+      return Buffer.from(await res.arrayBuffer());
+    };
+    assert.equal(pdfPages(await pdf('part=1')), 100);
+    assert.equal(pdfPages(await pdf('part=2')), 10);
+
+    // The retry buys the 20 failed rows: they come before the last 20 of
+    // part 1, which move into part 2.
+    await act(s, created.id, 'retry');
+    const done = await until(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+    assert.equal(done.counts.bought, 130);
+    const part1 = await pdf('part=1');
+    const part2 = await pdf('part=2');
+    assert.equal(pdfPages(part1), 100);
+    assert.equal(pdfPages(part2), 30, 'part 2 is merged again with its new labels, not served from before');
+
+    // Kept: with the service gone, both files still download, the same bytes,
+    // and a chunk's file is merged from the labels already fetched.
+    await s.sim.stop();
+    assert.deepEqual(await pdf('part=1'), part1);
+    assert.deepEqual(await pdf('part=2'), part2);
+    assert.equal(pdfPages(await pdf('chunk=1&part=1')), 100);
+    const none = await s.api(`/api/jobs/${created.id}/labels.pdf?part=3`);
+    assert.equal((await none.json()).error.code, 'EDGE.JOB.NO_LABELS');
   } finally {
     await s.stop();
   }

@@ -233,8 +233,11 @@ test('the open Webhooks page shows a new event and a refusal as they arrive, wit
     await page.evaluate(() => { window.sameDocument = true; });
 
     const label = await buyOnSim();
+    // The simulator delivers on its own schedule; once the Worker has stored
+    // the event, the open page shows it.
+    await until('the event in the inbox', () => inboxEntry(label.id));
     const row = page.locator(`tr[data-label-id="${label.id}"]`);
-    await row.waitFor({ timeout: 5000 });
+    await row.waitFor({ timeout: 10000 });
     assert.match(await row.innerText(), new RegExp(`${label.tracking_number}[\\s\\S]*Verified \\(current secret\\)`));
     // The service's side: its log, refreshed as the event arrived, shows the attempt delivered.
     await page.getByRole('cell', { name: 'Delivered' }).first().waitFor({ timeout: 5000 });
@@ -261,6 +264,39 @@ test('the open Webhooks page shows a new event and a refusal as they arrive, wit
     await screenshot(page, 'webhooks-phone');
     const NOT_SIGNED_IN = 'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)';
     assert.deepEqual(problems.filter((p) => p !== NOT_SIGNED_IN), []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('an event that arrives while the page is still loading its inbox is shown, not lost', async () => {
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    await signInPage(page, stack, stack.users.viewer);
+    // The page's inbox read is answered by the Worker now, before the event
+    // exists, and reaches the page only after the event's live message did.
+    let answered, release;
+    const read = new Promise((r) => { answered = r; });
+    const held = new Promise((r) => { release = r; });
+    await page.route('**/api/webhooks/inbox**', async (route) => {
+      const response = await route.fetch();
+      answered();
+      await held;
+      await route.fulfill({ response });
+    });
+    const frames = [];
+    page.on('websocket', (ws) => ws.on('framereceived', (frame) => frames.push(String(frame.payload))));
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByText('● Live').waitFor({ timeout: 10000 });
+    await read;
+    const label = await buyOnSim();
+    await until('the live message at the page', () => frames.some((f) => f.includes(label.id)));
+    release();
+    const row = page.locator(`tr[data-label-id="${label.id}"]`);
+    await row.waitFor({ timeout: 10000 });
+    assert.equal(await row.count(), 1);
   } finally {
     await browser.close();
   }

@@ -27,9 +27,29 @@ pub struct BatchItem {
     pub rate_cents: i64,
 }
 
+impl BatchItem {
+    /// The item's addresses and parcel by the rules serde cannot express,
+    /// fields under `prefix` (`items[3]`). Its rate is the service's to check.
+    pub fn check(&self, prefix: &str) -> Result<(), BodyError> {
+        self.from_address.check(&format!("{prefix}.from_address"))?;
+        self.to_address.check(&format!("{prefix}.to_address"))?;
+        self.parcel.check(&format!("{prefix}.parcel"))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreateBatchRequest {
     pub items: Vec<BatchItem>,
+}
+
+impl CreateBatchRequest {
+    /// Every item's [`BatchItem::check`], the first problem first.
+    pub fn check(&self) -> Result<(), BodyError> {
+        self.items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, item)| item.check(&format!("items[{i}]")))
+    }
 }
 
 /// `POST /v1/batches/{id}/buy` body (our choice; the interface shows none):

@@ -269,6 +269,7 @@ pub enum OwnId {
     DecideJob,
     RetryJob,
     ReleaseJob,
+    RetryReleasedRows,
     CancelJob,
     JobLive,
     JobResults,
@@ -300,7 +301,7 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
 
 use crate::{inbox, jobs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 31] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 32] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -328,6 +329,11 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 31] = [
     own(OwnId::DecideJob, Method::Post, jobs::JOB_DECIDE_PATH),
     own(OwnId::RetryJob, Method::Post, jobs::JOB_RETRY_PATH),
     own(OwnId::ReleaseJob, Method::Post, jobs::JOB_RELEASE_PATH),
+    own(
+        OwnId::RetryReleasedRows,
+        Method::Post,
+        jobs::JOB_RETRY_RELEASED_PATH,
+    ),
     own(OwnId::CancelJob, Method::Post, jobs::JOB_CANCEL_PATH),
     own(OwnId::JobLive, Method::Get, jobs::JOB_LIVE_PATH),
     own(OwnId::JobResults, Method::Get, jobs::JOB_RESULTS_PATH),

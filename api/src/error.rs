@@ -124,6 +124,7 @@ error_codes! {
         EdgeJobUnavailable = "EDGE.JOB.UNAVAILABLE", 503;
         EdgeJobNoLabels = "EDGE.JOB.NO_LABELS", 404;
         EdgeJobLabelPdfUnavailable = "EDGE.JOB.LABEL_PDF_UNAVAILABLE", 502;
+        EdgeJobPrintUnavailable = "EDGE.JOB.PRINT_UNAVAILABLE", 503;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;
         WebhookSignatureMalformed = "WEBHOOK.SIGNATURE.MALFORMED", 401;
         WebhookSignatureInvalid = "WEBHOOK.SIGNATURE.INVALID", 401;

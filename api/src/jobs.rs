@@ -14,8 +14,9 @@
 //! | `POST /api/jobs/{id}/start`         | batches:write + rates:read | → [`Job`] (quoting begins) |
 //! | `POST /api/jobs/{id}/approve`       | batches:write + rates:read | → [`Job`] (review mode: buy the approved prices) |
 //! | `POST /api/jobs/{id}/decide`        | batches:write + rates:read | [`Decide`] → [`Job`] |
-//! | `POST /api/jobs/{id}/retry`         | batches:write + rates:read | → [`Job`] (failed rows, as a new chunk) |
+//! | `POST /api/jobs/{id}/retry`         | batches:write + rates:read | → [`Job`] (failed rows, as a new chunk; never released ones) |
 //! | `POST /api/jobs/{id}/release`       | batches:write + rates:read | → [`Job`] (see [`JobProblem::OutcomeUnknown`]) |
+//! | `POST /api/jobs/{id}/retry-released` | batches:write + rates:read | [`RetryReleased`] → [`Job`] (named released rows, acknowledged) |
 //! | `POST /api/jobs/{id}/cancel`        | batches:write + rates:read | → [`Job`] |
 //! | `GET /api/jobs/{id}/live`           | batches:read            | WebSocket: one [`JobUpdate`] per change |
 //! | `GET /api/jobs/{id}/results.csv`    | batches:read            | → CSV, one line per row ([`RESULT_COLUMNS`]) |
@@ -38,6 +39,7 @@ pub const JOB_APPROVE_PATH: &str = "/api/jobs/{id}/approve";
 pub const JOB_DECIDE_PATH: &str = "/api/jobs/{id}/decide";
 pub const JOB_RETRY_PATH: &str = "/api/jobs/{id}/retry";
 pub const JOB_RELEASE_PATH: &str = "/api/jobs/{id}/release";
+pub const JOB_RETRY_RELEASED_PATH: &str = "/api/jobs/{id}/retry-released";
 pub const JOB_CANCEL_PATH: &str = "/api/jobs/{id}/cancel";
 pub const JOB_LIVE_PATH: &str = "/api/jobs/{id}/live";
 pub const JOB_RESULTS_PATH: &str = "/api/jobs/{id}/results.csv";
@@ -51,6 +53,11 @@ pub const LABELS_PER_PDF: usize = 100;
 pub const MAX_PAGE_ROWS: u32 = 1000;
 /// A row's reference (the merchant's order number) is at most this long.
 pub const MAX_REFERENCE_CHARS: usize = 100;
+/// A job's name (the imported file's) is at most this long: file names
+/// stop at 255. The jobs list carries every name, so a name is kept short.
+pub const MAX_NAME_CHARS: usize = 255;
+/// A named carrier or service ([`Rule::Service`]) is at most this long.
+pub const MAX_SERVICE_CHARS: usize = 100;
 
 /// The results CSV's columns, in order.
 pub const RESULT_COLUMNS: [&str; 10] = [
@@ -181,6 +188,15 @@ impl CreateJob {
                 rows: self.rows.len(),
             });
         }
+        let too_long = |field: &str, text: &str, max| match FieldProblem::length(text, max) {
+            Some(problem) => Err(JobRequestError::Body(problem.to_body_error(field.into()))),
+            None => Ok(()),
+        };
+        too_long(
+            "name",
+            self.name.as_deref().unwrap_or_default(),
+            MAX_NAME_CHARS,
+        )?;
         if let Approval::BuyAsQuoted {
             max_row_cents,
             max_total_cents,
@@ -208,6 +224,7 @@ impl CreateJob {
                         field: field.into(),
                     }));
                 }
+                too_long(field, value, MAX_SERVICE_CHARS)?;
             }
         }
         let mut seen = std::collections::HashMap::with_capacity(self.rows.len());
@@ -252,18 +269,23 @@ pub enum JobState {
     AwaitingApproval,
     /// Creating, buying and following v1 batches, chunk by chunk.
     Buying,
-    /// Waiting for the merchant: funds, decisions, or the total ceiling (`problem`).
+    /// Waiting for the merchant: funds, decisions, the total ceiling, or a
+    /// refusal of its calls (`problem`). Nothing is sent while paused.
     Paused,
-    /// A batch creation's outcome is unknown; nothing more is sent until the
-    /// merchant releases or cancels (`problem`).
+    /// A batch creation's outcome is unknown; nothing more is sent (but the
+    /// one wallet read that shows whether it was charged) until the merchant
+    /// releases or cancels (`problem`).
     Stopped,
+    /// Nothing new is quoted or bought; batches already created (and paid)
+    /// are still bought and followed to the end.
     Cancelled,
-    /// Every row is bought, failed with its reason, or skipped.
+    /// Every row is bought, failed with its reason, skipped or released.
     Completed,
 }
 
 impl JobState {
-    /// Whether the job can still spend money.
+    /// Whether the job has ended: nothing new is ever quoted or bought for
+    /// it (a cancelled job still finishes the batches it already paid for).
     pub fn is_finished(self) -> bool {
         matches!(self, JobState::Cancelled | JobState::Completed)
     }
@@ -282,10 +304,14 @@ pub enum RowState {
     Failed,
     /// Not bought: the job was cancelled, or the merchant declined its price.
     Skipped,
+    /// Its chunk's batch creation got no clear answer and the merchant
+    /// released it: it may or may not have been bought. A bulk retry never
+    /// takes it; [`RetryReleased`] does, once the merchant acknowledges it.
+    Released,
 }
 
 impl RowState {
-    pub const ALL: [RowState; 7] = [
+    pub const ALL: [RowState; 8] = [
         RowState::Pending,
         RowState::Quoted,
         RowState::NeedsDecision,
@@ -293,6 +319,7 @@ impl RowState {
         RowState::Bought,
         RowState::Failed,
         RowState::Skipped,
+        RowState::Released,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -304,6 +331,7 @@ impl RowState {
             RowState::Bought => "bought",
             RowState::Failed => "failed",
             RowState::Skipped => "skipped",
+            RowState::Released => "released",
         }
     }
 
@@ -363,6 +391,8 @@ pub struct Counts {
     pub bought: u32,
     pub failed: u32,
     pub skipped: u32,
+    #[serde(default)]
+    pub released: u32,
 }
 
 impl Counts {
@@ -375,13 +405,14 @@ impl Counts {
             RowState::Bought => &mut self.bought,
             RowState::Failed => &mut self.failed,
             RowState::Skipped => &mut self.skipped,
+            RowState::Released => &mut self.released,
         } += n;
         self.total += n;
     }
 
-    /// Rows that reached an end: bought, failed or skipped.
+    /// Rows that reached an end: bought, failed, skipped or released.
     pub fn settled(&self) -> u32 {
-        self.bought + self.failed + self.skipped
+        self.bought + self.failed + self.skipped + self.released
     }
 }
 
@@ -459,8 +490,9 @@ pub enum JobProblem {
         spent_cents: i64,
     },
     /// A batch creation got no clear answer. It is never sent again: check
-    /// the service's dashboard, then `release` (its rows fail and may be
-    /// retried) or `cancel`.
+    /// the service's dashboard, then `release` (its rows become
+    /// [`RowState::Released`]; each may be retried with [`RetryReleased`]) or
+    /// `cancel`. The wallet before and after tell whether it was charged.
     OutcomeUnknown {
         chunk: u32,
         request_id: String,
@@ -510,6 +542,10 @@ pub struct Job {
     pub created_by: String,
     pub created_at: u64,
     pub updated_at: u64,
+    /// Grows with every change the job stores: of two copies (an action's
+    /// answer, a live-feed message) the higher is the newer.
+    #[serde(default)]
+    pub revision: u64,
     pub state: JobState,
     pub rule: Rule,
     pub approval: Approval,
@@ -582,6 +618,16 @@ pub struct RowsPage {
 pub struct Decide {
     pub rows: Vec<u32>,
     pub accept: bool,
+}
+
+/// `POST /api/jobs/{id}/retry-released`: buy these released rows again. A
+/// released row's first batch may have been created and paid, so this can
+/// buy its label twice: `acknowledged` says the merchant checked the
+/// service's dashboard (and the wallet before and after) and found none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryReleased {
+    pub rows: Vec<u32>,
+    pub acknowledged: bool,
 }
 
 /// One live-feed message: the job, and the rows that changed since the last one.
@@ -683,6 +729,50 @@ mod tests {
             panic!("zero ceiling accepted")
         };
         assert_eq!(e.field(), "approval.max_row_cents");
+    }
+
+    /// Issue 19, defect g: a 3 MiB name or a 2.5 MiB `street2` passed the
+    /// checks, then failed in the job's object (SQLITE_TOOBIG) as a 503
+    /// "try again" that never helped.
+    #[test]
+    fn defect_g_unbounded_text_is_refused_naming_the_field_and_its_limit() {
+        let mut big_name = job(vec![row("#1")]);
+        big_name.name = Some("n".repeat(3 * 1024 * 1024));
+        let Err(JobRequestError::Body(e)) = big_name.check() else {
+            panic!("a 3 MiB name accepted")
+        };
+        assert_eq!(e.field(), "name");
+        assert!(
+            e.message().contains("at most 255 characters"),
+            "{}",
+            e.message()
+        );
+        big_name.name = Some("n".repeat(255));
+        assert_eq!(big_name.check(), Ok(()));
+
+        let mut long_line = row("#2");
+        long_line.to_address.street2 = Some("s".repeat(5 * 512 * 1024));
+        let Err(JobRequestError::Body(e)) = job(vec![row("#1"), long_line]).check() else {
+            panic!("a 2.5 MiB street2 accepted")
+        };
+        assert_eq!(e.code(), crate::ErrorCode::ValidationFieldInvalid);
+        assert_eq!(e.field(), "rows[1].to_address.street2");
+        assert!(
+            e.message().contains("at most 100 characters"),
+            "{}",
+            e.message()
+        );
+
+        let mut service = job(vec![row("#1")]);
+        service.rule = Rule::Service {
+            carrier: "Comet Express".into(),
+            service: "g".repeat(101),
+            fallback: Fallback::None,
+        };
+        let Err(JobRequestError::Body(e)) = service.check() else {
+            panic!("a long service accepted")
+        };
+        assert_eq!(e.field(), "rule.service");
     }
 
     #[test]

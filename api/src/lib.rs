@@ -14,6 +14,7 @@ pub mod keys;
 pub mod labels;
 pub mod origins;
 pub mod parcel;
+pub mod places;
 pub mod rates;
 pub mod scopes;
 pub mod session;

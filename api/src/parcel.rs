@@ -1,5 +1,7 @@
 use serde::{Deserialize, Serialize};
 
+use crate::validation::BodyError;
+
 /// A parcel (part 2). Our choices where the interface is silent: all four
 /// fields are required, dimensions are inches, every value must be > 0,
 /// at most 2,400 oz and 108 in per side (the largest carrier's bounds).
@@ -39,5 +41,17 @@ impl Parcel {
                 None
             }
         })
+    }
+
+    /// The first field out of bounds as the v1 validation error, its field
+    /// under `prefix` (`parcel.weight_oz`).
+    pub fn check(&self, prefix: &str) -> Result<(), BodyError> {
+        match self.invalid_field() {
+            Some((field, reason)) => Err(BodyError::Invalid {
+                field: format!("{prefix}.{field}"),
+                reason: reason.to_string(),
+            }),
+            None => Ok(()),
+        }
     }
 }

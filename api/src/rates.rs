@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use crate::address::Address;
 use crate::error::ApiError;
 use crate::parcel::Parcel;
+use crate::validation::BodyError;
 
 /// How long a quoted rate can be bought (part 2).
 pub const RATE_VALIDITY_SECONDS: u64 = 15 * 60;
@@ -34,6 +35,16 @@ pub struct RatesRequest {
     pub from_address: Address,
     pub to_address: Address,
     pub parcel: Parcel,
+}
+
+impl RatesRequest {
+    /// The rules serde cannot express (`Address::check`, `Parcel::check`),
+    /// first problem first: what the simulator and the Worker both apply.
+    pub fn check(&self) -> Result<(), BodyError> {
+        self.from_address.check("from_address")?;
+        self.to_address.check("to_address")?;
+        self.parcel.check("parcel")
+    }
 }
 
 /// `POST /v1/rates`: 200 with every carrier's rates, cheapest first. When a

@@ -285,10 +285,19 @@ impl Config {
         self.default_keys().mode
     }
 
-    /// The keys of `mode`, or of the default mode when `mode` has none
-    /// (a session from before a key was removed).
-    pub fn keys_for(&self, mode: KeyEnv) -> &ModeKeys {
-        self.mode(mode).unwrap_or_else(|| self.default_keys())
+    /// The keys of `mode`; never the other mode's, which would spend real
+    /// money for a sandbox job or buy unmailable labels for a live one.
+    pub fn keys_for(&self, mode: KeyEnv) -> Result<&ModeKeys, EdgeError> {
+        self.mode(mode).ok_or(EdgeError::ModeUnavailable {
+            mode: mode.as_str(),
+        })
+    }
+
+    /// The mode a session works in: its own while this deployment has a key
+    /// for it, else the default (a session from before a key was removed).
+    pub fn session_mode(&self, mode: KeyEnv) -> KeyEnv {
+        self.mode(mode)
+            .map_or_else(|| self.default_mode(), |keys| keys.mode)
     }
 }
 
@@ -486,8 +495,14 @@ mod tests {
         assert_eq!(c.upstream, "http://127.0.0.1:8788");
         assert_eq!(c.default_mode(), KeyEnv::Live);
         assert_eq!(c.modes(), vec![KeyEnv::Live, KeyEnv::Sandbox]);
-        assert_eq!(c.keys_for(KeyEnv::Sandbox).current.env(), KeyEnv::Sandbox);
-        assert_eq!(c.keys_for(KeyEnv::Live).scopes, Scope::ALL.to_vec());
+        assert_eq!(
+            c.keys_for(KeyEnv::Sandbox).unwrap().current.env(),
+            KeyEnv::Sandbox
+        );
+        assert_eq!(
+            c.keys_for(KeyEnv::Live).unwrap().scopes,
+            Scope::ALL.to_vec()
+        );
     }
 
     #[test]
@@ -527,19 +542,33 @@ mod tests {
         let c = config(&[UP, ("SVC_SANDBOX_KEY", TEST)]).unwrap();
         assert_eq!(c.default_mode(), KeyEnv::Sandbox);
         assert_eq!(c.modes(), vec![KeyEnv::Sandbox]);
-        assert_eq!(c.keys_for(KeyEnv::Live).mode, KeyEnv::Sandbox);
+        assert_eq!(c.session_mode(KeyEnv::Live), KeyEnv::Sandbox);
+    }
+
+    #[test]
+    fn defect_h_a_mode_without_a_key_never_borrows_the_other_mode_s() {
+        let c = config(&[UP, ("SVC_SANDBOX_KEY", TEST)]).unwrap();
+        let Err(EdgeError::ModeUnavailable { mode }) = c.keys_for(KeyEnv::Live) else {
+            panic!("a live job would run on the sandbox key")
+        };
+        assert_eq!(mode, "live");
+        let c = config(&[UP, ("SVC_LIVE_KEY", LIVE)]).unwrap();
+        assert!(
+            c.keys_for(KeyEnv::Sandbox).is_err(),
+            "a sandbox job would spend live money"
+        );
     }
 
     #[test]
     fn the_next_key_is_active_only_once_its_fingerprint_is_activated() {
         let c = config(&[UP, ("SVC_LIVE_KEY", LIVE), ("SVC_LIVE_KEY_NEXT", LIVE2)]).unwrap();
-        let keys = c.keys_for(KeyEnv::Live);
+        let keys = c.keys_for(KeyEnv::Live).unwrap();
         assert_eq!(keys.active(None).1, KeySlot::Current);
         let next_fp = fingerprint(keys.next.as_ref().unwrap());
         assert_eq!(keys.active(Some(&next_fp)).0.expose(), LIVE2);
         // After the operator moves the new key into SVC_LIVE_KEY and drops NEXT.
         let moved = config(&[UP, ("SVC_LIVE_KEY", LIVE2)]).unwrap();
-        let (key, slot) = moved.keys_for(KeyEnv::Live).active(Some(&next_fp));
+        let (key, slot) = moved.keys_for(KeyEnv::Live).unwrap().active(Some(&next_fp));
         assert_eq!((key.expose(), slot), (LIVE2, KeySlot::Current));
         assert!(!next_fp.contains(&LIVE2[9..]));
     }
@@ -646,7 +675,7 @@ mod tests {
         .unwrap();
         assert_eq!(c.upstream_timeout_ms, 2500);
         assert_eq!(
-            c.keys_for(KeyEnv::Live).scopes,
+            c.keys_for(KeyEnv::Live).unwrap().scopes,
             vec![Scope::RatesRead, Scope::WalletRead]
         );
         assert_eq!(

@@ -138,6 +138,8 @@ pub enum EdgeError {
     JobLabelPdf {
         reference: String,
     },
+    /// The PDF Worker did not merge the labels (unreachable, or it failed).
+    JobPrintUnavailable,
     /// A bought label's PDF could not be fetched (its upstream status, if
     /// one answered; `None` for no answer or an unusable `label_url`).
     LabelPdfUnavailable {
@@ -202,6 +204,7 @@ impl EdgeError {
             EdgeError::JobRows { code, .. } => code.clone(),
             EdgeError::JobLabelsNone { .. } => ErrorCode::EdgeJobNoLabels,
             EdgeError::JobLabelPdf { .. } => ErrorCode::EdgeJobLabelPdfUnavailable,
+            EdgeError::JobPrintUnavailable => ErrorCode::EdgeJobPrintUnavailable,
         }
     }
 
@@ -386,6 +389,10 @@ impl EdgeError {
             ),
             EdgeError::JobLabelPdf { reference } => (
                 format!("The label PDF of row {reference} could not be fetched or read."),
+                "The labels are bought and unchanged: try the download again in a minute.".to_string(),
+            ),
+            EdgeError::JobPrintUnavailable => (
+                "The labels could not be merged into one PDF just now.".to_string(),
                 "The labels are bought and unchanged: try the download again in a minute.".to_string(),
             ),
             EdgeError::LabelPdfUnavailable { status } => (

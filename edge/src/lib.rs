@@ -38,7 +38,6 @@ pub mod errors;
 pub mod jobs;
 pub mod label_pdf;
 pub mod log;
-pub mod memory;
 pub mod objects;
 pub mod purchases;
 pub mod routes;

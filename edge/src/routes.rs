@@ -46,6 +46,7 @@ pub enum JobAction {
     Decide,
     Retry,
     Release,
+    RetryReleased,
     Cancel,
 }
 
@@ -125,6 +126,7 @@ impl Route {
                     JobsRoute::Act(_, JobAction::Decide) => OwnId::DecideJob,
                     JobsRoute::Act(_, JobAction::Retry) => OwnId::RetryJob,
                     JobsRoute::Act(_, JobAction::Release) => OwnId::ReleaseJob,
+                    JobsRoute::Act(_, JobAction::RetryReleased) => OwnId::RetryReleasedRows,
                     JobsRoute::Act(_, JobAction::Cancel) => OwnId::CancelJob,
                     JobsRoute::Live(_) => OwnId::JobLive,
                     JobsRoute::Results(_) => OwnId::JobResults,
@@ -262,6 +264,7 @@ pub fn route(
         OwnId::DecideJob => job(|id| JobsRoute::Act(id, JobAction::Decide))?,
         OwnId::RetryJob => job(|id| JobsRoute::Act(id, JobAction::Retry))?,
         OwnId::ReleaseJob => job(|id| JobsRoute::Act(id, JobAction::Release))?,
+        OwnId::RetryReleasedRows => job(|id| JobsRoute::Act(id, JobAction::RetryReleased))?,
         OwnId::CancelJob => job(|id| JobsRoute::Act(id, JobAction::Cancel))?,
         OwnId::JobLive => job(JobsRoute::Live)?,
         OwnId::JobResults => job(JobsRoute::Results)?,

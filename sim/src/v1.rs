@@ -7,8 +7,7 @@ use api::batches::MAX_BATCH_ITEMS;
 use api::webhooks::DeliveryList;
 use api::{
     Address, AddressValidation, BuyBatchRequest, BuyLabelRequest, CarrierAccountList,
-    CreateTrackerRequest, ErrorCode, Parcel, RatesRequest, RatesResponse, ResultsPage,
-    VoidResponse,
+    CreateTrackerRequest, ErrorCode, RatesRequest, RatesResponse, ResultsPage, VoidResponse,
 };
 use axum::Json;
 use axum::extract::{Extension, Query, State};
@@ -33,24 +32,13 @@ fn ok<T: serde::Serialize>(status: StatusCode, value: T) -> Reply {
     Ok((status, Json(value)).into_response())
 }
 
-/// Field checks serde cannot express (non-empty strings, two-letter
-/// codes): `api::Address::check`, the rule the Worker applies too.
-fn check_address(prefix: &str, a: &Address) -> Result<(), SimError> {
-    a.check(prefix).map_err(SimError::from)
-}
-
-fn check_parcel(prefix: &str, p: &Parcel) -> Result<(), SimError> {
-    match p.invalid_field() {
-        Some((name, why)) => Err(SimError::invalid(&format!("{prefix}.{name}"), why)),
-        None => Ok(()),
-    }
-}
-
 pub async fn validate_address(
     State(sim): State<Arc<Sim>>,
     JsonBody(address): JsonBody<Address>,
 ) -> Reply {
-    check_address("", &address)?;
+    // Field checks serde cannot express (non-empty strings, lengths, codes
+    // that exist): the `api` rules the Worker applies too.
+    address.check("")?;
     if sim.world().faults().address_service_down {
         return Err(SimError::new(
             ErrorCode::AddressValidationServiceError,
@@ -122,9 +110,7 @@ pub async fn rates(
     Extension(c): Extension<Caller>,
     JsonBody(req): JsonBody<RatesRequest>,
 ) -> Reply {
-    check_address("from_address", &req.from_address)?;
-    check_address("to_address", &req.to_address)?;
-    check_parcel("parcel", &req.parcel)?;
+    req.check()?;
     let (rates, down) = sim.world().quote(
         &c.account,
         c.env,
@@ -251,9 +237,7 @@ pub async fn create_batch(
             });
             e
         })?;
-        check_address(&format!("{prefix}.from_address"), &item.from_address)?;
-        check_address(&format!("{prefix}.to_address"), &item.to_address)?;
-        check_parcel(&format!("{prefix}.parcel"), &item.parcel)?;
+        item.check(&prefix)?;
         if !(1..=crate::world::MAX_ITEM_CENTS).contains(&item.rate_cents) {
             return Err(SimError::invalid(
                 &format!("{prefix}.rate_cents"),

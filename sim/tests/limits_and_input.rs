@@ -5,7 +5,7 @@ mod common;
 
 use api::ENDPOINTS;
 use common::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn concrete(pattern: &str) -> String {
     pattern.replace("{id}", "x1")
@@ -279,6 +279,82 @@ async fn bad_input_gets_the_envelope_never_a_500() {
         10_000,
         "nothing was charged by any of it"
     );
+}
+
+/// Issue 19, 2g: free text is bounded by the `api` rules the Worker applies
+/// too, and a code that does not exist is refused, naming the field.
+#[tokio::test]
+async fn over_long_text_and_impossible_codes_are_refused_naming_the_field() {
+    let s = start().await;
+    let with = |field: &str, value: Value| {
+        let mut a = to();
+        a[field] = value;
+        a
+    };
+    let long_line = with("street2", json!("s".repeat(5 * 512 * 1024)));
+    let cases = [
+        (
+            long_line.clone(),
+            "to_address.street2",
+            "must be at most 100 characters",
+        ),
+        (
+            with("name", json!("n".repeat(101))),
+            "to_address.name",
+            "must be at most 100 characters",
+        ),
+        (
+            with("email", json!("e".repeat(255))),
+            "to_address.email",
+            "must be at most 254 characters",
+        ),
+        (
+            with("state", json!("ZZ")),
+            "to_address.state",
+            "US state or territory code",
+        ),
+        (
+            with("country", json!("UK")),
+            "to_address.country",
+            "ISO 3166-1",
+        ),
+    ];
+    for (to_address, field, reason) in cases {
+        let r = s
+            .post(
+                "/v1/rates",
+                LIVE,
+                json!({"from_address": from(), "to_address": to_address, "parcel": parcel()}),
+            )
+            .await;
+        r.assert_envelope(422, "VALIDATION.FIELD.INVALID");
+        assert_eq!(r.json["error"]["field"], field);
+        assert!(
+            r.json["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(reason),
+            "{}",
+            r.json
+        );
+    }
+    let r = s
+        .post("/v1/addresses/validate", LIVE, long_line.clone())
+        .await;
+    r.assert_envelope(422, "VALIDATION.FIELD.INVALID");
+    assert_eq!(r.json["error"]["field"], "street2");
+    let mut item = batch_item(500);
+    item["to_address"] = long_line;
+    let r = s
+        .post(
+            "/v1/batches",
+            LIVE,
+            json!({"items": [batch_item(500), item]}),
+        )
+        .await;
+    r.assert_envelope(422, "VALIDATION.FIELD.INVALID");
+    assert_eq!(r.json["error"]["field"], "items[1].to_address.street2");
+    assert_eq!(s.balance().await, 10_000, "nothing was charged");
 }
 
 #[tokio::test]

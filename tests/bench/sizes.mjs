@@ -22,8 +22,11 @@ for (const [page, names] of Object.entries(splits).sort()) {
 rows.push([`all ${files.length} chunk files`, sum(files)]);
 const widget = firstLoad(path.join(ROOT, 'dist/widget'), '/widget/');
 rows.push(['**widget first load**', sum(widget)]);
-for (const f of ['edge/build/index_bg.wasm', 'edge/build/index.js']) {
-  if (existsSync(path.join(ROOT, f))) rows.push([`worker ${path.basename(f)}`, measure(path.join(ROOT, f))]);
+// The main Worker and the PDF Worker behind its PDF binding.
+for (const [name, dir] of [['worker', 'edge/build'], ['pdf worker', 'pdf/build']]) {
+  for (const f of ['index_bg.wasm', 'index.js']) {
+    if (existsSync(path.join(ROOT, dir, f))) rows.push([`${name} ${f}`, measure(path.join(ROOT, dir, f))]);
+  }
 }
 console.log('| artifact | raw KiB | gzip KiB | brotli KiB |\n|---|---|---|---|');
 for (const [name, m] of rows) console.log(`| ${name} | ${kb(m.raw)} | ${kb(m.gzip)} | ${kb(m.br)} |`);

@@ -10,14 +10,14 @@ export const T = 20000;
 export const RAISED = RAISED_LIMITS;
 const ACCOUNT = 'acct_demo';
 
-/** Simulator and Worker; with `limits`, the Worker's keys carry them. */
-export async function batchStack({ limits, persist = false } = {}) {
+/** Simulator and Worker; with `limits`, the Worker's keys carry them; `vars` are the Worker's settings. */
+export async function batchStack({ limits, persist = false, vars = {} } = {}) {
   const simKeys = newKeys();
   const users = newUsers();
   const sim = await startSim({ keys: simKeys });
   const keys = limits ? await keysWithLimits(sim, limits) : simKeys;
   await sim.control('PUT', `/__sim/accounts/${ACCOUNT}/wallet`, { balance_cents: 100_000_000, card: 'ok', auto_reload: null });
-  const options = { upstream: sim.url, keys, users, persist, sessionSecret: randomBytes(32).toString('hex') };
+  const options = { upstream: sim.url, keys, users, vars, persist, sessionSecret: randomBytes(32).toString('hex') };
   const s = { sim, keys, users, edge: await startEdge(options) };
   const operator = await s.edge.session(users.operator);
   /** The job API from Node as the operator (to watch a job and move the clock). */
@@ -30,13 +30,6 @@ export async function batchStack({ limits, persist = false } = {}) {
   s.label = async (id) => (await fetch(`${sim.url}/v1/labels/${id}`, { headers: { authorization: `Bearer ${keys.live}` } })).json();
   s.stop = async () => { await s.edge.stop(); await sim.stop(); };
   return s;
-}
-
-/** Moves the simulator's clock while one of the job's chunks is processing. */
-export async function tickWhileProcessing(s, jobId) {
-  const job = await s.json(`/api/jobs/${jobId}`);
-  if (job.chunks.some((c) => c.state === 'processing')) await s.sim.control('POST', '/__sim/clock/advance', { seconds: 60 });
-  return job;
 }
 
 export const TEMPLATE = ['reference', 'name', 'street1', 'street2', 'city', 'state', 'zip', 'country', 'phone', 'email', 'weight', 'weight_unit', 'length', 'width', 'height', 'dimension_unit'];

@@ -3,6 +3,8 @@
 // Keys are random per run, so a leak scan knows exactly what to look for.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -92,9 +94,11 @@ export async function startSim({ keys, env = {} } = {}) {
 
 /**
  * Starts our Worker (edge/build, already built) in workerd, in front of
- * `upstream`. `persist`: a directory for the Durable Objects' SQLite files,
- * so a second start with the same directory (and `sessionSecret`) is the
- * same deployment restarted.
+ * `upstream`, with the PDF Worker (pdf/build) it calls through its `PDF`
+ * service binding in a workerd of its own: the two find each other in a
+ * dev registry of their own. `persist`: a directory for the Durable
+ * Objects' SQLite files, so a second start with the same directory (and
+ * `sessionSecret`) is the same deployment restarted.
  */
 export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, persist = false, sessionSecret = randomBytes(32).toString('hex'), logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
@@ -105,11 +109,11 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   secret('USERS', users && usersSecret(users));
   secret('SESSION_SECRET', sessionSecret);
   for (const [name, value] of Object.entries(secrets)) secret(name, value);
-  const worker = await unstable_startWorker({
-    config: path.join(ROOT, 'wrangler.toml'),
+  const registry = mkdtempSync(path.join(tmpdir(), 'parcel-registry-'));
+  const start = (config, extra = {}) => unstable_startWorker({
+    config: path.join(ROOT, config),
     envFiles: [],
-    bindings,
-    // wrangler.toml's build still runs once (scripts/build-edge, a no-op when
+    // The config's build still runs once (scripts/build-edge, a no-op when
     // up to date); an empty command here stops its file watcher from
     // starting a second build as soon as the Worker is up.
     build: { custom: { command: '' } },
@@ -119,11 +123,20 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
       persist,
       watch: false,
       logLevel,
+      registry,
     },
+    ...extra,
   });
-  await worker.ready;
+  const [pdf, worker] = await Promise.all([start('pdf/wrangler.toml'), start('wrangler.toml', { bindings })]);
+  await Promise.all([pdf.ready, worker.ready]);
   const url = (await worker.url).toString().replace(/\/$/, '');
-  return { ...edgeClient(url), stop: () => worker.dispose() };
+  return {
+    ...edgeClient(url),
+    async stop() {
+      await Promise.all([worker.dispose(), pdf.dispose()]);
+      rmSync(registry, { recursive: true, force: true });
+    },
+  };
 }
 
 /**

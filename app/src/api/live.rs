@@ -2,7 +2,6 @@
 //! that reconnects after a drop, and closes when the page that opened it
 //! goes away. The webhook inbox's (`/api/webhooks/live`) and a batch job's.
 
-use api::inbox::{LIVE_PATH, LiveMessage};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 use serde::de::DeserializeOwned;
@@ -15,13 +14,6 @@ use web_sys::{MessageEvent, WebSocket};
 
 /// Reconnects wait this long, so a Worker restart is not hammered.
 const RETRY: Duration = Duration::from_secs(2);
-
-#[derive(Clone, Copy)]
-pub struct LiveFeed {
-    pub connected: ReadSignal<bool>,
-    /// The newest message; pages fold it into what they fetched.
-    pub message: ReadSignal<Option<LiveMessage>>,
-}
 
 struct Socket {
     ws: WebSocket,
@@ -93,13 +85,6 @@ impl Feed {
             let _ = old.ws.close();
         }
     }
-}
-
-/// Opens the webhook inbox's feed for as long as the calling component lives.
-pub fn use_live_feed() -> LiveFeed {
-    let (message, set_message) = signal(None);
-    let connected = use_feed(LIVE_PATH, move |m: LiveMessage| set_message.set(Some(m)));
-    LiveFeed { connected, message }
 }
 
 /// Opens the feed at `path` for as long as the calling component lives;

@@ -1,7 +1,10 @@
 //! The job endpoints (`api::jobs`) on the one typed client.
 
 use crate::api::{Client, ClientError, encode};
-use api::jobs::{CreateJob, Decide, JOB_LIVE_PATH, JOB_PATH, JOBS_PATH, Job, JobList, RowsPage};
+use api::jobs::{
+    CreateJob, Decide, JOB_LIVE_PATH, JOB_PATH, JOB_RETRY_RELEASED_PATH, JOBS_PATH, Job, JobList,
+    RetryReleased, RowsPage,
+};
 use gloo_net::http::Request;
 
 /// `/api/jobs/{id}` and what follows it.
@@ -65,5 +68,15 @@ impl Client {
     pub async fn job_decide(self, id: String, decide: &Decide) -> Result<Job, ClientError> {
         self.send_json(Request::post(&job_path(&id, "/decide")), decide)
             .await
+    }
+
+    /// Buys released rows again: the merchant acknowledged they may be bought already.
+    pub async fn job_retry_released(
+        self,
+        id: String,
+        retry: &RetryReleased,
+    ) -> Result<Job, ClientError> {
+        let url = JOB_RETRY_RELEASED_PATH.replace("{id}", &encode(&id));
+        self.send_json(Request::post(&url), retry).await
     }
 }

@@ -9,14 +9,16 @@
 //! | export | reference | recipient | street | city, state, zip, country | weight |
 //! |---|---|---|---|---|---|
 //! | our template | `reference` | `name` | `street1`, `street2` | `city`, `state`, `zip`, `country` | `weight` (+ `weight_unit`) |
-//! | Shopify orders | `Name` (#1001) | `Shipping Name` | `Shipping Address1`/`Shipping Street`, `Shipping Address2` | `Shipping City`, `Shipping Province`, `Shipping Zip`, `Shipping Country` | `Total Weight` (grams) |
-//! | WooCommerce orders | `Order Number`/`Order ID` | `Shipping First Name` + `Shipping Last Name` | `Shipping Address 1`, `Shipping Address 2` | `Shipping City`, `Shipping State`, `Shipping Postcode`, `Shipping Country` | `Weight` |
+//! | Shopify orders | `Name` (#1001) | `Shipping Name` | `Shipping Address1`/`Shipping Street`, `Shipping Address2` | `Shipping City`, `Shipping Province` (a code; not `Shipping Province Name`), `Shipping Zip` (`'02134`), `Shipping Country` | `Total Weight` (grams) |
+//! | WooCommerce orders (Customer/Order CSV Export) | `order_number`/`order_id` | `shipping_first_name` + `shipping_last_name` | `shipping_address_1`, `shipping_address_2` | `shipping_city`, `shipping_state_code` over `shipping_state` (a name), `shipping_postcode`, `shipping_country` | `Weight` |
 //! | eBay orders report | `Order Number` | `Ship To Name` | `Ship To Address 1`, `Ship To Address 2` | `Ship To City`, `Ship To State`, `Ship To Zip`, `Ship To Country` | — |
-//! | Etsy orders | `Order ID` | `Ship Name` | `Ship Address1`, `Ship Address2` | `Ship City`, `Ship State`, `Ship Zipcode`, `Ship Country` | — |
+//! | Etsy Sold Orders / Sold Order Items | `Order ID` | `Full Name` / `Ship Name` | `Street 1` / `Ship Address1`, … | `Ship City`, `Ship State`, `Ship Zipcode`, `Ship Country` (a name: `United States`) | — |
 //! | Amazon unshipped orders (TSV) | `order-id` | `recipient-name` | `ship-address-1`, `ship-address-2` | `ship-city`, `ship-state`, `ship-postal-code`, `ship-country` | — |
 //!
-//! Exports without a weight or sizes leave those to the merchant: the rows
-//! then show the missing field, fixed for all of them at once.
+//! Where a file has a region or country both as a name and as a code, the
+//! code column is taken; names are read as codes anyway (`rows`). Exports
+//! without a weight or sizes leave those to the merchant: the rows then
+//! show the missing field, fixed for all of them at once.
 
 use super::units::{LengthUnit, WeightUnit};
 use serde::{Deserialize, Serialize};
@@ -383,6 +385,7 @@ const ALIASES: &[(Column, &[(&str, Unit)])] = {
                 ("shipname", Any),
                 ("recipientname", Any),
                 ("recipient", Any),
+                ("shippingfullname", Any),
                 ("fullname", Any),
             ],
         ),
@@ -441,10 +444,17 @@ const ALIASES: &[(Column, &[(&str, Unit)])] = {
         ),
         (
             Column::State,
+            // Codes before names: WooCommerce exports `shipping_state`
+            // ("Florida") beside `shipping_state_code` ("FL").
             &[
+                ("statecode", Any),
+                ("shippingstatecode", Any),
+                ("shippingprovincecode", Any),
+                ("shiptostatecode", Any),
+                ("provincecode", Any),
+                ("regioncode", Any),
                 ("state", Any),
                 ("shippingprovince", Any),
-                ("shippingprovincecode", Any),
                 ("shippingstate", Any),
                 ("shiptostate", Any),
                 ("shipstate", Any),
@@ -471,21 +481,22 @@ const ALIASES: &[(Column, &[(&str, Unit)])] = {
         (
             Column::Country,
             &[
+                ("countrycode", Any),
+                ("shippingcountrycode", Any),
+                ("shiptocountrycode", Any),
                 ("country", Any),
                 ("shippingcountry", Any),
-                ("shippingcountrycode", Any),
                 ("shiptocountry", Any),
                 ("shipcountry", Any),
-                ("countrycode", Any),
             ],
         ),
         (
             Column::Phone,
             &[
-                ("phone", Any),
                 ("shippingphone", Any),
                 ("shiptophone", Any),
                 ("shipphonenumber", Any),
+                ("phone", Any),
                 ("phonenumber", Any),
             ],
         ),
@@ -570,7 +581,7 @@ fn export_of(headers: &[String]) -> Option<Source> {
         Some(Source::WooCommerce)
     } else if has("shiptoname") && has("shiptoaddress1") {
         Some(Source::Ebay)
-    } else if has("shipname") && has("shipzipcode") {
+    } else if has("shipzipcode") && (has("shipname") || has("fullname")) {
         Some(Source::Etsy)
     } else if has("recipientname") && has("shippostalcode") {
         Some(Source::Amazon)
@@ -740,6 +751,30 @@ mod tests {
         let (m, source) = recognise(&headers(amazon), &[]);
         assert_eq!(source, Some(Source::Amazon));
         assert_eq!(m.position(Column::Street1), Some(2));
+    }
+
+    #[test]
+    fn code_columns_are_taken_over_name_columns() {
+        let woo = "order_id,order_number,billing_state,billing_state_code,billing_country,shipping_first_name,shipping_last_name,shipping_address_1,shipping_postcode,shipping_city,shipping_state,shipping_state_code,shipping_country";
+        let (m, source) = recognise(&headers(woo), &[]);
+        assert_eq!(source, Some(Source::WooCommerce));
+        assert!(mapped(woo).contains(&("shipping_state_code".into(), Column::State)));
+        assert!(mapped(woo).contains(&("shipping_country".into(), Column::Country)));
+        assert_eq!(m.position(Column::Reference), Some(1), "order_number");
+        let shopify = "Name,Financial Status,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Phone,Shipping Phone,Shipping Province Name";
+        let got = mapped(shopify);
+        assert!(got.contains(&("Shipping Province".into(), Column::State)));
+        assert!(got.contains(&("Shipping Phone".into(), Column::Phone)));
+        assert!(!got.iter().any(|(h, _)| h == "Shipping Province Name"));
+        let etsy = "Sale Date,Order ID,Buyer User ID,Full Name,First Name,Last Name,Street 1,Street 2,Ship City,Ship State,Ship Zipcode,Ship Country";
+        let (m, source) = recognise(&headers(etsy), &[]);
+        assert_eq!(source, Some(Source::Etsy), "Etsy's Sold Orders");
+        assert_eq!(m.position(Column::Name), Some(3));
+        assert_eq!(m.position(Column::Street1), Some(6));
+        assert!(m.missing().iter().all(|f| matches!(
+            f,
+            Field::Weight | Field::Length | Field::Width | Field::Height
+        )));
     }
 
     #[test]

@@ -5,8 +5,8 @@
 
 use super::client::{JobAct, job_path, live_path};
 use super::progress::{
-    self, Filter, all_quoted, announce_now, announcement, by_carrier, ceiling, duration,
-    label_parts, notification, row_state, title,
+    self, Filter, all_quoted, announce_now, announcement, by_carrier, ceiling, chunk_of, duration,
+    label_parts, notification, row_state, title, wallet_verdict,
 };
 use super::rows::group;
 use super::table::{Viewport, spacer};
@@ -18,7 +18,10 @@ use crate::components::error_view::ErrorView;
 use crate::components::money::{Money, format_cents};
 use crate::state::write::Write;
 use api::inbox::label_pdf_path;
-use api::jobs::{Approval, Decide, Job, JobState, JobUpdate, MAX_PAGE_ROWS, RowState, RowView};
+use api::jobs::{
+    Approval, ChunkView, Decide, Job, JobState, JobUpdate, MAX_PAGE_ROWS, RetryReleased, RowState,
+    RowView,
+};
 use api::{KeyEnv, Scope};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -37,12 +40,21 @@ struct Held {
     rows: RwSignal<Vec<Option<RowView>>>,
     /// Rows the feed brought during a load: a page read before must not undo them.
     fed: StoredValue<HashSet<u32>>,
-    /// The feed brought the job during a load: the load's copy is older.
-    fed_job: StoredValue<bool>,
     error: RwSignal<Option<ClientError>>,
 }
 
 impl Held {
+    /// Takes a copy of the job unless the page holds a newer one (an
+    /// action's answer can arrive after the feed's later news).
+    fn keep(self, job: Job) {
+        let older = self
+            .job
+            .with_untracked(|held| held.as_ref().is_some_and(|h| h.revision > job.revision));
+        if !older {
+            self.job.set(Some(job));
+        }
+    }
+
     fn size(self, total: u32) {
         self.rows.update(|r| {
             if r.len() < total as usize {
@@ -55,7 +67,6 @@ impl Held {
         self.size(update.job.counts.total);
         self.fed
             .update_value(|f| f.extend(update.rows.iter().map(|r| r.index)));
-        self.fed_job.set_value(true);
         if !update.rows.is_empty() {
             self.rows.update(|r| {
                 for row in update.rows {
@@ -65,13 +76,12 @@ impl Held {
                 }
             });
         }
-        self.job.set(Some(update.job));
+        self.keep(update.job);
     }
 
     /// Reads the job, then every row, a page at a time.
     fn load(self, client: Client, id: String) {
         self.fed.set_value(HashSet::new());
-        self.fed_job.set_value(false);
         spawn_local(async move {
             let job = match client.job(id.clone()).await {
                 Ok(job) => job,
@@ -80,9 +90,7 @@ impl Held {
             self.error.set(None);
             let total = job.counts.total;
             self.size(total);
-            if !self.fed_job.get_value() {
-                self.job.set(Some(job));
-            }
+            self.keep(job);
             let mut offset = 0;
             while offset < total {
                 match client.job_rows(id.clone(), offset, MAX_PAGE_ROWS).await {
@@ -113,7 +121,6 @@ pub fn JobPage() -> impl IntoView {
         job: RwSignal::new(None),
         rows: RwSignal::new(Vec::new()),
         fed: StoredValue::new(HashSet::new()),
-        fed_job: StoredValue::new(false),
         error: RwSignal::new(None),
     };
     held.load(client, id.clone());
@@ -199,7 +206,7 @@ fn JobView(
         Write::new(move || {
             let id = id.clone();
             async move {
-                held.job.set(Some(client.job_act(id, act).await?));
+                held.keep(client.job_act(id, act).await?);
                 Ok(())
             }
         })
@@ -222,12 +229,29 @@ fn JobView(
             });
             async move {
                 let decided = client.job_decide(id, &Decide { rows, accept }).await?;
-                held.job.set(Some(decided));
+                held.keep(decided);
                 Ok(())
             }
         })
     };
     let (accept, skip) = (decide(true), decide(false));
+    // A released row is bought again only by name, once the merchant acknowledged it.
+    let releasing = RwSignal::new(None::<u32>);
+    let retry_released = {
+        let id = id.clone();
+        Write::new(move || {
+            let id = id.clone();
+            let rows = releasing.get_untracked().into_iter().collect();
+            async move {
+                let retry = RetryReleased {
+                    rows,
+                    acknowledged: true,
+                };
+                held.keep(client.job_retry_released(id, &retry).await?);
+                Ok(())
+            }
+        })
+    };
     let wallet = client
         .can(Scope::WalletRead)
         .then(|| LocalResource::new(move || client.wallet()));
@@ -238,10 +262,19 @@ fn JobView(
         })
     };
     let errors = move || {
-        [start, approve, retry, release, cancel, accept, skip]
-            .into_iter()
-            .find_map(|w| w.error())
-            .map(|error| view! { <ErrorView error /> })
+        [
+            start,
+            approve,
+            retry,
+            release,
+            cancel,
+            accept,
+            skip,
+            retry_released,
+        ]
+        .into_iter()
+        .find_map(|w| w.error())
+        .map(|error| view! { <ErrorView error /> })
     };
     let quoted_rows = Memo::new(move |_| {
         held.rows.with(|r| {
@@ -364,6 +397,7 @@ fn JobView(
                             <li data-testid="count-waiting">{format!("Waiting: {}", group((c.pending + c.in_batch) as usize))}</li>
                             <li>{format!("Waiting for a decision: {}", group(c.needs_decision as usize))}</li>
                             <li>{format!("Skipped: {}", group(c.skipped as usize))}</li>
+                            {(c.released > 0).then(|| view! { <li data-testid="count-released">{format!("Released: {}", group(c.released as usize))}</li> })}
                         </ul>
                         <p>{if all_quoted(&j) {
                             format!("Cost: {} bought{}", format_cents(j.cost.bought_cents), if j.cost.quoted_cents > 0 { format!(", {} more quoted", format_cents(j.cost.quoted_cents)) } else { String::new() })
@@ -428,13 +462,13 @@ fn JobView(
                 }
             </section>
         </Show>
-        <RowsTable held />
+        <RowsTable held retry=can_run.then_some(retry_released) releasing />
     }
 }
 
 /// Every row, windowed: filters, and the detail of the chosen one.
 #[component]
-fn RowsTable(held: Held) -> impl IntoView {
+fn RowsTable(held: Held, retry: Option<Write>, releasing: RwSignal<Option<u32>>) -> impl IntoView {
     let filter = RwSignal::new(Filter::All);
     let selected = RwSignal::new(None::<u32>);
     let viewport = Viewport::new();
@@ -502,7 +536,11 @@ fn RowsTable(held: Held) -> impl IntoView {
                 </table>
             </div>
             {move || selected.get().and_then(|i| held.rows.with(|r| r.get(i as usize).cloned().flatten()))
-                .map(|row| view! { <RowDetail row on_close=Callback::new(move |()| selected.set(None)) /> })}
+                .map(|row| {
+                    let chunk = held.job.with(|j| j.as_ref().and_then(|j| chunk_of(j, &row).cloned()));
+                    let retry = retry.filter(|_| row.state == RowState::Released);
+                    view! { <RowDetail row chunk retry releasing on_close=Callback::new(move |()| selected.set(None)) /> }
+                })}
         </section>
     }
 }
@@ -545,7 +583,14 @@ fn row_line(row: RowView, selected: RwSignal<Option<u32>>) -> impl IntoView {
 
 /// One row: where it goes, what it buys or bought, its label, its problem.
 #[component]
-fn RowDetail(row: RowView, on_close: Callback<()>) -> impl IntoView {
+fn RowDetail(
+    row: RowView,
+    chunk: Option<ChunkView>,
+    /// Offered for a released row: buying it again, acknowledged.
+    retry: Option<Write>,
+    releasing: RwSignal<Option<u32>>,
+    on_close: Callback<()>,
+) -> impl IntoView {
     let heading = NodeRef::<leptos::html::H3>::new();
     Effect::new(move |_| {
         if let Some(h) = heading.get() {
@@ -572,6 +617,7 @@ fn RowDetail(row: RowView, on_close: Callback<()>) -> impl IntoView {
                     <dd>{format!("{} ({}). {}", e.message, e.code, e.suggestion)}</dd>
                 })}
             </dl>
+            {retry.map(|retry| view! { <RetryReleasedRow index=row.index chunk retry releasing /> })}
             {row.label_id.clone().map(|label| view! {
                 <p class="links">
                     <a href=format!("{}?inline=1", label_pdf_path(&encode(&label))) target="_blank" rel="noopener">"Open the label (PDF)"</a>
@@ -580,5 +626,50 @@ fn RowDetail(row: RowView, on_close: Callback<()>) -> impl IntoView {
             })}
             <button type="button" class="secondary" on:click=move |_| on_close.run(())>"Close"</button>
         </section>
+    }
+}
+
+/// The acknowledgment before a released row is bought again: what its
+/// chunk cost, the wallet before and after, and a plain statement of the
+/// risk, checked by the merchant.
+#[component]
+fn RetryReleasedRow(
+    index: u32,
+    chunk: Option<ChunkView>,
+    retry: Write,
+    releasing: RwSignal<Option<u32>>,
+) -> impl IntoView {
+    let checked = RwSignal::new(false);
+    let facts = chunk.as_ref().map(|c| {
+        format!(
+            "Chunk {}'s batch ({}, request {}) got no clear answer.",
+            c.number,
+            format_cents(c.total_cents),
+            c.request_id.as_deref().unwrap_or("unknown")
+        )
+    });
+    let verdict = chunk
+        .as_ref()
+        .and_then(|c| wallet_verdict(c.total_cents, c.wallet_before_cents, c.wallet_after_cents))
+        .unwrap_or_else(|| "The wallet before and after is not known: check the service's dashboard for a batch with this row.".into());
+    let check_id = format!("ack-{index}");
+    view! {
+        <div class="notice notice-warn" role="group" aria-labelledby="retry-released-title" data-testid="retry-released">
+            <h4 id="retry-released-title">"Buy this row again?"</h4>
+            {facts.map(|f| view! { <p>{f}</p> })}
+            <p data-testid="wallet-verdict">{verdict}</p>
+            <div class="field-check">
+                <input id=check_id.clone() type="checkbox" prop:checked=move || checked.get()
+                    on:change=move |ev| checked.set(event_target_checked(&ev)) />
+                <label for=check_id>"I checked the service's dashboard: this row has no label. Buy it again (if it had one, it is paid twice)."</label>
+            </div>
+            <button type="button" class="primary" disabled=move || !checked.get() || retry.pending()
+                on:click=move |_| {
+                    releasing.set(Some(index));
+                    retry.submit();
+                }>
+                {move || retry.label("Buy this row again", "Buying…")}
+            </button>
+        </div>
     }
 }

@@ -8,8 +8,8 @@ use super::columns::{
     Column, Field, Mapping, Source, load_saved, recognise, remember, store_saved,
 };
 use super::rows::{
-    self, Draft, Problem, by_field, check_all, count_rows, export_problem_rows, group, job_row,
-    merge, set_all, template_csv, template_guide, too_many,
+    self, Draft, FixGroup, Problem, Readings, check_all, count_rows, export_problem_rows,
+    fix_groups, group, job_row, merge, set_all, template_csv, template_guide, too_many,
 };
 use super::sheet::{Sheet, read};
 use super::table::{Viewport, spacer};
@@ -22,7 +22,7 @@ use crate::components::field::focus;
 use crate::state::senders;
 use crate::state::write::Write;
 use api::Scope;
-use api::jobs::{Approval, CreateJob, Fallback, Rule};
+use api::jobs::{Approval, CreateJob, Fallback, MAX_NAME_CHARS, Rule};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_navigate;
@@ -36,7 +36,8 @@ struct Imported {
     mapping: Mapping,
     drafts: Vec<Draft>,
     problems: Vec<Vec<Problem>>,
-    merged_lines: usize,
+    /// Line items merged, names read as codes, apostrophes taken off.
+    readings: Readings,
     /// Reading, mapping and checking took this long.
     ms: f64,
 }
@@ -98,7 +99,7 @@ pub fn NewBatchPage() -> impl IntoView {
 
     // The mapping becomes rows: one pass reads, maps and checks them all.
     let apply = move |p: Pending, remember_it: bool| {
-        let (drafts, merged_lines) = rows::drafts(&p.sheet, &p.mapping);
+        let (drafts, readings) = rows::drafts(&p.sheet, &p.mapping);
         if let Some(text) = too_many(drafts.len()) {
             refusal.set(Some(text));
             pending.set(None);
@@ -116,7 +117,7 @@ pub fn NewBatchPage() -> impl IntoView {
             mapping: p.mapping.clone(),
             drafts,
             problems,
-            merged_lines,
+            readings,
             ms,
         }));
         pending.set(Some(p));
@@ -460,12 +461,14 @@ fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
         <section class="card wide" aria-labelledby="rows-title">
             <h2 id="rows-title" tabindex="-1">"3. Rows"</h2>
             <p data-testid="rows-summary">
-                {move || with(&|i| format!(
-                    "{} rows read and checked in {:.0} ms{}.",
-                    group(i.drafts.len()),
-                    i.ms,
-                    if i.merged_lines > 0 { format!(" ({} further line items merged into their orders)", group(i.merged_lines)) } else { String::new() },
-                ))}
+                {move || with(&|i| {
+                    let mut text = format!("{} rows read and checked in {:.0} ms.", group(i.drafts.len()), i.ms);
+                    for sentence in i.readings.describe() {
+                        text.push(' ');
+                        text.push_str(&sentence);
+                    }
+                    text
+                })}
                 " "
                 <strong>{move || match bad.get() {
                     0 => "Every row is ready.".to_string(),
@@ -513,7 +516,8 @@ fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
     }
 }
 
-/// "Set the weight of these 37 rows": one control per field with problems.
+/// "Set the weight of these 37 rows": one control per field with problems,
+/// and per wrong value for a country or a state (`rows::fix_groups`).
 #[component]
 fn BulkFixes(
     imported: RwSignal<Option<Imported>>,
@@ -523,25 +527,28 @@ fn BulkFixes(
     let groups = Memo::new(move |_| {
         imported.with(|i| {
             i.as_ref()
-                .map(|i| by_field(&i.problems))
+                .map(|i| fix_groups(&i.drafts, &i.problems))
                 .unwrap_or_default()
         })
     });
     view! {
         <h3>"Fix many rows at once"</h3>
         <ul class="bulk">
-            <For each=move || groups.get() key=|(field, rows)| (*field, rows.len()) let:group_rows>
+            <For each=move || groups.get()
+                key=|g| (g.field, g.value.clone(), g.country.clone(), g.rows.len()) let:fix>
                 {
-                    let (field, rows) = group_rows;
-                    let count = rows.len();
-                    let id = id_for(field);
+                    let field = fix.field;
+                    let count = fix.rows.len();
+                    let id = id_for(&fix);
+                    let label = bulk_label(&fix);
                     let value = RwSignal::new(String::new());
-                    let rows = StoredValue::new(rows);
+                    let rows = StoredValue::new(fix.rows);
+                    let input_id = id.clone();
                     let set = move |ev: leptos::ev::SubmitEvent| {
                         ev.prevent_default();
                         let v = value.get_untracked();
                         if v.trim().is_empty() {
-                            focus(&id_for(field));
+                            focus(&input_id);
                             return;
                         }
                         let indices = rows.get_value();
@@ -549,15 +556,10 @@ fn BulkFixes(
                         note.set(Some(format!("{} set on {}.", field.label(), count_rows(count))));
                         focus("rows-title");
                     };
-                    let hint = match field {
-                        Field::Weight => " (with its unit: 12 oz, 1.5 lb, 500 g)",
-                        Field::Length | Field::Width | Field::Height => " (10 in, 25 cm)",
-                        _ => "",
-                    };
                     view! {
                         <li>
                             <form class="bulk-fix" on:submit=set novalidate>
-                                <label for=id.clone()>{format!("{} for the {} with a {} problem{hint}", field.label(), count_rows(count), field.label().to_lowercase())}</label>
+                                <label for=id.clone()>{label}</label>
                                 <input id=id type="text" prop:value=move || value.get() on:input=move |ev| value.set(event_target_value(&ev)) />
                                 <button type="submit" class="secondary">{format!("Set for {}", count_rows(count))}</button>
                             </form>
@@ -569,8 +571,43 @@ fn BulkFixes(
     }
 }
 
-fn id_for(field: Field) -> String {
-    format!("bulk-{}", field.key())
+/// A bulk fix's label: which rows it sets, and what it takes.
+fn bulk_label(fix: &FixGroup) -> String {
+    let (field, rows) = (fix.field, count_rows(fix.rows.len()));
+    let within = match fix.country.as_deref() {
+        Some(c) if !c.is_empty() => format!(" in {c}"),
+        _ => String::new(),
+    };
+    let which = match fix.value.as_deref() {
+        None => format!("with a {} problem", field.label().to_lowercase()),
+        Some("") => format!("without one{within}"),
+        Some(v) => format!("with “{v}”{within}"),
+    };
+    let hint = match field {
+        Field::Weight => " (with its unit: 12 oz, 1.5 lb, 500 g)",
+        Field::Length | Field::Width | Field::Height => " (10 in, 25 cm)",
+        Field::Country => " (a code or a name: US, Germany)",
+        Field::State if matches!(fix.country.as_deref(), Some("US" | "CA")) => {
+            " (a code or a name: CA, California)"
+        }
+        _ => "",
+    };
+    format!("{} for the {rows} {which}{hint}", field.label())
+}
+
+/// A bulk fix's input: the field's, and for a country or a state a hash
+/// of the value it fixes (ids must stay unique as groups come and go).
+fn id_for(fix: &FixGroup) -> String {
+    match (&fix.value, &fix.country) {
+        (None, _) => format!("bulk-{}", fix.field.key()),
+        (Some(value), country) => {
+            let text = format!("{value}\u{0}{}", country.as_deref().unwrap_or_default());
+            let hash = text.bytes().fold(0x811c_9dc5_u32, |h, b| {
+                (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+            });
+            format!("bulk-{}-{hash:08x}", fix.field.key())
+        }
+    }
 }
 
 /// Every problem on its own line, with the row's value to fix in place:
@@ -602,7 +639,7 @@ fn ProblemTable(
         let mut line = 0;
         edit(&mut |i| {
             if let Some(d) = i.drafts.get_mut(row) {
-                d.set(field, value.trim().to_string());
+                d.fix(field, &value);
                 line = d.line;
             }
         });
@@ -769,7 +806,8 @@ fn PlanForm(
                 .filter_map(|d| job_row(d, &from).ok())
                 .collect();
             Ok(CreateJob {
-                name: Some(i.name.clone()),
+                // A file name fits (255 at most); a pasted name is cut to fit.
+                name: Some(i.name.chars().take(MAX_NAME_CHARS).collect()),
                 rule,
                 approval,
                 rows,

@@ -4,7 +4,7 @@
 
 use super::rows::group;
 use crate::components::money::format_cents;
-use api::jobs::{Approval, Job, JobProblem, JobState, RowState, RowView};
+use api::jobs::{Approval, ChunkView, Job, JobProblem, JobState, RowState, RowView};
 use api::{CardState, Wallet};
 
 /// The rows table's filters.
@@ -15,15 +15,17 @@ pub enum Filter {
     Waiting,
     Bought,
     Pending,
+    Released,
 }
 
 impl Filter {
-    pub const ALL: [Filter; 5] = [
+    pub const ALL: [Filter; 6] = [
         Filter::All,
         Filter::Failed,
         Filter::Waiting,
         Filter::Bought,
         Filter::Pending,
+        Filter::Released,
     ];
 
     pub fn label(self) -> &'static str {
@@ -33,6 +35,7 @@ impl Filter {
             Filter::Waiting => "Waiting for a decision",
             Filter::Bought => "Bought",
             Filter::Pending => "Pending",
+            Filter::Released => "Released",
         }
     }
 
@@ -46,6 +49,7 @@ impl Filter {
                 state,
                 RowState::Pending | RowState::Quoted | RowState::InBatch
             ),
+            Filter::Released => state == RowState::Released,
         }
     }
 
@@ -57,6 +61,7 @@ impl Filter {
             Filter::Waiting => c.needs_decision,
             Filter::Bought => c.bought,
             Filter::Pending => c.pending + c.quoted + c.in_batch,
+            Filter::Released => c.released,
         }
     }
 }
@@ -70,6 +75,7 @@ pub fn row_state(state: RowState) -> &'static str {
         RowState::Bought => "Bought",
         RowState::Failed => "Failed",
         RowState::Skipped => "Skipped",
+        RowState::Released => "Released: may be bought",
     }
 }
 
@@ -121,7 +127,10 @@ pub fn by_carrier(rows: &[RowView]) -> Vec<(String, u32, i64)> {
     let mut out: Vec<(String, u32, i64)> = Vec::new();
     for row in rows {
         let Some(q) = &row.quote else { continue };
-        if matches!(row.state, RowState::Failed | RowState::Skipped) {
+        if matches!(
+            row.state,
+            RowState::Failed | RowState::Skipped | RowState::Released
+        ) {
             continue;
         }
         match out.iter_mut().find(|(c, ..)| *c == q.carrier) {
@@ -201,12 +210,55 @@ pub fn problem(p: &JobProblem) -> String {
             format_cents(*max_total_cents)
         ),
         JobProblem::OutcomeUnknown {
-            chunk, request_id, ..
+            chunk,
+            request_id,
+            total_cents,
+            wallet_before_cents,
+            wallet_after_cents,
+            ..
         } => format!(
-            "Chunk {chunk}'s batch got no clear answer (request {request_id}), so nothing more is sent. Check the service's dashboard: if no labels were made for it, release it (its rows fail and can be retried); otherwise cancel."
+            "Chunk {chunk}'s batch got no clear answer (request {request_id}), so nothing more is sent.{} Release the chunk to go on with the other rows: its rows are kept apart as released, and each can be bought again only once you have checked it has no label.",
+            wallet_verdict(*total_cents, *wallet_before_cents, *wallet_after_cents)
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default()
         ),
         JobProblem::Refused { error } => format!("{} {}", error.message, error.suggestion),
     }
+}
+
+/// What the wallet says of a chunk whose creation got no clear answer:
+/// before and after, and plainly whether it moved by the chunk's total.
+pub fn wallet_verdict(total: i64, before: Option<i64>, after: Option<i64>) -> Option<String> {
+    let (before, after) = (before?, after?);
+    let moved = before - after;
+    let head = format!(
+        "The wallet held {} before and {} after",
+        format_cents(before),
+        format_cents(after)
+    );
+    Some(if moved == total {
+        format!(
+            "{head}: it moved by exactly the chunk's total, {}. The batch was most likely created and paid; buying its rows again would pay twice.",
+            format_cents(total)
+        )
+    } else if moved == 0 {
+        format!(
+            "{head}: it did not move, so the batch was most likely not created. Check the service's dashboard to be sure."
+        )
+    } else {
+        format!(
+            "{head}: it moved by {}, not the chunk's {}, so other purchases happened meanwhile. Check the service's dashboard for a batch of {}.",
+            format_cents(moved),
+            format_cents(total),
+            format_cents(total)
+        )
+    })
+}
+
+/// The chunk a released row was in, for its retry's acknowledgment.
+pub fn chunk_of<'a>(job: &'a Job, row: &RowView) -> Option<&'a ChunkView> {
+    let number = row.chunk?;
+    job.chunks.iter().find(|c| c.number == number)
 }
 
 /// The polite progress sentence for screen readers.
@@ -302,6 +354,32 @@ pub fn window(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wallet_says_plainly_whether_a_lost_chunk_was_charged() {
+        let charged = wallet_verdict(2_500, Some(10_000), Some(7_500)).unwrap();
+        assert!(
+            charged.contains("$100.00 before and $75.00 after"),
+            "{charged}"
+        );
+        assert!(
+            charged.contains("moved by exactly the chunk's total, $25.00"),
+            "{charged}"
+        );
+        assert!(charged.contains("would pay twice"), "{charged}");
+        let untouched = wallet_verdict(2_500, Some(10_000), Some(10_000)).unwrap();
+        assert!(untouched.contains("did not move"), "{untouched}");
+        let other = wallet_verdict(2_500, Some(10_000), Some(9_000)).unwrap();
+        assert!(
+            other.contains("moved by $10.00, not the chunk's $25.00"),
+            "{other}"
+        );
+        assert_eq!(
+            wallet_verdict(2_500, Some(10_000), None),
+            None,
+            "sandbox or unread"
+        );
+    }
     use api::jobs::RowQuote;
 
     #[test]

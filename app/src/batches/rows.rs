@@ -1,5 +1,6 @@
 //! An import's rows before anything is sent: each row's fields as text
-//! (weights and sizes with their unit), every problem by row and column
+//! (weights and sizes with their unit; countries and US and Canadian
+//! regions read as codes, `api::places`), every problem by row and column
 //! with the `api` rules, fixes one at a time or in bulk, the rows with
 //! problems as a CSV to fix elsewhere, and that file merged back by reference.
 
@@ -8,7 +9,7 @@ use super::sheet::Sheet;
 use super::units::{LengthUnit, MeasureError, WeightUnit, measure, round2, with_unit};
 use crate::components::address_form;
 use api::jobs::{JobRow, MAX_ROWS, reference_problem};
-use api::{Address, FieldProblem, Parcel};
+use api::{Address, FieldProblem, Parcel, places};
 use std::collections::HashMap;
 
 /// One shipment as imported: its fields as the merchant typed them.
@@ -24,12 +25,136 @@ impl Draft {
         &self.values[field.index()]
     }
 
-    pub fn set(&mut self, field: Field, value: String) {
+    fn set(&mut self, field: Field, value: String) {
         self.values[field.index()] = value;
     }
 
     fn reference(&self) -> &str {
         self.get(Field::Reference).trim()
+    }
+
+    /// Sets `field` as the merchant typed it, then reads it as the import
+    /// does (a country or a state named, not coded, becomes its code).
+    pub fn fix(&mut self, field: Field, value: &str) {
+        self.set(field, value.trim().to_string());
+        self.read();
+    }
+
+    /// Reads the country and, in the US and Canada, the state as codes
+    /// (`United States` → `US`, `Florida` → `FL`), and takes a leading
+    /// apostrophe off the ZIP code (a spreadsheet's "this is text" mark,
+    /// which Shopify's export puts before every ZIP code). What is not read
+    /// stays as it was, to be shown as a problem: nothing is guessed.
+    fn read(&mut self) -> Changes {
+        let mut changes = Changes::default();
+        let typed = self.get(Field::Country).trim().to_string();
+        if let Some(code) = places::country_code(&typed) {
+            if !typed.eq_ignore_ascii_case(code) {
+                changes.country = Some((typed, code.to_string()));
+            }
+            self.set(Field::Country, code.to_string());
+        }
+        let country = self.get(Field::Country).to_string();
+        let typed = self.get(Field::State).trim().to_string();
+        if let Some(code) = places::region_code(&country, &typed) {
+            if !typed.eq_ignore_ascii_case(code) {
+                changes.region = Some((typed, code.to_string()));
+            }
+            self.set(Field::State, code.to_string());
+        }
+        let zip = self.get(Field::Zip);
+        if let Some(bare) = zip.strip_prefix('\'') {
+            let bare = bare.trim().to_string();
+            changes.zip = Some((zip.to_string(), bare.clone()));
+            self.set(Field::Zip, bare);
+        }
+        changes
+    }
+}
+
+/// What reading one row changed, each as (before, after): a country and a
+/// state read from their names, a ZIP code's apostrophe taken off.
+#[derive(Default)]
+struct Changes {
+    country: Option<(String, String)>,
+    region: Option<(String, String)>,
+    zip: Option<(String, String)>,
+}
+
+/// How many values of one kind the import changed, and the first as an
+/// example (`Florida` → `FL`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Read {
+    pub count: usize,
+    pub example: Option<(String, String)>,
+}
+
+impl Read {
+    fn add(&mut self, change: Option<(String, String)>) {
+        if let Some(change) = change {
+            self.count += 1;
+            self.example.get_or_insert(change);
+        }
+    }
+
+    fn describe(&self, noun: &str) -> Option<String> {
+        let (name, code) = self.example.as_ref()?;
+        Some(format!(
+            "{} {noun} name{} as code{} (such as {name} → {code})",
+            group(self.count),
+            if self.count == 1 { "" } else { "s" },
+            if self.count == 1 { "" } else { "s" },
+        ))
+    }
+}
+
+/// What the import did to the file's values on their way to the rows, for
+/// the merchant to see.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Readings {
+    /// Further lines of an order (its other line items) merged into its first.
+    pub merged_lines: usize,
+    pub countries: Read,
+    pub regions: Read,
+    /// ZIP codes whose leading apostrophe was taken off.
+    pub zip_apostrophes: Read,
+}
+
+impl Readings {
+    /// One sentence per kind of change, or nothing when the file was read as it is.
+    pub fn describe(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.merged_lines > 0 {
+            out.push(format!(
+                "{} further line item{} merged into {}.",
+                group(self.merged_lines),
+                if self.merged_lines == 1 { "" } else { "s" },
+                if self.merged_lines == 1 {
+                    "its order"
+                } else {
+                    "their orders"
+                },
+            ));
+        }
+        let read: Vec<String> = [
+            self.regions.describe("state"),
+            self.countries.describe("country"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !read.is_empty() {
+            out.push(format!("Read {}.", read.join(" and ")));
+        }
+        if let Some((zip, _)) = &self.zip_apostrophes.example {
+            let n = self.zip_apostrophes.count;
+            out.push(format!(
+                "{} ZIP code{} began with a spreadsheet's apostrophe (such as {zip}): taken off.",
+                group(n),
+                if n == 1 { "" } else { "s" },
+            ));
+        }
+        out
     }
 }
 
@@ -40,10 +165,12 @@ pub struct Problem {
     pub text: String,
 }
 
-/// The file's shipments under `mapping`. Lines of one order that carry
-/// nothing but its reference (a Shopify export's further line items) are
-/// merged into it; their count comes back second.
-pub fn drafts(sheet: &Sheet, mapping: &Mapping) -> (Vec<Draft>, usize) {
+/// The file's shipments under `mapping`, their countries, states and ZIP
+/// codes read (`Draft::read`). A later line of an order (same reference)
+/// that adds nothing, every field empty or as on its first line (a store
+/// export's further line items), is merged into it; what was merged and
+/// read comes back second.
+pub fn drafts(sheet: &Sheet, mapping: &Mapping) -> (Vec<Draft>, Readings) {
     fn cell<'a>(mapping: &Mapping, record: &'a [String], column: Column) -> &'a str {
         mapping
             .position(column)
@@ -53,7 +180,7 @@ pub fn drafts(sheet: &Sheet, mapping: &Mapping) -> (Vec<Draft>, usize) {
     let cell = |record, column| cell(mapping, record, column);
     let mut out: Vec<Draft> = Vec::with_capacity(sheet.records.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut merged = 0;
+    let mut readings = Readings::default();
     for (record, line) in sheet.records.iter().zip(&sheet.lines) {
         let mut draft = Draft {
             line: *line,
@@ -93,19 +220,27 @@ pub fn drafts(sheet: &Sheet, mapping: &Mapping) -> (Vec<Draft>, usize) {
         for f in [Field::Length, Field::Width, Field::Height] {
             draft.set(f, with_unit(draft.get(f), length_unit));
         }
+        let changes = draft.read();
         let reference = draft.reference().to_string();
-        let only_reference = Field::ALL
-            .into_iter()
-            .filter(|f| !matches!(f, Field::Reference | Field::Email | Field::Phone))
-            .all(|f| draft.get(f).is_empty());
-        if !reference.is_empty() && only_reference && seen.contains_key(&reference) {
-            merged += 1;
+        let first = (!reference.is_empty())
+            .then(|| seen.get(&reference))
+            .flatten()
+            .and_then(|&i| out.get(i));
+        if first.is_some_and(|first| {
+            Field::ALL
+                .into_iter()
+                .all(|f| draft.get(f).is_empty() || draft.get(f) == first.get(f))
+        }) {
+            readings.merged_lines += 1;
             continue;
         }
+        readings.countries.add(changes.country);
+        readings.regions.add(changes.region);
+        readings.zip_apostrophes.add(changes.zip);
         seen.entry(reference).or_insert(out.len());
         out.push(draft);
     }
-    (out, merged)
+    (out, readings)
 }
 
 fn nonempty(s: &str) -> Option<&str> {
@@ -145,30 +280,29 @@ fn address_field(name: &str) -> Field {
     match name {
         "name" => Field::Name,
         "street1" => Field::Street1,
+        "street2" => Field::Street2,
         "city" => Field::City,
         "state" => Field::State,
         "zip" => Field::Zip,
+        "phone" => Field::Phone,
+        "email" => Field::Email,
         _ => Field::Country,
     }
 }
 
 fn recipient(d: &Draft) -> Address {
+    // Countries and US and Canadian states are codes in capitals already
+    // (`Draft::read`), as carriers print them.
+    let text = |f: Field| d.get(f).trim().to_string();
     let optional = |f: Field| nonempty(d.get(f).trim()).map(str::to_string);
-    let country = d.get(Field::Country).trim().to_ascii_uppercase();
-    let state = d.get(Field::State).trim();
     Address {
-        name: d.get(Field::Name).trim().to_string(),
-        street1: d.get(Field::Street1).trim().to_string(),
+        name: text(Field::Name),
+        street1: text(Field::Street1),
         street2: optional(Field::Street2),
-        city: d.get(Field::City).trim().to_string(),
-        // Codes in capitals, as carriers print them.
-        state: if country == "US" {
-            state.to_ascii_uppercase()
-        } else {
-            state.to_string()
-        },
-        zip: d.get(Field::Zip).trim().to_string(),
-        country,
+        city: text(Field::City),
+        state: text(Field::State),
+        zip: text(Field::Zip),
+        country: text(Field::Country),
         phone: optional(Field::Phone),
         email: optional(Field::Email),
     }
@@ -254,21 +388,31 @@ fn parts(d: &Draft) -> Result<(Address, Parcel), Vec<Problem>> {
             field: Field::Reference,
             text: "Enter a reference (your order number) for this row".into(),
         }),
-        Some(FieldProblem::Invalid(reason)) => problems.push(Problem {
+        Some(problem) => problems.push(Problem {
             field: Field::Reference,
-            text: format!("The reference {reason}"),
+            text: format!("The reference {}", problem.reason()),
         }),
         None => {}
     }
     let to = recipient(d);
-    problems.extend(
-        address_form::problems(&to)
-            .into_iter()
-            .map(|(name, text)| Problem {
-                field: address_field(name),
-                text,
-            }),
-    );
+    problems.extend(to.problems().into_iter().map(|(name, problem)| {
+        let field = address_field(name);
+        let value = d.get(field).trim();
+        // A country or state the import could not read, named with what it takes.
+        let text = match (field, problem) {
+            (Field::Country, FieldProblem::Invalid(_)) => format!(
+                "“{value}” is not a country we know: enter its two-letter code or its name, such as US or United States"
+            ),
+            (Field::State, FieldProblem::Invalid(_)) if to.country == "CA" => format!(
+                "“{value}” is not a Canadian province or territory: enter its two-letter code or its name, such as ON or Ontario"
+            ),
+            (Field::State, FieldProblem::Invalid(_)) => format!(
+                "“{value}” is not a US state or territory: enter its two-letter code or its name, such as CA or California"
+            ),
+            _ => address_form::advice_text(&to, name, problem),
+        };
+        Problem { field, text }
+    }));
     let mut sizes = [0.0; 4];
     for (slot, field) in
         sizes
@@ -335,28 +479,60 @@ pub fn check_all(drafts: &[Draft]) -> Vec<Vec<Problem>> {
         .collect()
 }
 
-/// The rows with a problem in each field, fields in the template's order:
-/// what one bulk fix can set at once.
-pub fn by_field(problems: &[Vec<Problem>]) -> Vec<(Field, Vec<usize>)> {
-    let mut groups: Vec<(Field, Vec<usize>)> = Vec::new();
-    for (i, row) in problems.iter().enumerate() {
+/// Rows one bulk fix sets at once: the rows with a problem in `field`
+/// or, for a country or a state, the rows with a problem and the same
+/// value there (`value`; a state's also in the same `country`): a file of
+/// many countries is fixed one wrong value at a time, never with one
+/// value for all.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FixGroup {
+    pub field: Field,
+    /// The rows' shared value, for a country or a state ("" when missing).
+    pub value: Option<String>,
+    /// A state group's country.
+    pub country: Option<String>,
+    pub rows: Vec<usize>,
+}
+
+/// What one bulk fix can set at once, fields in the template's order,
+/// values in the order the rows first have them.
+pub fn fix_groups(drafts: &[Draft], problems: &[Vec<Problem>]) -> Vec<FixGroup> {
+    let mut groups: Vec<FixGroup> = Vec::new();
+    // A file of 5,000 different wrong values is 5,000 groups: found by key.
+    let mut at: HashMap<(Field, Option<String>, Option<String>), usize> = HashMap::new();
+    for (i, (d, row)) in drafts.iter().zip(problems).enumerate() {
         for p in row {
-            match groups.iter_mut().find(|(f, _)| *f == p.field) {
-                Some((_, rows)) if rows.last() != Some(&i) => rows.push(i),
+            let value = matches!(p.field, Field::Country | Field::State)
+                .then(|| d.get(p.field).trim().to_string());
+            let country =
+                (p.field == Field::State).then(|| d.get(Field::Country).trim().to_string());
+            let key = (p.field, value, country);
+            match at.get(&key).and_then(|&g| groups.get_mut(g)) {
+                Some(g) if g.rows.last() != Some(&i) => g.rows.push(i),
                 Some(_) => {}
-                None => groups.push((p.field, vec![i])),
+                None => {
+                    at.insert(key.clone(), groups.len());
+                    let (field, value, country) = key;
+                    groups.push(FixGroup {
+                        field,
+                        value,
+                        country,
+                        rows: vec![i],
+                    });
+                }
             }
         }
     }
-    groups.sort_by_key(|(f, _)| *f);
+    groups.sort_by_key(|g| g.field);
     groups
 }
 
-/// Sets `field` to `value` on the rows at `indices` (a bulk fix).
+/// Sets `field` to `value` on the rows at `indices` (a bulk fix), read as
+/// the import reads it.
 pub fn set_all(drafts: &mut [Draft], indices: &[usize], field: Field, value: &str) {
     for &i in indices {
         if let Some(d) = drafts.get_mut(i) {
-            d.set(field, value.trim().to_string());
+            d.fix(field, value);
         }
     }
 }
@@ -548,7 +724,7 @@ mod tests {
     #[test]
     fn every_problem_names_its_row_and_field() {
         let text = format!(
-            "{HEADER}\n#1,Ada,1 Elm St,,Brooklyn,NY,11201,US,,,12,10,8,4\n,Bob,,,Queens,New York,,USA,,,heavy,10,8,200\n#1,Cy,2 Elm St,,Bronx,NY,10451,US,,,3 stone,10,8,4\n"
+            "{HEADER}\n#1,Ada,1 Elm St,,Brooklyn,NY,11201,US,,,12,10,8,4\n,Bob,,,Queens,New York,,Untied States,,,heavy,10,8,200\n#1,Cy,2 Elm St,,Bronx,NY,10451,US,,,3 stone,10,8,4\n"
         );
         let (drafts, problems) = import(&text);
         assert!(problems[0].is_empty());
@@ -578,9 +754,19 @@ mod tests {
             problems[2][1].text,
             "“stone” is not a unit we know: use oz, lb, g or kg"
         );
-        let groups = by_field(&problems);
-        assert_eq!(groups[0], (Field::Reference, vec![1, 2]));
-        assert!(groups.contains(&(Field::Weight, vec![1, 2])));
+        assert_eq!(
+            problems[1][3].text,
+            "“Untied States” is not a country we know: enter its two-letter code or its name, such as US or United States"
+        );
+        let groups = fix_groups(&drafts, &problems);
+        let rows = |field| {
+            groups
+                .iter()
+                .find(|g| g.field == field)
+                .map(|g| g.rows.clone())
+        };
+        assert_eq!(rows(Field::Reference), Some(vec![1, 2]));
+        assert_eq!(rows(Field::Weight), Some(vec![1, 2]));
     }
 
     #[test]
@@ -600,21 +786,21 @@ mod tests {
         let text = "Name,Lineitem name,Financial Status,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Total Weight\n#1001,Mug,paid,Ada,1 Elm St,Brooklyn,11201,NY,US,500\n#1001,Spoon,,,,,,,,\n#1002,Tea,paid,Bob,2 Elm St,Queens,11354,NY,US,1200\n";
         let sheet = read(text).unwrap();
         let (mapping, _) = recognise(&sheet.headers, &[]);
-        let (mut drafts, merged) = drafts(&sheet, &mapping);
-        assert_eq!((drafts.len(), merged), (2, 1));
+        let (mut drafts, readings) = drafts(&sheet, &mapping);
+        assert_eq!((drafts.len(), readings.merged_lines), (2, 1));
         assert_eq!(drafts[1].line, 4);
         assert_eq!(drafts[0].get(Field::Weight), "500 g");
         let problems = check_all(&drafts);
-        let groups = by_field(&problems);
+        let groups = fix_groups(&drafts, &problems);
         assert_eq!(
             groups
                 .iter()
-                .map(|(f, rows)| (*f, rows.len()))
+                .map(|g| (g.field, g.rows.len()))
                 .collect::<Vec<_>>(),
             [(Field::Length, 2), (Field::Width, 2), (Field::Height, 2)]
         );
-        for (field, rows) in &groups {
-            set_all(&mut drafts, rows, *field, " 6 in ");
+        for g in &groups {
+            set_all(&mut drafts, &g.rows, g.field, " 6 in ");
         }
         assert!(check_all(&drafts).iter().all(Vec::is_empty));
         let row = job_row(&drafts[0], &sender()).unwrap();
@@ -676,5 +862,179 @@ mod tests {
         assert_eq!(problems, [vec![]]);
         assert_eq!(drafts[0].get(Field::Weight), "1.5 lb");
         assert_eq!(drafts[0].get(Field::Height), "4 in");
+    }
+
+    /// Issue 19, part 4: store exports read as they are.
+    fn store_import(text: &str) -> (Vec<Draft>, Readings, Vec<Vec<Problem>>) {
+        let sheet = read(text).unwrap();
+        let (mapping, _) = recognise(&sheet.headers, &[]);
+        let (drafts, readings) = drafts(&sheet, &mapping);
+        let problems = check_all(&drafts);
+        (drafts, readings, problems)
+    }
+
+    /// The address problems only: store exports carry no parcel sizes.
+    fn address_problems(problems: &[Vec<Problem>]) -> Vec<(usize, Field)> {
+        problems
+            .iter()
+            .enumerate()
+            .flat_map(|(i, ps)| ps.iter().map(move |p| (i, p.field)))
+            .filter(|(_, f)| {
+                !matches!(
+                    f,
+                    Field::Weight | Field::Length | Field::Width | Field::Height
+                )
+            })
+            .collect()
+    }
+
+    const WOO: &str = "order_id,order_number,order_date,status,billing_first_name,billing_last_name,billing_email,billing_address_1,billing_postcode,billing_city,billing_state,billing_state_code,billing_country,shipping_first_name,shipping_last_name,shipping_address_1,shipping_address_2,shipping_postcode,shipping_city,shipping_state,shipping_state_code,shipping_country,shipping_company,item_name,item_quantity";
+
+    #[test]
+    fn woocommerce_state_codes_are_taken_over_state_names_and_item_rows_merge() {
+        let text = format!(
+            "{WOO}\n\
+             201,201,2026-11-20,processing,Ada,L,ada@example.com,1 Bill St,33101,Miami,Florida,FL,US,Ada,L,1 Ocean Dr,,33139,Miami Beach,Florida,FL,US,,Mug,1\n\
+             201,201,2026-11-20,processing,Ada,L,ada@example.com,1 Bill St,33101,Miami,Florida,FL,US,Ada,L,1 Ocean Dr,,33139,Miami Beach,Florida,FL,US,,Tea,2\n\
+             202,202,2026-11-20,processing,Bo,K,bo@example.com,2 Bill St,10001,New York,New York,NY,US,Bo,K,2 Park Ave,Apt 3,10016,New York,New York,NY,US,,Mug,1\n"
+        );
+        let (drafts, readings, problems) = store_import(&text);
+        assert_eq!(drafts.len(), 2);
+        assert_eq!(readings.merged_lines, 1, "the order's second item row");
+        assert_eq!(readings.regions.count, 0, "the code column was taken");
+        assert_eq!(
+            (drafts[0].get(Field::State), drafts[0].get(Field::Zip)),
+            ("FL", "33139")
+        );
+        assert_eq!(drafts[1].get(Field::Name), "Bo K");
+        assert_eq!(address_problems(&problems), []);
+        // The same export without the code column (the extension's default
+        // format): the names are read, and counted.
+        let names_only = text
+            .lines()
+            .map(|l| {
+                let mut cells: Vec<&str> = l.split(',').collect();
+                cells.remove(20);
+                cells.join(",")
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (drafts, readings, problems) = store_import(&names_only);
+        assert_eq!(address_problems(&problems), []);
+        assert_eq!(drafts[1].get(Field::State), "NY");
+        assert_eq!(readings.regions.count, 2);
+        assert_eq!(
+            readings.describe(),
+            [
+                "1 further line item merged into its order.",
+                "Read 2 state names as codes (such as Florida → FL)."
+            ]
+        );
+    }
+
+    #[test]
+    fn etsy_country_names_are_read_and_only_the_impossible_is_a_problem() {
+        let header = "Sale Date,Order ID,Buyer User ID,Full Name,First Name,Last Name,Number of Items,Payment Method,Date Shipped,Street 1,Street 2,Ship City,Ship State,Ship Zipcode,Ship Country,Currency,Order Value,Status,Buyer,Order Type,Payment Type,SKU";
+        let text = format!(
+            "{header}\n\
+             11/20/26,3012345601,9001,Martha Giretti,Martha,Giretti,1,Credit Card,,57 S 3rd St,,Brooklyn,NY,11249,United States,USD,38.99,,marty,online,online_cc,BAT-1\n\
+             11/20/26,3012345602,9002,Lee Chen,Lee,Chen,2,Credit Card,,88 Queen St W,,Toronto,Ontario,M5H 2M9,Canada,USD,21.00,,lee,online,online_cc,MUG-2\n\
+             11/21/26,3012345603,9003,Sam Roe,Sam,Roe,1,Credit Card,,9 Elm St,,Austin,ZZ,78701,United States,USD,12.00,,sam,online,online_cc,\n\
+             11/21/26,3012345604,9004,Kim Poe,Kim,Poe,1,Credit Card,,4 Oak St,,Reno,NV,89501,Untied States,USD,12.00,,kim,online,online_cc,\n"
+        );
+        let (drafts, readings, problems) = store_import(&text);
+        assert_eq!(drafts[0].get(Field::Reference), "3012345601");
+        assert_eq!(drafts[0].get(Field::Street1), "57 S 3rd St");
+        assert_eq!(
+            (drafts[1].get(Field::Country), drafts[1].get(Field::State)),
+            ("CA", "ON")
+        );
+        assert_eq!(readings.countries.count, 3);
+        assert_eq!(readings.regions.count, 1);
+        // An impossible state, and a country nobody has: on their rows, as typed.
+        assert_eq!(
+            address_problems(&problems),
+            [(2, Field::State), (3, Field::Country)]
+        );
+        assert_eq!(drafts[3].get(Field::Country), "Untied States");
+        assert!(
+            problems[2][0]
+                .text
+                .starts_with("“ZZ” is not a US state or territory")
+        );
+    }
+
+    #[test]
+    fn shopify_zip_apostrophes_come_off_and_line_items_merge() {
+        let header = "Name,Email,Financial Status,Paid at,Fulfillment Status,Lineitem quantity,Lineitem name,Billing Name,Billing Zip,Shipping Name,Shipping Street,Shipping Address1,Shipping Address2,Shipping Company,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Shipping Phone,Id,Shipping Province Name";
+        let text = format!(
+            "{header}\n\
+             #1001,ada@example.com,paid,2026-11-20 10:00:00 -0500,,1,Mug,Ada L,'02134,Ada L,1 Main St,1 Main St,,,Boston,'02134,MA,US,,5550001,Massachusetts\n\
+             #1001,ada@example.com,,,,2,Tea,,,,,,,,,,,,,,\n\
+             #1002,bo@example.com,paid,2026-11-20 11:00:00 -0500,,1,Mug,Bo K,'07030,Bo K,5 River St,5 River St,,,Hoboken,'07030,NJ,US,,5550002,New Jersey\n"
+        );
+        let (drafts, readings, problems) = store_import(&text);
+        assert_eq!(drafts.len(), 2);
+        assert_eq!(readings.merged_lines, 1);
+        assert_eq!(
+            (drafts[0].get(Field::Zip), drafts[1].get(Field::Zip)),
+            ("02134", "07030")
+        );
+        assert_eq!(
+            drafts[0].get(Field::State),
+            "MA",
+            "the code column, not the name's"
+        );
+        assert_eq!(readings.zip_apostrophes.count, 2);
+        assert_eq!(address_problems(&problems), []);
+        assert!(
+            readings.describe()[1]
+                .starts_with("2 ZIP codes began with a spreadsheet's apostrophe (such as '02134)")
+        );
+    }
+
+    #[test]
+    fn a_mixed_file_is_fixed_one_wrong_value_at_a_time() {
+        let text = format!(
+            "{HEADER}\n\
+             #1,A,1 Elm,,B,NY,11201,Untied States,,,12,10,8,4\n\
+             #2,B,1 Elm,,B,ON,M5H 2M9,Canda,,,12,10,8,4\n\
+             #3,C,1 Elm,,B,NY,11201,Untied States,,,12,10,8,4\n\
+             #4,D,1 Elm,,B,Florida,33101,,,,12,10,8,4\n\
+             #5,E,1 Elm,,B,Ontario,10001,US,,,12,10,8,4\n\
+             #6,F,1 Elm,,B,ON,10002,US,,,12,10,8,4\n"
+        );
+        let (mut drafts, problems) = import(&text);
+        let groups = fix_groups(&drafts, &problems);
+        let group = |field, value: &str, country: Option<&str>, rows: Vec<usize>| FixGroup {
+            field,
+            value: Some(value.into()),
+            country: country.map(Into::into),
+            rows,
+        };
+        assert_eq!(
+            groups,
+            [
+                group(Field::State, "Ontario", Some("US"), vec![4]),
+                group(Field::State, "ON", Some("US"), vec![5]),
+                group(Field::Country, "Untied States", None, vec![0, 2]),
+                group(Field::Country, "Canda", None, vec![1]),
+                group(Field::Country, "", None, vec![3]),
+            ]
+        );
+        // Three edits fix the countries; the state named "Florida" is read
+        // once its row has a country.
+        for (g, value) in groups[2..].iter().zip(["United States", "Canada", "US"]) {
+            set_all(&mut drafts, &g.rows, g.field, value);
+        }
+        assert_eq!(drafts[3].get(Field::State), "FL");
+        assert_eq!(drafts[1].get(Field::Country), "CA");
+        let problems = check_all(&drafts);
+        assert_eq!(
+            address_problems(&problems),
+            [(4, Field::State), (5, Field::State)]
+        );
+        drafts[4].fix(Field::State, "new york");
+        assert_eq!(drafts[4].get(Field::State), "NY");
     }
 }

@@ -73,23 +73,32 @@ pub fn missing_field(a: &Address) -> Option<&'static str> {
 }
 
 /// What to do about one field's problem, in plain words.
-fn advice_text(field: &str, problem: FieldProblem) -> String {
+pub fn advice_text(a: &Address, field: &str, problem: FieldProblem) -> String {
     let noun = match field {
         "name" => "name",
         "street1" => "street address",
+        "street2" => "second address line",
         "city" => "city",
         "state" => "state",
         "zip" => "ZIP code",
+        "phone" => "phone number",
+        "email" => "email",
         _ => "country",
     };
     match (field, problem) {
+        (_, FieldProblem::Missing) => format!("Enter the {noun}"),
+        (_, FieldProblem::TooLong { max }) => {
+            format!("Shorten the {noun} to at most {max} characters")
+        }
         ("country", FieldProblem::Invalid(_)) => {
-            "Enter the country as a two-letter code, such as US".into()
+            "Enter the country's two-letter code, such as US".into()
+        }
+        ("state", FieldProblem::Invalid(_)) if a.country.trim().eq_ignore_ascii_case("CA") => {
+            "Enter the province's two-letter code, such as ON".into()
         }
         ("state", FieldProblem::Invalid(_)) => {
-            "Enter the state as a two-letter code, such as CA".into()
+            "Enter the state's two-letter code, such as CA".into()
         }
-        (_, FieldProblem::Missing) => format!("Enter the {noun}"),
         (_, FieldProblem::Invalid(reason)) => format!("The {noun} {reason}"),
     }
 }
@@ -99,7 +108,7 @@ fn advice_text(field: &str, problem: FieldProblem) -> String {
 pub fn problems(a: &Address) -> Vec<(&'static str, String)> {
     a.problems()
         .into_iter()
-        .map(|(field, problem)| (field, advice_text(field, problem)))
+        .map(|(field, problem)| (field, advice_text(a, field, problem)))
         .collect()
 }
 
@@ -217,7 +226,7 @@ mod tests {
                 ("zip", "Enter the ZIP code".into()),
                 (
                     "country",
-                    "Enter the country as a two-letter code, such as US".into()
+                    "Enter the country's two-letter code, such as US".into()
                 ),
             ]
         );
@@ -226,9 +235,26 @@ mod tests {
         a.name = "Ada".into();
         assert!(problems(&a).contains(&(
             "state",
-            "Enter the state as a two-letter code, such as CA".into()
+            "Enter the state's two-letter code, such as CA".into()
         )));
         assert_eq!(first_problem("to", &a).as_deref(), Some("to-street1"));
+        a.state = "ZZ".into();
+        assert!(problems(&a).contains(&(
+            "state",
+            "Enter the state's two-letter code, such as CA".into()
+        )));
+        a.country = "CA".into();
+        a.state = "Ontario".into();
+        a.street2 = Some("x".repeat(101));
+        let all = problems(&a);
+        assert!(all.contains(&(
+            "state",
+            "Enter the province's two-letter code, such as ON".into()
+        )));
+        assert!(all.contains(&(
+            "street2",
+            "Shorten the second address line to at most 100 characters".into()
+        )));
     }
 
     #[test]

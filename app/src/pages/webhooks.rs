@@ -2,13 +2,14 @@
 //! service's own delivery log beside it, and a payload checker.
 
 use crate::api::Client;
-use crate::api::live::use_live_feed;
+use crate::api::live::use_feed;
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
 use crate::components::webhooks::{DeliveryTable, EventTable, RejectedTable, VerifyOutcome};
 use crate::state::write::Write;
 use api::inbox::{
-    Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest, VerifyResult,
+    Inbox, LIVE_PATH, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest,
+    VerifyResult,
 };
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -69,6 +70,42 @@ pub fn fold(inbox: &mut Inbox, message: LiveMessage, filter: &Filter) {
     }
 }
 
+/// Live messages the shown inbox may not hold yet, numbered as they came.
+#[derive(Clone, Debug, Default)]
+pub struct Arrivals {
+    next: u64,
+    messages: Vec<(u64, LiveMessage)>,
+}
+
+impl Arrivals {
+    /// Where a fetch that begins now starts: it holds what came before.
+    pub fn mark(&self) -> u64 {
+        self.next
+    }
+
+    pub fn push(&mut self, message: LiveMessage) {
+        self.messages.push((self.next, message));
+        self.next += 1;
+        // Folding keeps a page of each kind; older arrivals cannot show.
+        let over = self.messages.len().saturating_sub(2 * PAGE_ROWS as usize);
+        self.messages.drain(..over);
+    }
+
+    /// A fetch begun at `mark` answered: what came before it is in its answer.
+    pub fn fetched(&mut self, mark: u64) {
+        self.messages.retain(|(n, _)| *n >= mark);
+    }
+
+    /// What the page shows: the fetched inbox with later arrivals folded in.
+    pub fn over(&self, fetched: &Inbox, filter: &Filter) -> Inbox {
+        let mut shown = fetched.clone();
+        for (_, message) in &self.messages {
+            fold(&mut shown, message.clone(), filter);
+        }
+        shown
+    }
+}
+
 #[component]
 pub fn WebhooksPage() -> impl IntoView {
     let client = Client::get();
@@ -77,25 +114,28 @@ pub fn WebhooksPage() -> impl IntoView {
         q: query.with_untracked(|m| m.get("q").unwrap_or_default()),
         state: String::new(),
     });
+    // Live messages are never written into the fetched inbox: a write while
+    // a fetch is in flight makes Leptos drop that fetch's answer (the page
+    // stayed "Loading" for good). They are shown over it instead.
+    let arrivals = RwSignal::new(Arrivals::default());
     let inbox = LocalResource::new(move || {
         let f = filter.get();
-        client.inbox(f.q, f.state)
+        let mark = arrivals.with_untracked(Arrivals::mark);
+        async move {
+            let fetched = client.inbox(f.q, f.state).await;
+            if fetched.is_ok() {
+                arrivals.update(|a| a.fetched(mark));
+            }
+            fetched
+        }
     });
     let deliveries = LocalResource::new(move || client.webhook_deliveries());
-    let feed = use_live_feed();
-    // Live messages are folded into the last fetch as they arrive.
-    Effect::new(move || {
-        if let Some(message) = feed.message.get() {
-            let refresh_log = matches!(message, LiveMessage::Accepted { .. });
-            inbox.update(|fetched| {
-                if let Some(Ok(shown)) = fetched {
-                    fold(shown, message, &filter.get_untracked());
-                }
-            });
-            // The service logs the delivery it just made; show both sides.
-            if refresh_log {
-                deliveries.refetch();
-            }
+    let connected = use_feed(LIVE_PATH, move |message: LiveMessage| {
+        let refresh_log = matches!(message, LiveMessage::Accepted { .. });
+        arrivals.update(|a| a.push(message));
+        // The service logs the delivery it just made; show both sides.
+        if refresh_log {
+            deliveries.refetch();
         }
     });
 
@@ -123,7 +163,7 @@ pub fn WebhooksPage() -> impl IntoView {
             <code class="copyable">{endpoint}</code>
         </p>
         <p class="live" role="status">
-            {move || if feed.connected.get() {
+            {move || if connected.get() {
                 "● Live: new events appear as they arrive"
             } else {
                 "○ Connecting to the live feed…"
@@ -145,27 +185,30 @@ pub fn WebhooksPage() -> impl IntoView {
                 </select>
             </div>
         </form>
-        <Loader resource=inbox loading="Loading the inbox…" let:inbox>
+        <Loader resource=inbox loading="Loading the inbox…" let:fetched>
             {
                 // Untracked: a new filter refetches the inbox, which redraws this.
                 let f = filter.get_untracked();
+                let (accepted, rejected) = (f.shows_accepted(), f.shows_rejected());
+                let receiving = fetched.receiving;
+                let shown = Signal::derive(move || arrivals.with(|a| a.over(&fetched, &f)));
                 view! {
-                    {(!inbox.receiving).then(|| view! {
+                    {(!receiving).then(|| view! {
                         <p class="banner banner-danger" role="alert">
                             "No webhook secret is set, so every delivery is refused. An admin sets it with `wrangler secret put WEBHOOK_SECRET`."
                         </p>
                     })}
-                    {f.shows_accepted().then(|| view! {
+                    {accepted.then(|| view! {
                         <section aria-labelledby="received-h">
                             <h2 id="received-h">"Received events"</h2>
-                            <EventTable entries=inbox.accepted.clone() />
+                            {move || view! { <EventTable entries=shown.with(|s| s.accepted.clone()) /> }}
                         </section>
                     })}
-                    {f.shows_rejected().then(|| view! {
+                    {rejected.then(|| view! {
                         <section aria-labelledby="refused-h">
                             <h2 id="refused-h">"Refused deliveries"</h2>
                             <p class="hint">"Missing, malformed or wrong signatures: recorded, never acted on."</p>
-                            <RejectedTable rows=inbox.rejected.clone() />
+                            {move || view! { <RejectedTable rows=shown.with(|s| s.rejected.clone()) /> }}
                         </section>
                     })}
                 }
@@ -234,6 +277,38 @@ mod tests {
             rejected: vec![],
             receiving: true,
         }
+    }
+
+    #[test]
+    fn an_event_that_arrives_during_a_fetch_shows_once_whatever_the_fetch_holds() {
+        let accepted = |id: &str| LiveMessage::Accepted {
+            entry: entry(id, 1),
+        };
+        let mut arrivals = Arrivals::default();
+        arrivals.push(accepted("lbl_old"));
+        let mark = arrivals.mark();
+        arrivals.push(accepted("lbl_c"));
+        let ids = |inbox: Inbox| -> Vec<String> {
+            inbox.accepted.into_iter().map(|e| e.label.id).collect()
+        };
+        // Before the fetch answers, the shown (older) inbox has both on top.
+        assert_eq!(
+            ids(arrivals.over(&inbox(), &Filter::default())),
+            ["lbl_c", "lbl_old", "lbl_a", "lbl_b"]
+        );
+        arrivals.fetched(mark);
+        // The answer was read before lbl_c was stored: it is still shown.
+        assert_eq!(
+            ids(arrivals.over(&inbox(), &Filter::default())),
+            ["lbl_c", "lbl_a", "lbl_b"]
+        );
+        // Or after: it is shown once.
+        let mut later = inbox();
+        later.accepted.insert(0, entry("lbl_c", 1));
+        assert_eq!(
+            ids(arrivals.over(&later, &Filter::default())),
+            ["lbl_c", "lbl_a", "lbl_b"]
+        );
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! The answers of the Worker's own dashboard endpoints (`api::session`),
-//! built from configuration and what the isolate remembers. No key value
+//! built from configuration and what the isolate last saw upstream (the
+//! key's scopes, the budgets). No key value
 //! ever enters these types: only `redacted()` forms.
 
 use crate::access::gate::{self, Principal};
 use crate::config::{Config, ModeKeys};
-use crate::memory::Memory;
-use api::KeyEnv;
+use crate::upstream::budget::Budgets;
 use api::session::{
     KeyInfo, KeySlot, KeysStatus, LimitSeen, LimitsSnapshot, ModeKeys as ModeKeysInfo, Role,
     SessionInfo,
 };
+use api::{KeyEnv, Scope};
 
 /// Everything about one mode's keys; `activated` is the stored active
 /// fingerprint, `problem` the upstream alert on the active key.
@@ -17,7 +18,7 @@ pub fn mode_keys(
     keys: &ModeKeys,
     activated: Option<&str>,
     problem: Option<api::ErrorCode>,
-    memory: &Memory,
+    key_scopes: &[Scope],
 ) -> ModeKeysInfo {
     let (_, active_slot) = keys.active(activated);
     let info = |slot: KeySlot| {
@@ -33,7 +34,7 @@ pub fn mode_keys(
             .into_iter()
             .filter_map(info)
             .collect(),
-        scopes: memory.key_scopes(keys.mode, &keys.scopes).to_vec(),
+        scopes: key_scopes.to_vec(),
         problem,
     }
 }
@@ -41,14 +42,13 @@ pub fn mode_keys(
 pub fn session_info(
     principal: &Principal,
     config: &Config,
-    memory: &Memory,
+    key_scopes: &[Scope],
     key_problem: Option<api::ErrorCode>,
 ) -> Option<SessionInfo> {
     let Principal::User { session, role } = principal else {
         return None;
     };
     let mode = principal.mode(config);
-    let key_scopes = memory.key_scopes(mode, &config.keys_for(mode).scopes);
     let admin = *role == Role::Admin;
     Some(SessionInfo {
         user: session.user.clone(),
@@ -67,10 +67,10 @@ pub fn keys_status(modes: Vec<ModeKeysInfo>) -> KeysStatus {
     KeysStatus { modes }
 }
 
-pub fn limits(mode: KeyEnv, memory: &Memory) -> LimitsSnapshot {
+pub fn limits(mode: KeyEnv, budgets: &Budgets) -> LimitsSnapshot {
     LimitsSnapshot {
         mode,
-        limits: memory
+        limits: budgets
             .windows(mode)
             .into_iter()
             .map(|(e, w)| LimitSeen {
@@ -89,7 +89,7 @@ mod tests {
     use crate::access::session::Session;
     use crate::config::fingerprint;
     use crate::upstream::budget::Window;
-    use api::{EndpointId, Scope};
+    use api::EndpointId;
     use std::collections::HashMap;
 
     const LIVE: &str = "svc_live_0123456789abcdef0123456789abcdef";
@@ -123,8 +123,7 @@ mod tests {
     #[test]
     fn session_info_tells_the_app_what_to_show() {
         let c = config();
-        let mut m = Memory::default();
-        m.learn_key_scopes(KeyEnv::Sandbox, vec![Scope::WalletRead, Scope::LabelsWrite]);
+        let m = [Scope::WalletRead, Scope::LabelsWrite];
         let admin = session_info(&user(Role::Admin), &c, &m, None).unwrap();
         assert_eq!(admin.mode, KeyEnv::Sandbox);
         assert_eq!(admin.scopes, vec![Scope::LabelsWrite, Scope::WalletRead]);
@@ -148,16 +147,15 @@ mod tests {
     #[test]
     fn key_status_is_redacted_and_follows_activation() {
         let c = config();
-        let m = Memory::default();
         let keys = c.mode(KeyEnv::Live).unwrap();
-        let before = mode_keys(keys, None, None, &m);
+        let before = mode_keys(keys, None, None, &keys.scopes);
         assert_eq!(before.keys.len(), 2);
         assert!(before.keys[0].active && !before.keys[1].active);
         let after = mode_keys(
             keys,
             Some(&fingerprint(keys.next.as_ref().unwrap())),
             None,
-            &m,
+            &keys.scopes,
         );
         assert!(!after.keys[0].active && after.keys[1].active);
         let json = serde_json::to_string(&keys_status(vec![before, after])).unwrap();
@@ -170,8 +168,8 @@ mod tests {
 
     #[test]
     fn limits_as_last_seen() {
-        let mut m = Memory::default();
-        m.record_window(
+        let mut m = Budgets::default();
+        m.record(
             KeyEnv::Live,
             EndpointId::GetWallet,
             Window {

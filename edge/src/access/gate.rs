@@ -35,7 +35,7 @@ impl Principal {
     /// Which key the principal's calls use.
     pub fn mode(&self, config: &Config) -> KeyEnv {
         match self {
-            Principal::User { session, .. } => config.keys_for(session.mode).mode,
+            Principal::User { session, .. } => config.session_mode(session.mode),
             Principal::Widget { .. } => config.default_mode(),
         }
     }
@@ -172,6 +172,21 @@ pub fn authorize(
     key_scopes: &[Scope],
 ) -> Result<(), EdgeError> {
     require_scope(principal, endpoint.scope, config, key_scopes)
+}
+
+/// The principal's mode, once it holds every scope in `required`: its
+/// role's, bounded by its key's as this isolate knows them.
+pub fn require(
+    principal: &Principal,
+    config: &Config,
+    required: &[Scope],
+) -> Result<KeyEnv, EdgeError> {
+    let mode = principal.mode(config);
+    let key_scopes = crate::upstream::key_scopes::current(mode, &config.keys_for(mode)?.scopes);
+    for scope in required {
+        require_scope(principal, *scope, config, &key_scopes)?;
+    }
+    Ok(mode)
 }
 
 /// The same check for the Worker's own read endpoints (inbox, ledger).
@@ -311,7 +326,7 @@ mod tests {
         let c = config(&[("SVC_LIVE_KEY_SCOPES", "rates:read,wallet:read")]);
         let cookie = cookie("ada", Role::Admin, 2_000);
         let p = identify(&c, &facts("GET", Some(&cookie), None)).unwrap();
-        let key = &c.keys_for(KeyEnv::Live).scopes;
+        let key = &c.keys_for(KeyEnv::Live).unwrap().scopes;
         assert!(authorize(&p, endpoint(EndpointId::GetWallet), &c, key).is_ok());
         let err = authorize(&p, endpoint(EndpointId::BuyLabel), &c, key).unwrap_err();
         let body = err.to_body("r");

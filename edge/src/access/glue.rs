@@ -10,7 +10,9 @@ use crate::control::glue as control;
 use crate::errors::{EdgeError, SignInReason};
 use crate::routes::{AccessRoute, SessionRoute};
 use crate::runtime::reply;
-use crate::runtime::{Trace, json_body, now_s, random_hex, with_memory};
+use crate::runtime::{Trace, json_body, now_s, random_hex};
+use crate::upstream::budget::with_budgets;
+use crate::upstream::key_scopes;
 use crate::upstream::proxy;
 use crate::upstream::send;
 use api::session::{KeyVerification, ModeRequest, SignInRequest};
@@ -27,10 +29,12 @@ async fn session_response(
     principal: &Principal,
     cookie: Option<String>,
 ) -> Result<Response, EdgeError> {
-    let keys = config.keys_for(principal.mode(config));
+    let mode = principal.mode(config);
+    let keys = config.keys_for(mode)?;
     let (key, _) = control::active_key(env, keys).await;
     let problem = control::key_problem(env, key).await;
-    let info = with_memory(|m| console::session_info(principal, config, m, problem));
+    let scopes = key_scopes::current(mode, &keys.scopes);
+    let info = console::session_info(principal, config, &scopes, problem);
     let extra: Vec<_> = cookie.map(|c| (SET_COOKIE, c)).into_iter().collect();
     reply::json(200, &info, &extra)
 }
@@ -160,7 +164,7 @@ pub(crate) async fn handle(
         }
         SessionRoute::Limits => {
             let mode = principal.mode(config);
-            reply::json(200, &with_memory(|m| console::limits(mode, m)), &[])
+            reply::json(200, &with_budgets(|b| console::limits(mode, b)), &[])
         }
         SessionRoute::Keys => {
             gate::require_admin(&principal, "see and rotate the API keys")?;
@@ -189,13 +193,17 @@ pub(crate) async fn handle(
 async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> {
     let mut modes = Vec::new();
     for mode in config.modes() {
-        let keys = config.keys_for(mode);
+        let keys = config.keys_for(mode)?;
         let activated = control::activated(env, keys).await;
         let (key, _) = keys.active(activated.as_deref());
         let problem = control::key_problem(env, key).await;
-        modes.push(with_memory(|m| {
-            console::mode_keys(keys, activated.as_deref(), problem, m)
-        }));
+        let scopes = key_scopes::current(mode, &keys.scopes);
+        modes.push(console::mode_keys(
+            keys,
+            activated.as_deref(),
+            problem,
+            &scopes,
+        ));
     }
     reply::json(200, &console::keys_status(modes), &[])
 }

@@ -1,30 +1,31 @@
-//! Calls to the control store, fronted by the isolate's memory where a
+//! Calls to the control store, fronted by this isolate's caches where a
 //! short-lived answer is safe (signed-out sessions, the active key).
 
+use super::active_keys;
+use super::session_checks::{self, SessionSeen};
 use super::{Activate, ActiveKey, Control, INSTANCE, IsRevoked, Problem, ReportProblem, Revoke};
 use crate::config::{ModeKeys, fingerprint};
 use crate::errors::EdgeError;
-use crate::memory::SessionSeen;
+use crate::runtime::now_s;
 use crate::runtime::objects::ask;
-use crate::runtime::{now_s, with_memory};
 use api::session::KeySlot;
 use api::{ApiKey, ErrorCode};
 use worker::Env;
 
 /// Whether `sid` was signed out: this isolate's memory first, then the store.
 pub(crate) async fn is_revoked(env: &Env, sid: &str, now: u64) -> Result<bool, EdgeError> {
-    match with_memory(|m| m.session_seen(sid, now)) {
+    match session_checks::seen(sid, now) {
         Some(SessionSeen::Revoked) => return Ok(true),
         Some(SessionSeen::ValidUntil(_)) => return Ok(false),
         None => {}
     }
     let revoked = ask::<Control, _>(env, INSTANCE, IsRevoked { sid: sid.into() }).await?;
-    with_memory(|m| m.remember_session(sid, revoked, now));
+    session_checks::remember(sid, revoked, now);
     Ok(revoked)
 }
 
 pub(crate) async fn revoke(env: &Env, sid: &str, expires_at: u64) -> Result<(), EdgeError> {
-    with_memory(|m| m.remember_session(sid, true, now_s()));
+    session_checks::remember(sid, true, now_s());
     let call = Revoke {
         sid: sid.into(),
         expires_at,
@@ -36,7 +37,7 @@ pub(crate) async fn revoke(env: &Env, sid: &str, expires_at: u64) -> Result<(), 
 pub(crate) async fn activated(env: &Env, keys: &ModeKeys) -> Option<String> {
     keys.next.as_ref()?;
     let now = now_s();
-    if let Some(fp) = with_memory(|m| m.active_key(keys.mode, now).map(|f| f.map(String::from))) {
+    if let Some(fp) = active_keys::get(keys.mode, now) {
         return fp;
     }
     // If the store cannot answer, keep using the current key (never a guess).
@@ -44,7 +45,7 @@ pub(crate) async fn activated(env: &Env, keys: &ModeKeys) -> Option<String> {
         .await
         .ok()
         .flatten();
-    with_memory(|m| m.remember_active_key(keys.mode, fp.clone(), now));
+    active_keys::remember(keys.mode, fp.clone(), now);
     fp
 }
 
@@ -60,7 +61,7 @@ pub(crate) async fn activate(env: &Env, keys: &ModeKeys, key: &ApiKey) -> Result
         fingerprint: fp.clone(),
     };
     ask::<Control, _>(env, INSTANCE, call).await?;
-    with_memory(|m| m.remember_active_key(keys.mode, Some(fp), now_s()));
+    active_keys::remember(keys.mode, Some(fp), now_s());
     Ok(())
 }
 

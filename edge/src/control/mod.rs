@@ -2,10 +2,13 @@
 //! Object (`store`, class `EdgeControl`): signed-out sessions (until they
 //! would have expired anyway), the active key of each mode during a
 //! rotation, and the revoked/expired state of keys seen upstream. This is
-//! its protocol; `glue` calls it, fronted by the isolate's memory.
+//! its protocol; `glue` calls it, fronted by what this isolate last read
+//! (`session_checks`, `active_keys`).
 
+pub mod active_keys;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod glue;
+pub mod session_checks;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod store;
 
@@ -30,7 +33,7 @@ impl Object for Control {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum ControlCall {
     Revoke(Revoke),
     IsRevoked(IsRevoked),

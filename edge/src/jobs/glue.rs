@@ -11,25 +11,20 @@ use crate::control::glue as control;
 use crate::errors::EdgeError;
 use crate::label_pdf::pdf_source;
 use crate::routes::{JobAction, JobsRoute, query_param};
-use crate::runtime::objects::{ask, upgrade};
-use crate::runtime::{Trace, body_bytes, header, random_hex, reply, with_memory};
-use crate::upstream::send;
-use api::jobs::{CreateJob, Decide, LABELS_PER_PDF, MAX_PAGE_ROWS, RowState};
+use crate::runtime::js::{lines, pass_through};
+use crate::runtime::objects::{ask, new_request, upgrade};
+use crate::runtime::reply::response_header_pairs;
+use crate::runtime::{Trace, body_bytes, header, random_hex, reply};
+use crate::upstream::budget::with_budgets;
+use api::jobs::{CreateJob, MAX_PAGE_ROWS, RowState};
 use api::validation::{MAX_BODY_BYTES, parse_json};
 use api::{EndpointId, KeyEnv, Scope};
+use pdf::wire::{self, LabelSource, PDF_TYPE, PRINT_URL, PrintRequest, Unprinted};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
-/// Checks the principal's scopes for a job endpoint (role ∩ the key's).
-fn require(principal: &Principal, config: &Config, scopes: &[Scope]) -> Result<KeyEnv, EdgeError> {
-    let mode = principal.mode(config);
-    let keys = config.keys_for(mode);
-    let key_scopes = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
-    for scope in scopes {
-        gate::require_scope(principal, *scope, config, &key_scopes)?;
-    }
-    Ok(mode)
-}
+/// The PDF Worker's service binding (wrangler.toml).
+const PDF_BINDING: &str = "PDF";
 
 const RUN: [Scope; 2] = [Scope::BatchesWrite, Scope::RatesRead];
 const WATCH: [Scope; 1] = [Scope::BatchesRead];
@@ -55,21 +50,21 @@ pub(crate) async fn handle(
     let principal = signed_in(env, config, facts, trace).await?;
     match route {
         JobsRoute::Create => {
-            let mode = require(&principal, config, &RUN)?;
+            let mode = gate::require(&principal, config, &RUN)?;
             create(req, env, config, mode, &principal).await
         }
         JobsRoute::List => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             let jobs = control::list_jobs(env, mode).await?;
             // One read: the control store keeps every job's summary.
             reply::json(200, &api::jobs::JobList { jobs }, &[])
         }
         JobsRoute::Get(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             reply::json(200, &job(env, &id, mode).await?, &[])
         }
         JobsRoute::Rows(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             // A page of another mode's job is not shown.
             job(env, &id, mode).await?;
             let number = |name: &str, default: u32| {
@@ -98,7 +93,7 @@ pub(crate) async fn handle(
             reply::json(200, &page, &[])
         }
         JobsRoute::Act(id, action) => {
-            let mode = require(&principal, config, &RUN)?;
+            let mode = gate::require(&principal, config, &RUN)?;
             job(env, &id, mode).await?;
             let action = match action {
                 JobAction::Start => Action::Start,
@@ -106,11 +101,12 @@ pub(crate) async fn handle(
                 JobAction::Retry => Action::Retry,
                 JobAction::Release => Action::Release,
                 JobAction::Cancel => Action::Cancel,
-                JobAction::Decide => {
-                    let body = body_bytes(&req).await;
-                    let decide: Decide = parse_json(&body).map_err(EdgeError::InvalidBody)?;
-                    Action::Decide(decide)
-                }
+                JobAction::Decide => Action::Decide(
+                    parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
+                ),
+                JobAction::RetryReleased => Action::RetryReleased(
+                    parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
+                ),
             };
             match ask::<Jobs, _>(env, &id, Act { action }).await? {
                 Acted::Done { job } => reply::json(200, &job, &[]),
@@ -119,7 +115,7 @@ pub(crate) async fn handle(
             }
         }
         JobsRoute::Live(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             // A cross-site page must not open the feed with our cookie.
             gate::require_own_origin(facts)?;
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
@@ -129,7 +125,7 @@ pub(crate) async fn handle(
             upgrade::<Jobs>(env, &id, super::LIVE_URL).await
         }
         JobsRoute::Results(id) => {
-            let mode = require(&principal, config, &WATCH)?;
+            let mode = gate::require(&principal, config, &WATCH)?;
             job(env, &id, mode).await?;
             let csv = ask::<Jobs, _>(env, &id, Results {})
                 .await?
@@ -142,9 +138,9 @@ pub(crate) async fn handle(
             )
         }
         JobsRoute::Labels(id) => {
-            let mode = require(&principal, config, &PRINT)?;
+            let mode = gate::require(&principal, config, &PRINT)?;
             job(env, &id, mode).await?;
-            labels(env, config, mode, &id, query, trace).await
+            labels(env, config, mode, &id, query).await
         }
     }
 }
@@ -184,7 +180,7 @@ async fn create(
             mode,
             created_by: session.user.clone(),
             // The pace starts from the limit this isolate last saw for quotes.
-            rates_limit: with_memory(|m| m.limit_seen(mode, EndpointId::GetRates)),
+            rates_limit: with_budgets(|b| b.limit_seen(mode, EndpointId::GetRates)),
             rates_share: config.batch_rates_share,
             max_chunk_rows: config.batch_max_chunk_rows,
         },
@@ -194,14 +190,15 @@ async fn create(
 }
 
 /// One merged PDF: `?part=N` (100 labels each, row order, 1-based), or
-/// `?chunk=N` for one chunk's (its first 100 with `part`).
+/// `?chunk=N` for one chunk's (its first 100 with `part`). The PDF Worker
+/// fetches the labels, merges them once and keeps the file (`pdf::wire`);
+/// the PDF streams through.
 async fn labels(
     env: &Env,
     config: &Config,
     mode: KeyEnv,
     id: &str,
     query: Option<&str>,
-    trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     let param = |name: &str| -> Result<Option<u32>, EdgeError> {
         query_param(query, name)
@@ -221,38 +218,79 @@ async fn labels(
     if sources.is_empty() {
         return Err(EdgeError::JobLabelsNone { part });
     }
-    let keys = config.keys_for(mode);
-    let (key, _) = control::active_key(env, keys).await;
-    let mut pdfs = Vec::with_capacity(sources.len().min(LABELS_PER_PDF));
-    for (reference, url) in &sources {
-        let source = pdf_source(url, &config.upstream)?;
-        let bytes = send::bytes(
-            source.url,
-            source.with_key.then(|| key.expose()),
-            "application/pdf",
-            config.upstream_timeout_ms,
-            trace,
-        )
-        .await
-        .map_err(|_| EdgeError::JobLabelPdf {
-            reference: reference.clone(),
-        })?;
-        pdfs.push(bytes);
-    }
-    let merged = super::pdf::merge(&pdfs).map_err(|e| EdgeError::JobLabelPdf {
-        reference: sources
-            .get(e.label)
-            .map(|(r, _)| r.clone())
-            .unwrap_or_default(),
-    })?;
+    let labels = sources
+        .into_iter()
+        .map(|(reference, url)| {
+            let with_key = pdf_source(&url, &config.upstream)
+                .map_err(|_| EdgeError::JobLabelPdf {
+                    reference: reference.clone(),
+                })?
+                .with_key;
+            Ok(LabelSource {
+                reference,
+                url,
+                with_key,
+            })
+        })
+        .collect::<Result<Vec<_>, EdgeError>>()?;
+    // The key goes along only for labels on the service's own origin.
+    let key = if labels.iter().any(|l| l.with_key) {
+        let (key, _) = control::active_key(env, config.keys_for(mode)?).await;
+        Some(key.expose().to_string())
+    } else {
+        None
+    };
+    let request = PrintRequest {
+        job: id.to_string(),
+        slot: wire::slot(chunk, part),
+        labels,
+        key,
+        timeout_ms: config.upstream_timeout_ms as u32,
+    };
     let name = match chunk {
         Some(c) => format!("{id}-chunk-{c}-part-{part}.pdf"),
         None => format!("{id}-labels-{part}.pdf"),
     };
-    reply::file(
-        200,
-        &merged,
-        "application/pdf",
-        &format!(r#"attachment; filename="{name}""#),
-    )
+    print(env, &request, &format!(r#"attachment; filename="{name}""#)).await
+}
+
+/// The PDF Worker's file for `request`, streamed through; or its refusal
+/// as the Worker's own error.
+async fn print(
+    env: &Env,
+    request: &PrintRequest,
+    disposition: &str,
+) -> Result<Response, EdgeError> {
+    let unavailable = |why: &str| {
+        worker::console_error!("the PDF Worker made no file: {why}");
+        EdgeError::JobPrintUnavailable
+    };
+    let body = serde_json::to_string(request).map_err(|e| unavailable(&e.to_string()))?;
+    let call = new_request(PRINT_URL, "POST", &[], Some(&body))
+        .ok_or_else(|| unavailable("the request could not be made"))?;
+    let merger = env
+        .service(PDF_BINDING)
+        .map_err(|e| unavailable(&e.to_string()))?;
+    let mut answer = merger
+        .fetch_request(call)
+        .await
+        .map_err(|e| unavailable(&e.to_string()))?;
+    let status = answer.status_code();
+    if status == 200 {
+        let extra = [
+            ("Content-Type", PDF_TYPE.to_string()),
+            ("Content-Disposition", disposition.to_string()),
+        ];
+        let raw: Response = answer.into();
+        return Ok(pass_through(
+            &raw,
+            &lines(response_header_pairs(&[], &extra)),
+        ));
+    }
+    let text = answer.text().await.unwrap_or_default();
+    match serde_json::from_str::<Unprinted>(&text) {
+        Ok(Unprinted::LabelUnavailable { reference }) => Err(EdgeError::JobLabelPdf { reference }),
+        Ok(Unprinted::Failed { reason }) => Err(unavailable(&reason)),
+        Err(_) => Err(unavailable(&format!("HTTP {status}"))),
+    }
 }

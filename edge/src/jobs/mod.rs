@@ -3,13 +3,16 @@
 //! durably and exactly once. Each job is a `BatchJob` Durable Object
 //! (`object`, SQLite) that runs [`engine`]'s plan from alarms; `plan`
 //! decides which rate a row buys, the pace and the chunk size; `results`
-//! writes the CSV; `pdf` merges label PDFs; `glue` serves the endpoints.
+//! writes the CSV; `glue` serves the endpoints (the PDF Worker, `pdf/`,
+//! makes the merged label PDFs).
 
 pub mod engine;
-pub mod pdf;
 pub mod plan;
 pub mod results;
+pub mod runner;
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod calls;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod glue;
 #[cfg(target_arch = "wasm32")]
@@ -43,7 +46,7 @@ impl Object for Jobs {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum JobCall {
     Create(Create),
     Get(Get),
@@ -86,7 +89,7 @@ pub struct Act {
 
 /// The job's answer to an action.
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "result", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Acted {
     Done {
         job: Box<Job>,

@@ -98,7 +98,7 @@ pub fn choose<'a>(rates: &'a [Rate], rule: &Rule) -> Result<&'a Rate, NoRate> {
 pub struct Pace {
     pub limit: u32,
     pub share: f64,
-    /// `BATCH_MAX_CHUNK_ROWS`: a chunk never holds more distinct shipments.
+    /// `BATCH_MAX_CHUNK_ROWS`: a chunk never holds more rows.
     pub max_chunk: u32,
 }
 
@@ -139,12 +139,16 @@ pub fn estimate(rows: &[JobRow], pace: Pace) -> Estimate {
         keys.len() as u32
     };
     let chunk = pace.chunk_shipments().max(1);
+    // A chunk is bounded by the shipments quoted in time and by its rows.
+    let chunks = distinct
+        .div_ceil(chunk)
+        .max((rows.len() as u32).div_ceil(pace.max_chunk.max(1)));
     Estimate {
         distinct_shipments: distinct,
         rates_per_minute: pace.limit,
         share: pace.share,
         chunk_rows: chunk,
-        chunks: distinct.div_ceil(chunk).max(1),
+        chunks: chunks.max(1),
         quote_seconds: pace.quote_seconds(distinct),
         process_seconds: (rows.len() as u64).div_ceil(ASSUMED_LABELS_PER_SECOND),
     }

@@ -5,15 +5,14 @@ use crate::config::Config;
 use crate::errors::EdgeError;
 use crate::runtime::Trace;
 use crate::runtime::objects::ask;
+use crate::upstream::call;
 use crate::upstream::proxy::Forward;
-use crate::upstream::send;
-use api::{ApiKey, KeyEnv};
+use api::KeyEnv;
 use worker::Env;
 
 /// One purchase request, checked and ready to send.
 pub(crate) struct Purchase<'a> {
     pub forward: &'a Forward,
-    pub key: &'a ApiKey,
     pub mode: KeyEnv,
     pub body: &'a [u8],
     /// The request's `Idempotency-Key` header, if any.
@@ -50,17 +49,17 @@ impl Purchase<'_> {
                 outcome_unknown: true,
             }),
             Begin::Proceed => {
-                let result = match send::send(
+                let result = match call::call(
+                    env,
+                    config,
+                    self.mode,
                     self.forward,
-                    method,
-                    self.key.expose(),
                     self.body,
-                    config.upstream_timeout_ms,
                     trace,
                 )
                 .await
                 {
-                    Ok(answer) => answer.store().await,
+                    Ok(called) => called.read(env).await,
                     Err(e) => Err(e),
                 };
                 // An unanswered purchase is remembered as such, so a repeat cannot buy again.

@@ -13,6 +13,8 @@ pub(crate) mod glue;
 pub(crate) mod store;
 
 use serde::{Deserialize, Serialize};
+
+use crate::upstream::StoredResponse;
 use sha2::{Digest, Sha256};
 
 use crate::errors::EdgeError;
@@ -37,13 +39,6 @@ pub enum Entry {
         finished_at: u64,
         response: StoredResponse,
     },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredResponse {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: String,
 }
 
 /// The shape records are written in now. Bump it when `Entry` changes, and
@@ -93,7 +88,7 @@ pub enum Found {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Begin {
     /// Go ahead; the entry is now in progress.
     Proceed,
@@ -179,7 +174,7 @@ pub fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
 pub struct Purchases;
 
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum PurchaseCall {
     Begin(BeginCall),
     Finish(FinishCall),

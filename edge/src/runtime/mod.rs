@@ -11,7 +11,6 @@ use crate::access::gate::Facts;
 use crate::config::Config;
 use crate::errors::EdgeError;
 use crate::log::RequestLog;
-use crate::memory::Memory;
 use crate::routes::{self, Route};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -26,12 +25,6 @@ fn start() {
 thread_local! {
     /// Settings never change within an isolate: parsed once, when valid.
     static CONFIG: RefCell<Option<Rc<Config>>> = const { RefCell::new(None) };
-    static MEMORY: RefCell<Memory> = RefCell::new(Memory::default());
-}
-
-/// Runs `f` on this isolate's memory. Never held across an `.await`.
-pub(crate) fn with_memory<T>(f: impl FnOnce(&mut Memory) -> T) -> T {
-    MEMORY.with(|m| f(&mut m.borrow_mut()))
 }
 
 fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {

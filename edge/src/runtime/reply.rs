@@ -4,7 +4,7 @@
 
 use super::js::{headers_from, lines};
 use crate::errors::EdgeError;
-use crate::purchases::StoredResponse;
+use crate::upstream::StoredResponse;
 use crate::upstream::proxy;
 use worker::wasm_bindgen::JsValue;
 use worker::web_sys::{self, Headers, Response, ResponseInit};

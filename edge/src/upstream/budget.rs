@@ -2,6 +2,15 @@
 //! by its `X-RateLimit-*` headers. When it is spent the Worker answers 429
 //! itself instead of spending an upstream call to learn the same thing, and
 //! the widget may only use a share of the budgets it can reach.
+//! [`Budgets`] is what this isolate last saw: a cache, so a new isolate
+//! only costs the upstream's own 429s until it has seen the windows again.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use api::{Endpoint, EndpointId, KeyEnv};
+
+use crate::errors::{Budget, EdgeError};
 
 /// What the upstream said in its last answer for one endpoint and key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -48,9 +57,123 @@ pub enum Caller {
     Widget,
 }
 
+/// The windows last reported, per mode's key and endpoint.
+#[derive(Default)]
+pub struct Budgets {
+    windows: HashMap<(KeyEnv, EndpointId), Window>,
+}
+
+impl Budgets {
+    /// Refuses with a local 429 when the budget `caller` may use is spent.
+    pub fn check(
+        &self,
+        mode: KeyEnv,
+        endpoint: &Endpoint,
+        caller: Caller,
+        widget_share: f64,
+        now: u64,
+    ) -> Result<(), EdgeError> {
+        let Some(window) = self.windows.get(&(mode, endpoint.id)) else {
+            return Ok(());
+        };
+        let Some(retry_after) = window.wait_seconds(now, caller, widget_share) else {
+            return Ok(());
+        };
+        let endpoint = format!("{} {}", endpoint.method.as_str(), endpoint.pattern);
+        let budget = match caller {
+            Caller::Dashboard => Budget::Upstream { endpoint },
+            Caller::Widget if window.remaining == 0 => Budget::Upstream { endpoint },
+            Caller::Widget => Budget::WidgetShare { endpoint },
+        };
+        Err(EdgeError::RateLimited {
+            budget,
+            retry_after,
+        })
+    }
+
+    /// Records the budget the upstream reported with an answer. A window
+    /// lasts a minute, so a reset further ahead is clock skew: capped.
+    pub fn record(&mut self, mode: KeyEnv, endpoint: EndpointId, window: Window, now: u64) {
+        let window = Window {
+            reset_at: window.reset_at.min(now + 60),
+            ..window
+        };
+        self.windows.insert((mode, endpoint), window);
+    }
+
+    /// The per-minute limit the upstream last reported for an endpoint.
+    pub fn limit_seen(&self, mode: KeyEnv, endpoint: EndpointId) -> Option<u32> {
+        self.windows.get(&(mode, endpoint)).map(|w| w.limit)
+    }
+
+    /// Every endpoint's last reported budget for `mode`, in table order.
+    pub fn windows(&self, mode: KeyEnv) -> Vec<(&'static Endpoint, Window)> {
+        api::ENDPOINTS
+            .iter()
+            .filter_map(|e| self.windows.get(&(mode, e.id)).map(|w| (e, *w)))
+            .collect()
+    }
+}
+
+thread_local! {
+    static BUDGETS: RefCell<Budgets> = RefCell::new(Budgets::default());
+}
+
+/// Runs `f` on this isolate's budgets. Never held across an `.await`.
+pub fn with_budgets<T>(f: impl FnOnce(&mut Budgets) -> T) -> T {
+    BUDGETS.with(|b| f(&mut b.borrow_mut()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use api::ENDPOINTS;
+
+    fn rates() -> &'static Endpoint {
+        ENDPOINTS
+            .iter()
+            .find(|e| e.id == EndpointId::GetRates)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_spent_budget_is_answered_locally_until_reset() {
+        let mut b = Budgets::default();
+        let w = |remaining| Window {
+            limit: 100,
+            remaining,
+            reset_at: 1_030,
+        };
+        assert!(
+            b.check(KeyEnv::Live, rates(), Caller::Dashboard, 0.25, 1_000)
+                .is_ok()
+        );
+        b.record(KeyEnv::Live, EndpointId::GetRates, w(0), 1_000);
+        let err = b
+            .check(KeyEnv::Live, rates(), Caller::Dashboard, 0.25, 1_000)
+            .unwrap_err();
+        assert_eq!(err.retry_after(), Some(30));
+        assert!(err.to_body("r").contains("POST /v1/rates"));
+        // The other mode's key has its own budget; the reset opens a new window.
+        assert!(
+            b.check(KeyEnv::Sandbox, rates(), Caller::Dashboard, 0.25, 1_000)
+                .is_ok()
+        );
+        assert!(
+            b.check(KeyEnv::Live, rates(), Caller::Dashboard, 0.25, 1_030)
+                .is_ok()
+        );
+        // The widget stops at its share; the dashboard goes on.
+        b.record(KeyEnv::Live, EndpointId::GetRates, w(75), 1_000);
+        let err = b
+            .check(KeyEnv::Live, rates(), Caller::Widget, 0.25, 1_000)
+            .unwrap_err();
+        assert!(err.to_body("r").contains("storefront's share"));
+        assert!(
+            b.check(KeyEnv::Live, rates(), Caller::Dashboard, 0.25, 1_000)
+                .is_ok()
+        );
+    }
 
     fn window(remaining: u32) -> Window {
         Window {

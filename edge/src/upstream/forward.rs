@@ -1,25 +1,22 @@
 //! Forwarding a v1 call: who calls, may they, is the budget there, then
-//! upstream once (purchases through their records, `purchases`), and what the
-//! answer teaches (budgets, the key's scopes, a revoked key).
+//! upstream once through the one path (`call`; purchases through their
+//! records, `purchases`).
 
-use super::budget::{Caller, Window};
+use super::budget::{Caller, with_budgets};
 use super::proxy::{self, Forward};
-use super::send;
+use super::{StoredResponse, call};
 use crate::access::gate::{self, Facts, Principal};
 use crate::access::glue::principal;
 use crate::access::roles::WIDGET_SCOPES;
 use crate::config::Config;
-use crate::control::glue as control;
-use crate::control::is_key_problem;
 use crate::errors::EdgeError;
-use crate::purchases::StoredResponse;
 use crate::runtime::objects::ask;
 use crate::runtime::reply;
-use crate::runtime::{Trace, body_bytes, header, now_s, with_memory};
+use crate::runtime::{Trace, body_bytes, header, now_s};
 use crate::webhooks::{INSTANCE as INBOX, InboxStore, RecordPurchase};
-use crate::widget::cors;
+use crate::widget::{cors, quotes, shoppers};
 use api::validation::MAX_BODY_BYTES;
-use api::{ApiKey, Endpoint, EndpointId, ErrorCode, ErrorEnvelope, KeyEnv, Scope};
+use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
 use sha2::{Digest, Sha256};
 use worker::Env;
 use worker::web_sys::{Request, Response};
@@ -61,10 +58,7 @@ pub(crate) async fn forward(
         .clone()
         .filter(|o| facts.origin.is_some_and(|r| r.eq_ignore_ascii_case(o)));
     trace.cors_origin = cors_origin.clone();
-    let mode = principal.mode(config);
-    let keys = config.keys_for(mode);
-    let key_scopes: Vec<Scope> = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
-    gate::authorize(&principal, endpoint, config, &key_scopes)?;
+    let mode = gate::require(&principal, config, &[endpoint.scope])?;
 
     let body = if facts.method == "GET" {
         vec![]
@@ -80,29 +74,24 @@ pub(crate) async fn forward(
     let caller = if widget.is_some() {
         // Each shopper (client IP) gets a per-minute count of its own.
         let client = header(&req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into());
-        with_memory(|m| m.count_widget_call(&client, config.widget.ip_per_minute, now))?;
+        shoppers::count(&client, config.widget.ip_per_minute, now)?;
         Caller::Widget
     } else {
         Caller::Dashboard
     };
     let quote_key =
         (widget.is_some() && endpoint.id == EndpointId::GetRates).then(|| quote_key(mode, &body));
-    if let Some((hit, age)) = quote_key
-        .as_ref()
-        .and_then(|key| with_memory(|m| m.cached_quote(key, now).map(|(r, age)| (r.clone(), age))))
-    {
+    if let Some((hit, age)) = quote_key.as_ref().and_then(|key| quotes::cached(key, now)) {
         trace.answered_from = Some("cached");
         let mut headers = cors_headers;
         headers.push(("Age", age.to_string()));
         return reply::respond(&hit, Some("cached"), &headers);
     }
-    with_memory(|m| m.check_budget(mode, endpoint, caller, config.widget.share, now))?;
+    with_budgets(|b| b.check(mode, endpoint, caller, config.widget.share, now))?;
 
-    let (key, _) = control::active_key(env, keys).await;
     if endpoint.spends_money() {
         let purchase = crate::purchases::glue::Purchase {
             forward: &forward,
-            key,
             mode,
             body: &body,
             idempotency_key: header(&req, crate::purchases::HEADER),
@@ -111,38 +100,24 @@ pub(crate) async fn forward(
         if replayed {
             trace.answered_from = Some("replayed");
         } else {
-            learn_window(mode, endpoint.id, &stored.headers);
-            learn_from_error(env, &stored, mode, key).await;
             record_purchase(env, &principal, endpoint.id, &stored).await;
         }
         return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
-    let answer = send::send(
-        &forward,
-        facts.method,
-        key.expose(),
-        &body,
-        config.upstream_timeout_ms,
-        trace,
-    )
-    .await?;
-    learn_window(mode, endpoint.id, &answer.headers);
+    let called = call::call(env, config, mode, &forward, &body, trace).await?;
     // Only errors (they teach scopes and key problems) and quotes to cache
     // are read; everything else streams through like a bare proxy.
-    if answer.status < 400 && quote_key.is_none() {
-        return Ok(answer.stream(&cors_headers));
+    if called.status < 400 && quote_key.is_none() {
+        return Ok(called.stream(&cors_headers));
     }
-    let stored = answer.store().await?;
-    learn_from_error(env, &stored, mode, key).await;
+    let stored = called.read(env).await?;
     if let Some(k) = quote_key {
-        with_memory(|m| {
-            m.cache_quote(
-                k,
-                stored.clone(),
-                config.widget.quote_cache_seconds,
-                now_s(),
-            )
-        });
+        quotes::cache(
+            k,
+            stored.clone(),
+            config.widget.quote_cache_seconds,
+            now_s(),
+        );
     }
     reply::respond(&stored, None, &cors_headers)
 }
@@ -187,9 +162,9 @@ fn quote_key(mode: KeyEnv, body: &[u8]) -> [u8; 32] {
 
 /// A v1 read the Worker makes for one of its own endpoints (a label's PDF),
 /// with the same checks as a forwarded call: the user's scopes and the key's,
-/// the budget, the active key, and what the answer teaches. The answer is
-/// read; errors come back as the upstream's envelope (status >= 400). Also
-/// gives the key it used, for a follow-up call on the service's origin.
+/// the budget, then the one upstream path. The answer is read; errors come
+/// back as the upstream's envelope (status >= 400). Also gives the key it
+/// used, for a follow-up call on the service's origin.
 pub(crate) async fn read_for<'a>(
     env: &Env,
     config: &'a Config,
@@ -198,12 +173,9 @@ pub(crate) async fn read_for<'a>(
     trace: &mut Trace,
 ) -> Result<(StoredResponse, &'a ApiKey), EdgeError> {
     let endpoint = forward.endpoint;
-    let mode = principal.mode(config);
-    let keys = config.keys_for(mode);
-    let key_scopes: Vec<Scope> = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
-    gate::authorize(principal, endpoint, config, &key_scopes)?;
-    with_memory(|m| {
-        m.check_budget(
+    let mode = gate::require(principal, config, &[endpoint.scope])?;
+    with_budgets(|b| {
+        b.check(
             mode,
             endpoint,
             Caller::Dashboard,
@@ -211,62 +183,9 @@ pub(crate) async fn read_for<'a>(
             now_s(),
         )
     })?;
-    let (key, _) = control::active_key(env, keys).await;
-    let answer = send::send(
-        forward,
-        "GET",
-        key.expose(),
-        &[],
-        config.upstream_timeout_ms,
-        trace,
-    )
-    .await?;
-    learn_window(mode, endpoint.id, &answer.headers);
-    let stored = answer.store().await?;
-    learn_from_error(env, &stored, mode, key).await;
-    Ok((stored, key))
-}
-
-/// The per-minute budget the upstream reported with an answer.
-pub(crate) fn learn_window(mode: KeyEnv, endpoint: EndpointId, headers: &[(String, String)]) {
-    let get = |name: &str| {
-        headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    if let Some(window) = Window::from_headers(
-        get("x-ratelimit-limit"),
-        get("x-ratelimit-remaining"),
-        get("x-ratelimit-reset"),
-    ) {
-        with_memory(|m| m.record_window(mode, endpoint, window, now_s()));
-    }
-}
-
-/// What an upstream error teaches: the key's real scopes, or that it was
-/// revoked or expired (an alert for admins).
-pub(crate) async fn learn_from_error(
-    env: &Env,
-    stored: &StoredResponse,
-    mode: KeyEnv,
-    key: &ApiKey,
-) {
-    if stored.status < 400 {
-        return;
-    }
-    let Ok(envelope) = serde_json::from_str::<ErrorEnvelope>(&stored.body) else {
-        return;
-    };
-    let code = envelope.error.code;
-    if code == ErrorCode::AuthKeyInsufficientScope {
-        if let Some(scopes) = envelope.error.key_scopes {
-            let scopes: Vec<Scope> = scopes.iter().filter_map(|s| s.parse().ok()).collect();
-            with_memory(|m| m.learn_key_scopes(mode, scopes));
-        }
-    } else if is_key_problem(&code) {
-        control::report_key_problem(env, key, &code).await;
-    }
+    let called = call::call(env, config, mode, forward, &[], trace).await?;
+    let key = called.key;
+    Ok((called.read(env).await?, key))
 }
 
 /// The body, refused past the cap: by its declared length before reading, by its size after.

@@ -84,16 +84,20 @@ fn allowed_methods(path: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// Parses the body with the contract type of its endpoint, so a malformed
-/// request is refused with the field named before it costs an upstream call.
+/// Parses the body with the contract type of its endpoint and applies the
+/// contract's field rules (lengths, codes that exist, parcel bounds) as the
+/// service does, so a malformed request is refused with the field named
+/// before it costs an upstream call.
 pub fn check_body(endpoint: EndpointId, body: &[u8]) -> Result<(), EdgeError> {
     use api::validation::parse_json;
     let parsed = match endpoint {
-        EndpointId::ValidateAddress => parse_json::<api::Address>(body).map(drop),
-        EndpointId::GetRates => parse_json::<api::RatesRequest>(body).map(drop),
+        EndpointId::ValidateAddress => parse_json::<api::Address>(body).and_then(|a| a.check("")),
+        EndpointId::GetRates => parse_json::<api::RatesRequest>(body).and_then(|r| r.check()),
         EndpointId::BuyLabel => parse_json::<api::BuyLabelRequest>(body).map(drop),
         EndpointId::CreateTracker => parse_json::<api::CreateTrackerRequest>(body).map(drop),
-        EndpointId::CreateBatch => parse_json::<api::CreateBatchRequest>(body).map(drop),
+        EndpointId::CreateBatch => {
+            parse_json::<api::CreateBatchRequest>(body).and_then(|b| b.check())
+        }
         // Buying a batch needs no body; one that is sent must still be one
         // JSON value, as the service reads it.
         EndpointId::BuyBatch if !body.is_empty() => {
@@ -186,6 +190,47 @@ mod tests {
         let err = check_body(EndpointId::CreateTracker, br#"{"tracking_number":5}"#).unwrap_err();
         assert!(err.to_body("r").contains(r#""field":"tracking_number""#));
         assert_eq!(check_body(EndpointId::BuyBatch, b""), Ok(()));
+    }
+
+    #[test]
+    fn the_contracts_field_rules_apply_before_anything_is_forwarded() {
+        let address = |street2: &str| {
+            format!(
+                r#"{{"name":"Ada","street1":"1 Elm St","street2":"{street2}","city":"Brooklyn","state":"NY","zip":"11201","country":"US"}}"#
+            )
+        };
+        let parcel = r#"{"weight_oz":10,"length":6,"width":4,"height":2}"#;
+        let long = "x".repeat(101);
+        let rates = format!(
+            r#"{{"from_address":{},"to_address":{},"parcel":{parcel}}}"#,
+            address(""),
+            address(&long)
+        );
+        let body = check_body(EndpointId::GetRates, rates.as_bytes())
+            .unwrap_err()
+            .to_body("r");
+        assert!(
+            body.contains(r#""field":"to_address.street2""#)
+                && body.contains("at most 100 characters"),
+            "{body}"
+        );
+        let item = format!(
+            r#"{{"from_address":{},"to_address":{},"parcel":{parcel},"rate_id":"r","carrier":"c","service":"s","rate_cents":1}}"#,
+            address(""),
+            address("").replace(r#""NY""#, r#""ZZ""#)
+        );
+        let batch = format!(r#"{{"items":[{item}]}}"#);
+        let body = check_body(EndpointId::CreateBatch, batch.as_bytes())
+            .unwrap_err()
+            .to_body("r");
+        assert!(
+            body.contains(r#""field":"items[0].to_address.state""#),
+            "{body}"
+        );
+        assert_eq!(
+            check_body(EndpointId::ValidateAddress, address("Apt 4").as_bytes()),
+            Ok(())
+        );
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! `request.cf` read on every call) costing more than all our own decisions.
 
 use crate::errors::EdgeError;
-use crate::purchases::StoredResponse;
 use crate::runtime::js::{lines, pass_through, pick_headers, send_upstream};
 use crate::runtime::reply::response_header_pairs;
 use crate::runtime::{Trace, now_ms};
+use crate::upstream::StoredResponse;
 use crate::upstream::proxy::{self, Forward};
 use worker::wasm_bindgen::JsCast;
 use worker::wasm_bindgen_futures::JsFuture;
@@ -108,39 +108,6 @@ pub(crate) async fn send(
         raw,
         outcome_unknown,
     })
-}
-
-/// A file the service names by URL, read whole (a label PDF to merge),
-/// with the key only if `key` is given.
-pub(crate) async fn bytes(
-    url: &str,
-    key: Option<&str>,
-    accept: &str,
-    timeout_ms: u64,
-    trace: &mut Trace,
-) -> Result<Vec<u8>, EdgeError> {
-    let bearer = key.map(|k| format!("Bearer {k}"));
-    let mut pairs = vec![("Accept", accept)];
-    if let Some(bearer) = &bearer {
-        pairs.push(("Authorization", bearer.as_str()));
-    }
-    let started = now_ms();
-    let unavailable = || EdgeError::LabelPdfUnavailable { status: None };
-    let call = send_upstream(url, "GET", &lines(pairs), None, timeout_ms as u32);
-    let raw = JsFuture::from(call)
-        .await
-        .ok()
-        .and_then(|r| r.dyn_into::<Response>().ok())
-        .ok_or_else(unavailable)?;
-    trace.upstream_ms = Some(trace.upstream_ms.unwrap_or(0) + now_ms().saturating_sub(started));
-    if raw.status() != 200 {
-        return Err(EdgeError::LabelPdfUnavailable {
-            status: Some(raw.status()),
-        });
-    }
-    let buffer = raw.array_buffer().map_err(|_| unavailable())?;
-    let buffer = JsFuture::from(buffer).await.map_err(|_| unavailable())?;
-    Ok(worker::js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// A file the service names by URL (a label's PDF), fetched with the key

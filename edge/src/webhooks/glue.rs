@@ -9,7 +9,7 @@ use crate::errors::EdgeError;
 use crate::routes::{InboxRoute, WebhooksRoute, query_param};
 use crate::runtime::objects::{ask, upgrade};
 use crate::runtime::reply;
-use crate::runtime::{Trace, body_bytes, header, json_body, with_memory};
+use crate::runtime::{Trace, body_bytes, header, json_body};
 use crate::webhooks;
 use api::inbox::{MAX_BODY_BYTES, RejectReason, VerifyRequest};
 use api::webhooks::SIGNATURE_HEADER;
@@ -80,11 +80,7 @@ async fn receive(
 /// The inbox endpoints need the read scope of labels, like the upstream's
 /// own delivery log, and show the session's mode only.
 fn readable(principal: &Principal, config: &Config) -> Result<KeyEnv, EdgeError> {
-    let mode = principal.mode(config);
-    let keys = config.keys_for(mode);
-    let key_scopes = with_memory(|m| m.key_scopes(mode, &keys.scopes).to_vec());
-    gate::require_scope(principal, Scope::LabelsRead, config, &key_scopes)?;
-    Ok(mode)
+    gate::require(principal, config, &[Scope::LabelsRead])
 }
 
 pub(crate) async fn handle(

@@ -119,7 +119,7 @@ pub fn excerpt(body: &[u8]) -> String {
 /// and the platform caps LIKE patterns at 50 bytes.
 pub fn search_needle(q: Option<&str>) -> Option<String> {
     let q = q?.trim();
-    (!q.is_empty()).then(|| q.chars().take(100).collect::<String>().to_lowercase())
+    (!q.is_empty()).then(|| q.chars().take(100).collect::<String>().to_ascii_lowercase())
 }
 
 /// The inbox's protocol (the `WebhookInbox` object, one instance).
@@ -141,7 +141,7 @@ impl Object for InboxStore {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum InboxCall {
     Accept(AcceptEvent),
     Bought(RecordPurchase),

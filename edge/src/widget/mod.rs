@@ -6,6 +6,8 @@
 pub mod cors;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod glue;
+pub mod quotes;
+pub mod shoppers;
 
 use crate::routes::query_param;
 use api::widget::{SHIP_FROM_META, SHOP_META, SHOP_PARAM};

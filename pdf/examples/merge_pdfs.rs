@@ -1,6 +1,6 @@
-//! Measures `jobs::pdf::merge` on 100 copies of a label PDF: time and the
+//! Measures `pdf::merge::merge` on 100 copies of a label PDF: time and the
 //! peak of heap memory it allocates. Run by `tests/bench/jobs.mjs`:
-//! `cargo run --release -p edge --example merge_pdfs -- LABEL.pdf [COUNT]`.
+//! `cargo run --release -p pdf --example merge_pdfs -- LABEL.pdf [COUNT]`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
         let started = Instant::now();
-        let merged = edge::jobs::pdf::merge(&labels).map_err(|e| e.reason)?;
+        let merged = pdf::merge::merge(&labels).map_err(|e| e.reason)?;
         runs.push(started.elapsed().as_secs_f64() * 1000.0);
         size = merged.len();
         peak = PEAK.load(Ordering::Relaxed) - before;

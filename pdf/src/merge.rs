@@ -6,10 +6,11 @@
 
 use lopdf::{Dictionary, Document, Object, ObjectId};
 
-/// Why a merge failed: which label (0-based in the input) and what was wrong.
+/// Why a merge failed: which label (0-based in the input; `None` when the
+/// merged file could not be written) and what was wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MergeError {
-    pub label: usize,
+    pub label: Option<usize>,
     pub reason: String,
 }
 
@@ -37,14 +38,18 @@ fn inherited(doc: &Document, page: &Dictionary) -> Vec<(Vec<u8>, Object)> {
     found
 }
 
-/// One PDF with every page of `labels`, in order.
-pub fn merge(labels: &[Vec<u8>]) -> Result<Vec<u8>, MergeError> {
+/// One PDF with every page of `labels`, in order; or which label could
+/// not be read.
+pub fn merge<B: AsRef<[u8]>>(labels: &[B]) -> Result<Vec<u8>, MergeError> {
     let mut out = Document::with_version("1.5");
     let tree: ObjectId = out.new_object_id();
     let mut kids = Vec::new();
     for (n, bytes) in labels.iter().enumerate() {
-        let fail = |reason: String| MergeError { label: n, reason };
-        let mut doc = Document::load_mem(bytes).map_err(|e| fail(e.to_string()))?;
+        let fail = |reason: String| MergeError {
+            label: Some(n),
+            reason,
+        };
+        let mut doc = Document::load_mem(bytes.as_ref()).map_err(|e| fail(e.to_string()))?;
         if doc.is_encrypted() {
             return Err(fail("the PDF is encrypted".into()));
         }
@@ -103,7 +108,7 @@ pub fn merge(labels: &[Vec<u8>]) -> Result<Vec<u8>, MergeError> {
     out.compress();
     let mut bytes = Vec::new();
     out.save_to(&mut bytes).map_err(|e| MergeError {
-        label: labels.len(),
+        label: None,
         reason: e.to_string(),
     })?;
     Ok(bytes)
@@ -171,6 +176,6 @@ mod tests {
     #[test]
     fn a_broken_label_is_named() {
         let labels = vec![label("ok"), b"%PDF-1.4 not really".to_vec()];
-        assert_eq!(merge(&labels).unwrap_err().label, 1);
+        assert_eq!(merge(&labels).unwrap_err().label, Some(1));
     }
 }

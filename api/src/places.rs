@@ -1,0 +1,300 @@
+//! Countries and their regions: the codes an address must use (ISO 3166-1
+//! alpha-2 countries; in the US and Canada, the two-letter state, province
+//! and territory codes carriers print), and the names merchants' files carry
+//! instead ("United States", "USA", "Deutschland", "Florida", "Québec"),
+//! read as those codes. Regions of other countries are not checked and not
+//! read: they stay as typed. Nothing is guessed: a name either is in the
+//! tables (`places/tables.rs`) or is not read.
+
+mod tables;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use tables::{CA_CODES, CA_NAMES, COUNTRY_CODES, COUNTRY_NAMES, US_CODES, US_NAMES};
+
+/// `code` (two letters, any case) as it stands in `codes`, if it does.
+fn find_code(codes: &'static str, code: &str) -> Option<&'static str> {
+    let code = code.as_bytes();
+    if code.len() != 2 {
+        return None;
+    }
+    let at = codes
+        .as_bytes()
+        .chunks(2)
+        .position(|c| c.eq_ignore_ascii_case(code))?;
+    codes.get(at * 2..at * 2 + 2)
+}
+
+/// Whether `code` is a country's code: assigned in ISO 3166-1 (or XK, see
+/// the tables), any case, no spaces.
+pub fn is_country(code: &str) -> bool {
+    find_code(COUNTRY_CODES, code).is_some()
+}
+
+/// The region codes of `country`, if its addresses must use them.
+fn region_codes(country: &str) -> Option<&'static str> {
+    if country.eq_ignore_ascii_case("US") {
+        Some(US_CODES)
+    } else if country.eq_ignore_ascii_case("CA") {
+        Some(CA_CODES)
+    } else {
+        None
+    }
+}
+
+/// Whether `region` is a region code of `country`; `None` when the
+/// regions of that country are not checked (anything but US and CA).
+pub fn is_region(country: &str, region: &str) -> Option<bool> {
+    region_codes(country.trim()).map(|codes| find_code(codes, region.trim()).is_some())
+}
+
+/// Latin letters with their accents taken off, so `Osterreich` and `Cote
+/// d'Ivoire` read as `Österreich` and `Côte d'Ivoire`.
+fn fold(c: char) -> char {
+    match c {
+        'à'..='å' | 'ā' | 'ă' | 'ą' => 'a',
+        'ç' | 'ć' | 'č' => 'c',
+        'ď' | 'đ' => 'd',
+        'è'..='ë' | 'ē' | 'ė' | 'ę' | 'ě' => 'e',
+        'ì'..='ï' | 'ī' | 'į' | 'ı' => 'i',
+        'ĺ' | 'ļ' | 'ľ' | 'ł' => 'l',
+        'ñ' | 'ń' | 'ņ' | 'ň' => 'n',
+        'ò'..='ö' | 'ø' | 'ō' | 'ő' => 'o',
+        'ŕ' | 'ř' => 'r',
+        'ś' | 'ş' | 'š' | 'ș' => 's',
+        'ţ' | 'ť' | 'ț' => 't',
+        'ù'..='ü' | 'ũ' | 'ū' | 'ů' | 'ű' | 'ų' => 'u',
+        'ý' | 'ÿ' => 'y',
+        'ź' | 'ż' | 'ž' => 'z',
+        other => other,
+    }
+}
+
+/// A name as compared: lower case, accents off, letters and digits only,
+/// without the words "the" and "and", "st" read as "saint". `The
+/// Netherlands`, `netherlands` and `Trinidad & Tobago` / `Trinidad and
+/// Tobago` each compare equal; `U.S.A.` is `usa`.
+fn key(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for word in name.split(|c: char| !c.is_alphanumeric()) {
+        let word: String = word
+            .chars()
+            .flat_map(char::to_lowercase)
+            .map(fold)
+            .collect();
+        match word.as_str() {
+            "" | "the" | "and" => {}
+            "st" => out.push_str("saint"),
+            w => out.push_str(w),
+        }
+    }
+    out
+}
+
+/// A table row `CODE rest`: its code, and the `|`-separated names after
+/// `skip` more bytes.
+fn row_names(row: &'static str, skip: usize) -> (&'static str, impl Iterator<Item = &'static str>) {
+    let code = row.get(..2).unwrap_or_default();
+    let names = row.get(3 + skip..).unwrap_or_default().split('|');
+    (code, names)
+}
+
+/// Each name's key (and with `alpha3`, each alpha-3 code's) to its code,
+/// made once: a file of 5,000 different values is then 5,000 look-ups,
+/// not 5,000 passes over the tables.
+fn index(rows: &'static [&'static str], alpha3: bool) -> HashMap<String, &'static str> {
+    let mut index = HashMap::new();
+    for row in rows {
+        let (code, names) = row_names(row, if alpha3 { 4 } else { 0 });
+        for name in names {
+            index.insert(key(name), code);
+        }
+        if let Some(a3) = row.get(3..6).filter(|_| alpha3) {
+            index.insert(a3.to_ascii_lowercase(), code);
+        }
+    }
+    index
+}
+
+/// The code `text` names: the code itself (any case, `U.S.` too), or a
+/// name in `index`.
+fn read(
+    codes: &'static str,
+    index: &HashMap<String, &'static str>,
+    text: &str,
+) -> Option<&'static str> {
+    let text = text.trim();
+    // A code as typed first: `ST` is São Tomé, not an abbreviated "saint".
+    if let Some(code) = find_code(codes, text) {
+        return Some(code);
+    }
+    let wanted = key(text);
+    find_code(codes, &wanted).or_else(|| index.get(&wanted).copied())
+}
+
+/// The country `text` names, as its two-letter code: a code (`us`,
+/// `U.S.`), an ISO 3166-1 alpha-3 code (`USA`, `DEU`), an ISO name in its
+/// short, common or official form (`United States of America`,
+/// `Korea, Republic of`, `South Korea`), a common English short form (`UK`,
+/// `Holland`) or, for the main destinations, the country's own name
+/// (`Deutschland`, `España`).
+pub fn country_code(text: &str) -> Option<&'static str> {
+    static INDEX: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
+    read(
+        COUNTRY_CODES,
+        INDEX.get_or_init(|| index(&COUNTRY_NAMES, true)),
+        text,
+    )
+}
+
+/// The region of `country` that `text` names, as its code (`Florida` and
+/// `fl` in the US are `FL`; `Québec` in Canada is `QC`); `None` when it
+/// names none, or when the regions of `country` are not read (outside the
+/// US and Canada).
+pub fn region_code(country: &str, text: &str) -> Option<&'static str> {
+    static US: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
+    static CA: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
+    let country = country.trim();
+    if country.eq_ignore_ascii_case("US") {
+        read(US_CODES, US.get_or_init(|| index(&US_NAMES, false)), text)
+    } else if country.eq_ignore_ascii_case("CA") {
+        read(CA_CODES, CA.get_or_init(|| index(&CA_NAMES, false)), text)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_any_case_and_only_assigned_ones() {
+        assert!(is_country("US") && is_country("gb") && is_country("XK"));
+        assert!(!is_country("UK") && !is_country("ZZ") && !is_country("USA") && !is_country(""));
+        assert_eq!(is_region("US", "fl"), Some(true));
+        assert_eq!(
+            is_region("us", "PR"),
+            Some(true),
+            "territories are states to carriers"
+        );
+        assert_eq!(is_region("US", "AE"), Some(true), "armed forces Europe");
+        assert_eq!(is_region("US", "ZZ"), Some(false));
+        assert_eq!(
+            is_region("US", "ON"),
+            Some(false),
+            "a Canadian province on a US address"
+        );
+        assert_eq!(is_region("CA", "QC"), Some(true));
+        assert_eq!(is_region("CA", "NY"), Some(false));
+        assert_eq!(
+            is_region("GB", "Kent"),
+            None,
+            "other countries' regions are not checked"
+        );
+    }
+
+    #[test]
+    fn country_names_and_codes_as_merchants_write_them() {
+        for (text, code) in [
+            ("US", "US"),
+            ("us", "US"),
+            (" U.S. ", "US"),
+            ("USA", "US"),
+            ("U.S.A.", "US"),
+            ("United States", "US"),
+            ("united states of america", "US"),
+            ("Estados Unidos", "US"),
+            ("UK", "GB"),
+            ("United Kingdom", "GB"),
+            ("Great Britain", "GB"),
+            ("England", "GB"),
+            ("Deutschland", "DE"),
+            ("DEU", "DE"),
+            ("Germany", "DE"),
+            ("Österreich", "AT"),
+            ("Osterreich", "AT"),
+            ("The Netherlands", "NL"),
+            ("Holland", "NL"),
+            ("Korea, Republic of", "KR"),
+            ("Republic of Korea", "KR"),
+            ("South Korea", "KR"),
+            ("Côte d'Ivoire", "CI"),
+            ("Cote d'Ivoire", "CI"),
+            ("Trinidad & Tobago", "TT"),
+            ("St. Lucia", "LC"),
+            ("ST", "ST"),
+            ("Canada", "CA"),
+            ("Viet Nam", "VN"),
+            ("Vietnam", "VN"),
+            ("Kosovo", "XK"),
+        ] {
+            assert_eq!(country_code(text), Some(code), "{text}");
+        }
+        for text in [
+            "",
+            " ",
+            "Untied States",
+            "ZZ",
+            "Korea",
+            "Europe",
+            "Congo-ish",
+        ] {
+            assert_eq!(country_code(text), None, "{text} is not guessed");
+        }
+    }
+
+    #[test]
+    fn us_and_canadian_regions_by_name_or_code() {
+        for (country, text, code) in [
+            ("US", "Florida", "FL"),
+            ("US", "fl", "FL"),
+            ("US", "N.Y.", "NY"),
+            ("us", "new york", "NY"),
+            ("US", "District of Columbia", "DC"),
+            ("US", "Puerto Rico", "PR"),
+            ("US", "U.S. Virgin Islands", "VI"),
+            ("US", "Armed Forces Europe", "AE"),
+            ("CA", "Ontario", "ON"),
+            ("CA", "Québec", "QC"),
+            ("CA", "Quebec", "QC"),
+            ("CA", "Colombie-Britannique", "BC"),
+            ("CA", "Newfoundland & Labrador", "NL"),
+        ] {
+            assert_eq!(region_code(country, text), Some(code), "{country} {text}");
+        }
+        assert_eq!(region_code("US", "Ontario"), None);
+        assert_eq!(region_code("US", "Floridaa"), None);
+        assert_eq!(region_code("CA", "Florida"), None);
+        assert_eq!(region_code("GB", "Kent"), None, "left as typed");
+    }
+
+    /// The names tables list the codes tables' codes, in their order, and no
+    /// name (nor alpha-3 code) reads as two countries or two regions.
+    #[test]
+    fn the_tables_agree_and_no_name_is_ambiguous() {
+        for (codes, rows, skip) in [
+            (COUNTRY_CODES, &COUNTRY_NAMES[..], 4),
+            (US_CODES, &US_NAMES[..], 0),
+            (CA_CODES, &CA_NAMES[..], 0),
+        ] {
+            let listed: String = rows.iter().map(|r| &r[..2]).collect();
+            assert_eq!(listed, codes);
+            let mut seen: HashMap<String, &str> = HashMap::new();
+            for row in rows {
+                let (code, names) = row_names(row, skip);
+                let alpha3 = (skip == 4).then(|| row[3..6].to_ascii_lowercase());
+                for k in names.map(key).chain(alpha3) {
+                    assert!(!k.is_empty(), "{row}");
+                    if let Some(other) = seen.insert(k.clone(), code) {
+                        assert_eq!(other, code, "{k} reads as {other} and {code}");
+                    }
+                    // A name that reads as a code would never be reached.
+                    assert!(k.len() != 2 || find_code(codes, &k).is_none(), "{k}");
+                }
+            }
+        }
+        assert_eq!(COUNTRY_CODES.len(), 2 * 250);
+    }
+}

@@ -1,0 +1,420 @@
+//! The runner against a small in-memory v1 service, with a store that can
+//! fail or lose the process after any write. Defect f: a job crashed after
+//! every stored step, and restored from storage alone, still ends with
+//! every row at an end and no row in two batches. Defect d: an answer that
+//! cannot be stored leaves the creation's outcome unknown, never sent again.
+#![allow(clippy::indexing_slicing)]
+
+mod world;
+
+use world::{UNDELIVERABLE, World};
+
+use std::collections::BTreeMap;
+
+use api::KeyEnv;
+use api::jobs::{
+    Approval, ChunkState, JobProblem, JobRow, JobState, RetryReleased, RowState, Rule,
+};
+
+use super::*;
+use crate::jobs::engine::tests::{address, rows as engine_rows};
+use crate::jobs::engine::{Action, Job, Plan, Row};
+use crate::jobs::plan::Pace;
+
+const T0: u64 = 1_000_000;
+
+/// The stored job: what a restart finds.
+#[derive(Default)]
+struct Memory {
+    core: Option<Core>,
+    rows: BTreeMap<u32, Row>,
+    writes: usize,
+    /// The write that fails (`SQLITE_IOERR`), if any.
+    fail_at: Option<usize>,
+    logged: Vec<(String, String)>,
+}
+
+impl Store for Memory {
+    type Error = String;
+    fn write(&mut self, writes: Writes<'_>) -> Result<(), String> {
+        self.writes += 1;
+        if self.fail_at == Some(self.writes) {
+            return Err("SQLITE_IOERR".into());
+        }
+        self.core = Some(writes.core.clone());
+        for row in writes.rows {
+            self.rows.insert(row.index, row.clone());
+        }
+        if let Some(sent) = writes.sent {
+            self.logged
+                .push((sent.request_id, format!("sent {}", sent.kind)));
+        }
+        if let Some(answered) = writes.answered {
+            self.logged.push((answered.request_id, answered.outcome));
+        }
+        Ok(())
+    }
+}
+
+impl Memory {
+    fn restore(&self) -> Job {
+        let core = self.core.clone().expect("a stored core");
+        Job::restore(core, self.rows.values().cloned().collect())
+    }
+}
+
+/// Seven rows to seven different people (none share a quote).
+fn rows() -> Vec<JobRow> {
+    let mut rows = engine_rows(7);
+    for (i, row) in rows.iter_mut().enumerate() {
+        row.to_address = address(&format!("#{i}"), &format!("{} Elm St", i + 1));
+    }
+    rows
+}
+
+fn new_job(approval: Approval) -> Job {
+    Job::plan(
+        Plan {
+            id: "job_1".into(),
+            name: "crash".into(),
+            mode: KeyEnv::Live,
+            created_by: "olga".into(),
+            rule: Rule::Cheapest,
+            approval,
+            pace: Pace {
+                limit: 100,
+                share: 0.6,
+                max_chunk: 3,
+            },
+            rows: rows(),
+        },
+        T0,
+    )
+}
+
+/// Where the process dies: after this write, with the call then in flight
+/// lost before or after the service acted on it.
+#[derive(Clone, Copy, Debug)]
+struct Crash {
+    after_write: usize,
+    service_acted: bool,
+}
+
+/// A run to the end, as the object and a careful merchant make it.
+struct Run {
+    world: World,
+    store: Memory,
+    job: Job,
+    crashed: bool,
+    request: u32,
+}
+
+impl Run {
+    fn new(approval: Approval) -> Run {
+        let mut job = new_job(approval);
+        let mut store = Memory::default();
+        save(&mut job, &mut store).unwrap();
+        Run {
+            world: World::new(T0, 1_000_000),
+            store,
+            job,
+            crashed: false,
+            request: 0,
+        }
+    }
+
+    /// The process dies: the job is what storage holds.
+    fn restart(&mut self) {
+        self.job = self.store.restore();
+    }
+
+    fn crash_due(&self, crash: Option<Crash>) -> Option<Crash> {
+        crash.filter(|c| !self.crashed && self.store.writes >= c.after_write)
+    }
+
+    /// What the merchant does when the job waits for them: start, approve,
+    /// accept, and for a lost creation release it, then buy again only
+    /// the rows the service shows no batch for (acknowledged).
+    fn merchant(&mut self) -> bool {
+        let now = self.world.now;
+        let action = match (self.job.state(), self.job.problem()) {
+            (JobState::Planned, _) | (JobState::Paused, Some(JobProblem::Refused { .. })) => {
+                Action::Start
+            }
+            (JobState::AwaitingApproval, _) => Action::Approve,
+            (JobState::Paused, Some(JobProblem::Decisions { .. })) => {
+                let rows = self
+                    .job
+                    .rows()
+                    .select(|r| r.state == RowState::NeedsDecision);
+                Action::Decide(api::jobs::Decide { rows, accept: true })
+            }
+            (JobState::Stopped, _) => Action::Release,
+            (JobState::Completed, _) => {
+                let unbought = self.job.rows().select(|r| {
+                    r.state == RowState::Released && self.world.batches_of(&r.row.reference) == 0
+                });
+                if unbought.is_empty() {
+                    return false;
+                }
+                Action::RetryReleased(RetryReleased {
+                    rows: unbought,
+                    acknowledged: true,
+                })
+            }
+            (state, problem) => panic!("the job waits in {state:?} {problem:?}"),
+        };
+        self.job.act(action, now).unwrap();
+        // A failed save is a 503 to the merchant, who asks again.
+        if save(&mut self.job, &mut self.store).is_err() {
+            self.restart();
+        }
+        true
+    }
+
+    /// Runs to the end, crashing once where told.
+    fn run_to_end(&mut self, crash: Option<Crash>) {
+        for _ in 0..2000 {
+            if self.crash_due(crash).is_some() {
+                self.crashed = true;
+                self.restart();
+            }
+            self.request += 1;
+            let request_id = format!("req_{}", self.request);
+            let now = self.world.now;
+            match begin(&mut self.job, &mut self.store, now, &request_id) {
+                Err(_) => {
+                    self.restart();
+                    continue;
+                }
+                Ok(Next::Idle) => {
+                    if !self.merchant() {
+                        return;
+                    }
+                }
+                Ok(Next::Wait { seconds }) => self.world.now += seconds,
+                Ok(Next::Call(call)) => {
+                    // The process dies with this call in flight.
+                    if let Some(c) = self.crash_due(crash) {
+                        self.crashed = true;
+                        if c.service_acted {
+                            self.world.answer(&call);
+                        }
+                        self.restart();
+                        continue;
+                    }
+                    let outcome = self.world.answer(&call);
+                    let now = self.world.now;
+                    if finish(
+                        &mut self.job,
+                        &mut self.store,
+                        &call,
+                        outcome,
+                        now,
+                        &request_id,
+                    )
+                    .is_err()
+                    {
+                        self.restart();
+                    }
+                }
+            }
+        }
+        panic!("the job did not end: {:?}", self.job.state());
+    }
+
+    fn check(&self, what: &str) {
+        assert_eq!(self.job.state(), JobState::Completed, "{what}");
+        for row in self.job.rows().iter() {
+            let reference = &row.row.reference;
+            assert!(
+                row.terminal(),
+                "{what}: row {reference} ended {:?}",
+                row.state
+            );
+            let batches = self.world.batches_of(reference);
+            assert!(
+                batches <= 1,
+                "{what}: row {reference} is in {batches} batches"
+            );
+            let labels = self.world.labels.get(reference).copied().unwrap_or(0);
+            let expected = u32::from(row.state == RowState::Bought);
+            assert_eq!(
+                labels, expected,
+                "{what}: row {reference} ({:?}) has {labels} labels",
+                row.state
+            );
+        }
+        // Every row that can be bought is, once; none is lost to a released chunk
+        // the service never created.
+        for row in self
+            .job
+            .rows()
+            .iter()
+            .filter(|r| r.row.reference != UNDELIVERABLE)
+        {
+            if row.state != RowState::Bought {
+                assert_eq!(row.state, RowState::Released, "{what}");
+                assert_eq!(
+                    self.world.batches_of(&row.row.reference),
+                    1,
+                    "{what}: released, yet never in a batch"
+                );
+            }
+        }
+    }
+}
+
+fn approvals() -> [Approval; 2] {
+    [
+        Approval::ReviewFirst,
+        Approval::BuyAsQuoted {
+            max_row_cents: 10_000,
+            max_total_cents: 1_000_000,
+        },
+    ]
+}
+
+#[test]
+fn defect_f_a_crash_after_any_stored_step_loses_no_row_and_buys_none_twice() {
+    for approval in approvals() {
+        let mut clean = Run::new(approval);
+        clean.run_to_end(None);
+        clean.check(&format!("{approval:?} without a crash"));
+        let writes = clean.store.writes;
+        assert!(writes > 30, "a run of {writes} writes");
+        let mut tried = 0;
+        for after_write in 1..=writes {
+            for service_acted in [false, true] {
+                let crash = Crash {
+                    after_write,
+                    service_acted,
+                };
+                let mut run = Run::new(approval);
+                run.run_to_end(Some(crash));
+                run.check(&format!("{approval:?}, {crash:?}"));
+                tried += 1;
+            }
+        }
+        assert_eq!(tried, writes * 2);
+    }
+}
+
+#[test]
+fn defect_d_an_answer_that_cannot_be_stored_leaves_the_creation_unknown() {
+    let approval = approvals()[1];
+    // Find the write that stores the first creation's answer.
+    let mut clean = Run::new(approval);
+    clean.run_to_end(None);
+    let sent = clean
+        .store
+        .logged
+        .iter()
+        .position(|(_, what)| what == "sent create_batch")
+        .unwrap();
+    let request = clean.store.logged[sent].0.clone();
+    assert!(
+        clean
+            .store
+            .logged
+            .iter()
+            .any(|(id, what)| *id == request && what.starts_with("batch "))
+    );
+    // Run again, failing each write in turn until the failed one is that answer's.
+    for fail_at in 1..=clean.store.writes {
+        let mut run = Run::new(approval);
+        run.store.fail_at = Some(fail_at);
+        // Stop at the first idle after the failure to look at the job.
+        for _ in 0..500 {
+            run.request += 1;
+            let request_id = format!("req_{}", run.request);
+            let now = run.world.now;
+            match begin(&mut run.job, &mut run.store, now, &request_id) {
+                Err(_) => run.restart(),
+                Ok(Next::Idle) => {
+                    if run.job.state() == JobState::Stopped || !run.merchant() {
+                        break;
+                    }
+                }
+                Ok(Next::Wait { seconds }) => run.world.now += seconds,
+                Ok(Next::Call(call)) => {
+                    let outcome = run.world.answer(&call);
+                    let now = run.world.now;
+                    let creation = matches!(call, Call::CreateBatch { .. });
+                    if finish(
+                        &mut run.job,
+                        &mut run.store,
+                        &call,
+                        outcome,
+                        now,
+                        &request_id,
+                    )
+                    .is_err()
+                    {
+                        run.restart();
+                        if creation {
+                            // The creation took; its answer was not stored.
+                            assert_eq!(run.job.state(), JobState::Stopped, "write {fail_at}");
+                            let Some(JobProblem::OutcomeUnknown { chunk, .. }) =
+                                run.job.problem().cloned()
+                            else {
+                                panic!("write {fail_at}: {:?}", run.job.problem())
+                            };
+                            let c = run
+                                .job
+                                .core
+                                .chunks
+                                .iter()
+                                .find(|c| c.number == chunk)
+                                .unwrap();
+                            assert_eq!(c.state, ChunkState::OutcomeUnknown);
+                            let batches = run.world.batches.len();
+                            // Nothing is sent again: only the wallet is read.
+                            for _ in 0..5 {
+                                let now = run.world.now;
+                                match begin(&mut run.job, &mut run.store, now, "req_after").unwrap()
+                                {
+                                    Next::Call(Call::ReadWallet { chunk: c }) => {
+                                        let outcome =
+                                            run.world.answer(&Call::ReadWallet { chunk: c });
+                                        finish(
+                                            &mut run.job,
+                                            &mut run.store,
+                                            &Call::ReadWallet { chunk: c },
+                                            outcome,
+                                            now,
+                                            "req_after",
+                                        )
+                                        .unwrap();
+                                    }
+                                    Next::Idle => {}
+                                    other => {
+                                        panic!("write {fail_at}: a stopped job sent {other:?}")
+                                    }
+                                }
+                            }
+                            assert_eq!(run.world.batches.len(), batches);
+                            // The merchant sees what it cost: the wallet moved by the chunk's total.
+                            let Some(JobProblem::OutcomeUnknown {
+                                total_cents,
+                                wallet_before_cents: Some(before),
+                                wallet_after_cents: Some(after),
+                                ..
+                            }) = run.job.problem().cloned()
+                            else {
+                                panic!("no wallet before and after")
+                            };
+                            assert_eq!(before - after, total_cents);
+                            // And the run still ends with nothing bought twice.
+                            run.store.fail_at = None;
+                            run.run_to_end(None);
+                            run.check(&format!("fail at {fail_at}"));
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    panic!("no failed write stored a creation's answer");
+}
