@@ -1,8 +1,10 @@
 // Writes dist/_headers (served by Workers static assets) with the security
-// headers of the dashboard, of the storefront widget page and of the batch
-// screens (their own build under /batches/). Trunk injects
-// one inline module script to start each wasm; each CSP allows exactly that
-// script by its SHA-256 and nothing else inline. The widget page may be
+// headers of the dashboard and of the storefront widget page. Each page has
+// one inline module script that starts its wasm (Trunk's, or for the
+// dashboard scripts/app-wasm.mjs'); each CSP allows exactly that script by
+// its SHA-256 and nothing else inline. The dashboard's chunks need nothing
+// more: its same-origin loader ('self') fetches them ('self'), checks their
+// SRI hashes and compiles them ('wasm-unsafe-eval'). The widget page may be
 // framed: the Worker serves it and sets its frame-ancestors from
 // WIDGET_ORIGINS (edge/src/widget.rs); 'none' here is the safe default.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -46,8 +48,4 @@ writeFileSync(path.join(dist, '_headers'), `/*
   ! Content-Security-Policy
   ! X-Frame-Options
   Content-Security-Policy: ${read('widget/index.html')}
-
-/batches/*
-  ! Content-Security-Policy
-  Content-Security-Policy: ${read('batches/index.html')}
 `);

@@ -260,8 +260,6 @@ pub enum OwnId {
     VerifyWebhook,
     LabelPdf,
     WidgetPage,
-    /// The batch screens' page (`jobs::PAGE_PATH`).
-    BatchesPage,
     CreateJob,
     ListJobs,
     GetJob,
@@ -303,7 +301,7 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
 
 use crate::{inbox, jobs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 38] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 32] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -322,12 +320,6 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 38] = [
     own(OwnId::WidgetPage, Method::Head, widget::PAGE_PATH),
     own(OwnId::WidgetPage, Method::Get, widget::PAGE_PATH_BARE),
     own(OwnId::WidgetPage, Method::Head, widget::PAGE_PATH_BARE),
-    own(OwnId::BatchesPage, Method::Get, jobs::PAGE_PATH),
-    own(OwnId::BatchesPage, Method::Head, jobs::PAGE_PATH),
-    own(OwnId::BatchesPage, Method::Get, jobs::PAGE_PATH_BARE),
-    own(OwnId::BatchesPage, Method::Head, jobs::PAGE_PATH_BARE),
-    own(OwnId::BatchesPage, Method::Get, jobs::PAGE_JOB_PATH),
-    own(OwnId::BatchesPage, Method::Head, jobs::PAGE_JOB_PATH),
     own(OwnId::CreateJob, Method::Post, jobs::JOBS_PATH),
     own(OwnId::ListJobs, Method::Get, jobs::JOBS_PATH),
     own(OwnId::GetJob, Method::Get, jobs::JOB_PATH),
@@ -459,15 +451,10 @@ mod tests {
                 OwnId::WidgetPage
             );
         }
-        for path in ["/batches", "/batches/", "/batches/new", "/batches/job_0a"] {
-            assert_eq!(
-                match_own("GET", path).unwrap().endpoint.id,
-                OwnId::BatchesPage
-            );
+        // The batch pages are the dashboard's (the assets' single-page fallback).
+        for path in ["/batches", "/batches/new", "/batches/job_0a"] {
+            assert_eq!(match_own("GET", path), Err(vec![]));
         }
-        // Its files are not the page (the Worker hands them to the assets).
-        assert_eq!(match_own("GET", "/batches/batches-0a1b.js"), Err(vec![]));
-        assert_eq!(match_own("GET", "/batches/a/b"), Err(vec![]));
         assert_eq!(
             match_own("PUT", "/api/session").unwrap_err(),
             vec![Method::Post, Method::Get, Method::Delete]

@@ -45,14 +45,6 @@ pub const JOB_LIVE_PATH: &str = "/api/jobs/{id}/live";
 pub const JOB_RESULTS_PATH: &str = "/api/jobs/{id}/results.csv";
 pub const JOB_LABELS_PATH: &str = "/api/jobs/{id}/labels.pdf";
 
-/// The batch screens (the dashboard's second build, `dist/batches/`): the
-/// Worker answers these paths with its page; its files are under
-/// [`PAGE_PATH`] too.
-pub const PAGE_PATH: &str = "/batches/";
-pub const PAGE_PATH_BARE: &str = "/batches";
-/// A job's page (`/batches/job_…`) and the new batch's (`/batches/new`).
-pub const PAGE_JOB_PATH: &str = "/batches/{id}";
-
 /// At most this many rows per job: a v1 batch's maximum.
 pub const MAX_ROWS: usize = MAX_BATCH_ITEMS;
 /// A merged labels PDF holds at most this many labels.

@@ -1,6 +1,6 @@
-//! The merchant dashboard, the batch screens (`batches`) and the
-//! storefront widget (`widget`), each its own build. Pages own their data (one page per route, listed in
-//! `pages::PAGES`); components in `components/` take props and never fetch;
+//! The merchant dashboard (its batch screens in `batches`) and the
+//! storefront widget (`widget`), each its own build. Pages own their data
+//! (one page per route, listed in `pages::PAGES`); components in `components/` take props and never fetch;
 //! every call goes through the one typed client in `api/`, every write
 //! through a `state::write::Write`.
 
@@ -17,14 +17,13 @@ use components::shell::Shell;
 use leptos::prelude::*;
 use leptos_router::components::Router;
 
+/// The first session check, then the login page or the shell around the
+/// pages.
 #[component]
-pub fn App() -> impl IntoView {
-    frame(pages::routes)
-}
-
-/// The first session check, then the login page or the shell around
-/// `routes` (the dashboard's pages, or the batch screens).
-pub fn frame<V: IntoView + 'static>(routes: fn() -> V) -> impl IntoView {
+pub fn App(
+    /// The pages that are chunks of the build (the dashboard's bin has them).
+    on_demand: pages::chunks::OnDemand,
+) -> impl IntoView {
     let client = Client::provide();
     state::clock::Clock::provide();
     let session = state::session::use_session(client);
@@ -37,7 +36,7 @@ pub fn frame<V: IntoView + 'static>(routes: fn() -> V) -> impl IntoView {
                     None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
                     Some(info) => view! {
                         <Shell session=info switch_mode=session.switch_mode sign_out=session.sign_out>
-                            {routes()}
+                            {pages::routes(on_demand)}
                         </Shell>
                     }.into_any(),
                 },

@@ -1,4 +1,48 @@
+//! The dashboard. Its rarely opened pages are chunks of this build
+//! (`app::pages::chunks`), split at the `#[wasm_split]` functions below.
+
+use app::pages::chunks::{Load, Page};
+use app::pages::{carriers, label, labels, status, tracking, wallet, webhooks};
+use leptos::prelude::*;
+use leptos::wasm_split::{SplitLoaderError, wasm_split};
+
+/// One line per on-demand page: its table path, its chunk, the function
+/// that reaches it and the page.
+macro_rules! chunk_pages {
+    ($($path:literal => $chunk:ident: $name:ident => $page:expr;)*) => {
+        $(
+            #[wasm_split($chunk, wasm_split_path = ::leptos::wasm_split, fallible)]
+            fn $name() -> Result<Page, SplitLoaderError> {
+                Ok(|| $page.into_any())
+            }
+        )*
+
+        fn on_demand(path: &str) -> Option<Load> {
+            match path {
+                $($path => {
+                    let load: Load = || Box::pin($name());
+                    Some(load)
+                })*
+                _ => None,
+            }
+        }
+    };
+}
+
+chunk_pages! {
+    "/labels" => labels: label_list => view! { <labels::LabelsPage /> };
+    "/labels/:id" => labels: label_page => view! { <label::LabelPage /> };
+    "/tracking" => tracking: tracking_page => view! { <tracking::TrackingPage /> };
+    "/batches" => batches: batch_jobs => view! { <app::batches::list::JobsPage /> };
+    "/batches/new" => batches: new_batch => view! { <app::batches::new::NewBatchPage /> };
+    "/batches/:id" => batches: batch_job => view! { <app::batches::job::JobPage /> };
+    "/carriers" => carriers: carrier_accounts => view! { <carriers::CarriersPage /> };
+    "/wallet" => wallet: wallet_page => view! { <wallet::WalletPage /> };
+    "/webhooks" => webhooks: webhooks_page => view! { <webhooks::WebhooksPage /> };
+    "/status" => status: api_status => view! { <status::StatusPage /> };
+}
+
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(app::App);
+    leptos::mount::mount_to_body(|| view! { <app::App on_demand /> });
 }

@@ -23,8 +23,6 @@ pub enum Route {
     LabelPdf { id: String, inline: bool },
     /// The storefront widget page (`widget`).
     WidgetPage,
-    /// The batch screens' page (`dashboard`).
-    BatchesPage,
     /// Batch jobs (`jobs`).
     Jobs(JobsRoute),
 }
@@ -117,7 +115,6 @@ impl Route {
             }
             Route::LabelPdf { .. } => own_endpoint(OwnId::LabelPdf).pattern,
             Route::WidgetPage => own_endpoint(OwnId::WidgetPage).pattern,
-            Route::BatchesPage => own_endpoint(OwnId::BatchesPage).pattern,
             Route::Jobs(route) => {
                 own_endpoint(match route {
                     JobsRoute::Create => OwnId::CreateJob,
@@ -258,7 +255,6 @@ pub fn route(
             id: param,
         },
         OwnId::WidgetPage => Route::WidgetPage,
-        OwnId::BatchesPage => Route::BatchesPage,
         OwnId::CreateJob => Route::Jobs(JobsRoute::Create),
         OwnId::ListJobs => Route::Jobs(JobsRoute::List),
         OwnId::GetJob => job(JobsRoute::Get)?,
@@ -353,12 +349,6 @@ mod tests {
             route("POST", "/widget/", None, UP).unwrap_err().status(),
             405
         );
-        for path in ["/batches", "/batches/", "/batches/new"] {
-            assert!(matches!(
-                route("GET", path, None, UP),
-                Ok(Route::BatchesPage)
-            ));
-        }
         for (method, path) in [
             ("GET", "/hooks/v1/label-created"),
             ("GET", "/api/webhooks/verify"),

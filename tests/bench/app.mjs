@@ -1,11 +1,10 @@
-// The dashboard's cost to a user: its transfer size (wasm, JS, CSS, HTML;
+// The dashboard's cost to a user: its first load's size (wasm, JS, CSS, HTML;
 // raw, gzip -9, brotli 11) and, in headless Chromium on loopback against the
 // real Worker (workerd) and simulator, the time from navigation to an
 // interactive ship form and from clicking "Get rates" to the rates table.
 //   cargo build --profile native -p sim && scripts/build-app && scripts/build-edge && node tests/bench/app.mjs
-import { readdirSync, readFileSync } from 'node:fs';
-import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import path from 'node:path';
+import { firstLoad, sum } from '../support/sizes.mjs';
 import { ROOT, startStack } from '../support/stack.mjs';
 import { launch } from '../support/browser.mjs';
 import { App, ShipPage } from '../support/pages.mjs';
@@ -18,18 +17,8 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 
 // 1. Transfer size of everything the first load fetches.
-const dist = path.join(ROOT, 'dist');
-const sizes = [];
-for (const f of readdirSync(dist).filter((f) => /\.(wasm|js|css|html)$/.test(f))) {
-  const buf = readFileSync(path.join(dist, f));
-  sizes.push({
-    name: f.replace(/-[0-9a-f]{16}(?=[._])/, ''),
-    raw: buf.length,
-    gzip: gzipSync(buf, { level: 9 }).length,
-    br: brotliCompressSync(buf, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-  });
-}
-const total = sizes.reduce((t, s) => ({ raw: t.raw + s.raw, gzip: t.gzip + s.gzip, br: t.br + s.br }), { raw: 0, gzip: 0, br: 0 });
+const sizes = firstLoad(path.join(ROOT, 'dist')).map((f) => ({ ...f, name: f.file.replace(/-[0-9a-f]{16}(?=[._])/, '') }));
+const total = sum(sizes);
 
 // 2. Timings against the real stack.
 const stack = await startStack();

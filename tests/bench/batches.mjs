@@ -1,15 +1,14 @@
 // The batch screens in headless Chromium, through the real Worker and
 // simulator: parsing and checking 5,000 rows in the browser, frame times
 // while the 5,000-row table scrolls, the page's memory with 5,000 rows, and
-// the transfers (the dashboard's initial one, the batch screens' own).
+// the transfers (the dashboard's first load, the batch screens' chunks).
 // Run after scripts/build-app, scripts/build-edge and
 // `cargo build --profile native -p sim`:  node tests/bench/batches.mjs
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { brotliCompressSync, constants } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { ROOT } from '../support/stack.mjs';
 import { RAISED, TEMPLATE, Batches, batchStack, csv, templateRows } from '../support/batches.mjs';
+import { chunks, firstLoad, sum } from '../support/sizes.mjs';
 
 const RUNS = 5;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -17,14 +16,6 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 const kib = (n) => (n / 1024).toFixed(1);
 const out = [];
 const row = (what, value) => out.push(`| ${what} | ${value} |`);
-
-/** Brotli-11 bytes of the files a first visit loads from `dir`. */
-function transfer(dir) {
-  const dist = path.join(ROOT, dir);
-  return readdirSync(dist)
-    .filter((f) => /\.(wasm|js|css|html)$/.test(f) && f !== 'embed.js')
-    .reduce((t, f) => t + brotliCompressSync(readFileSync(path.join(dist, f)), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length, 0);
-}
 
 /** JS heap, wasm memory and DOM nodes of the page. */
 async function memory(page) {
@@ -99,7 +90,11 @@ try {
   await browser.close();
   await s.stop();
 }
-row('dashboard initial transfer (dist/: wasm, js, css, html; brotli 11)', `${kib(transfer('dist'))} KiB = ${(transfer('dist') / 1000).toFixed(1)} KB`);
-row('batch screens\' own transfer (dist/batches/, loaded on demand)', `${kib(transfer('dist/batches'))} KiB = ${(transfer('dist/batches') / 1000).toFixed(1)} KB`);
+const dist = path.join(ROOT, 'dist');
+const first = sum(firstLoad(dist)).br;
+const { files, splits } = chunks(dist);
+const batches = files.filter((f) => splits.batches.includes(f.file)).reduce((t, f) => t + f.br, 0);
+row('dashboard first load (dist/index.html: wasm, js, css, html; brotli 11)', `${kib(first)} KiB = ${(first / 1000).toFixed(1)} KB`);
+row('batch screens\' chunks (fetched when a batch page is first opened)', `${kib(batches)} KiB = ${(batches / 1000).toFixed(1)} KB`);
 console.log('| measure | value |\n|---|---|');
 console.log(out.join('\n'));

@@ -1,7 +1,6 @@
-//! The batch screens: from a store's order export to printed labels. Their
-//! own build (`batches.html` → `dist/batches/`, bin `batches`), loaded when
-//! the batch page is first opened, with the dashboard's client, session and
-//! shell. Plain Rust, tested natively: `sheet` (reading CSV/TSV), `units`,
+//! The batch screens: from a store's order export to printed labels, a
+//! chunk of the dashboard's build fetched when a batch page is first opened
+//! (`pages::chunks`). Plain Rust, tested natively: `sheet` (reading CSV/TSV), `units`,
 //! `columns` (header recognition, the merchant's mappings), `rows` (the
 //! rows' problems with the `api` rules, bulk fixes, export and merge by
 //! reference), `progress` (what the job screens show). Pages: `list` (the
@@ -9,44 +8,16 @@
 
 pub mod client;
 pub mod columns;
-mod job;
-mod list;
-mod new;
+pub mod job;
+pub mod list;
+pub mod new;
 pub mod progress;
 pub mod rows;
 pub mod sheet;
 mod table;
 pub mod units;
 
-use crate::pages::{elsewhere, page};
 use leptos::prelude::*;
-use leptos_router::components::{Route, Routes};
-use leptos_router::path;
-
-/// The batch screens' app (the `batches` bin mounts it).
-#[component]
-pub fn Batches() -> impl IntoView {
-    crate::frame(routes)
-}
-
-/// Behind the batch page's guard (`pages::PAGES`, `/batches`).
-fn guarded(view: fn() -> AnyView) -> AnyView {
-    match page("/batches") {
-        Some(p) => p.show(view),
-        None => view(),
-    }
-}
-
-fn routes() -> impl IntoView {
-    view! {
-        // The dashboard's pages (the menu's links) are the dashboard's build.
-        <Routes fallback=elsewhere>
-            <Route path=path!("/batches") view=|| guarded(|| view! { <list::JobsPage /> }.into_any()) />
-            <Route path=path!("/batches/new") view=|| guarded(|| view! { <new::NewBatchPage /> }.into_any()) />
-            <Route path=path!("/batches/:id") view=|| guarded(|| view! { <job::JobPage /> }.into_any()) />
-        </Routes>
-    }
-}
 
 /// Saves `text` as a file named `name` (a download from memory).
 fn download(name: &str, mime: &str, text: &str) {

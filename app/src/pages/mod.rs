@@ -1,8 +1,11 @@
 //! One page per route; each page owns its data. `PAGES` is the one table
 //! of them: it makes the routes, the main menu (`components::shell`) and
-//! the guard that keeps a role from a page it has no scope for.
+//! the guard that keeps a role from a page it has no scope for. Pages most
+//! visits never open are chunks of the build, fetched when first shown
+//! (`chunks`).
 
 pub mod carriers;
+pub mod chunks;
 pub mod label;
 pub mod labels;
 pub mod login;
@@ -22,7 +25,6 @@ use leptos_router::components::{RouteChildren, Routes, RoutesProps};
 use leptos_router::{
     NestedRoute, ParamSegment, PartialPathMatch, PathSegment, PossibleRouteMatch, StaticSegment,
 };
-use wasm_bindgen::JsCast;
 
 pub struct Page {
     /// The route: `/labels`, or one parameter as in `/labels/:id`.
@@ -37,8 +39,9 @@ pub struct Page {
 
 const SHIP: Option<(Scope, &str)> = Some((Scope::RatesRead, "request rates"));
 const LABELS: Option<(Scope, &str)> = Some((Scope::LabelsRead, "see labels"));
+const BATCHES: Option<(Scope, &str)> = Some((Scope::BatchesRead, "see batch jobs"));
 
-pub static PAGES: [Page; 10] = [
+pub static PAGES: [Page; 12] = [
     Page {
         path: "/",
         title: "Ship",
@@ -63,13 +66,24 @@ pub static PAGES: [Page; 10] = [
         in_menu: false,
         scope: LABELS,
     },
-    // Its own build, loaded on demand (`crate::batches`): the menu's link
-    // leads to a full page load.
     Page {
         path: "/batches",
         title: "Batches",
         in_menu: true,
-        scope: Some((Scope::BatchesRead, "see batch jobs")),
+        scope: BATCHES,
+    },
+    // Before `/batches/:id`: the router takes the first match.
+    Page {
+        path: "/batches/new",
+        title: "New batch",
+        in_menu: false,
+        scope: BATCHES,
+    },
+    Page {
+        path: "/batches/:id",
+        title: "Batch",
+        in_menu: false,
+        scope: BATCHES,
     },
     Page {
         path: "/tracking",
@@ -105,52 +119,17 @@ pub static PAGES: [Page; 10] = [
 ];
 
 /// A page by its table path. Kept apart from the table so that the menu
-/// (`components::shell`, also in the batch screens' build) does not pull
-/// every page into every build.
-fn page_view(path: &str) -> AnyView {
+/// (`components::shell`) does not reach every page's code. The pages that
+/// are chunks (`on_demand`) are fetched when first shown, behind the
+/// guard, so a role without their scope never fetches them.
+fn page_view(path: &str, on_demand: chunks::OnDemand) -> AnyView {
     match path {
         "/" | "/ship" => view! { <ship::ShipPage /> }.into_any(),
-        "/labels" => view! { <labels::LabelsPage /> }.into_any(),
-        "/labels/:id" => view! { <label::LabelPage /> }.into_any(),
-        "/tracking" => view! { <tracking::TrackingPage /> }.into_any(),
-        "/carriers" => view! { <carriers::CarriersPage /> }.into_any(),
-        "/wallet" => view! { <wallet::WalletPage /> }.into_any(),
-        "/webhooks" => view! { <webhooks::WebhooksPage /> }.into_any(),
-        "/status" => view! { <status::StatusPage /> }.into_any(),
-        _ => elsewhere(),
+        _ => match on_demand(path) {
+            Some(load) => chunks::show(load),
+            None => view! { <not_found::NotFound /> }.into_any(),
+        },
     }
-}
-
-/// A path another build serves (the batch screens from the dashboard, the
-/// dashboard's pages from the batch screens): the browser loads it from
-/// the Worker. On the document's own first path that would loop, so it is
-/// then not found.
-pub fn elsewhere() -> AnyView {
-    let location = leptos_router::hooks::use_location();
-    // The router's path: the address bar may not show it yet.
-    let path = location.pathname.get_untracked();
-    let window = window();
-    let first = window
-        .performance()
-        .and_then(|p| {
-            p.get_entries_by_type("navigation")
-                .get(0)
-                .dyn_into::<web_sys::PerformanceEntry>()
-                .ok()
-        })
-        .and_then(|e| web_sys::Url::new(&e.name()).ok())
-        .map(|u| u.pathname());
-    if first.as_deref() == Some(path.as_str()) {
-        return view! { <not_found::NotFound /> }.into_any();
-    }
-    let search = location.search.get_untracked();
-    let query = if search.is_empty() {
-        String::new()
-    } else {
-        format!("?{search}")
-    };
-    let _ = window.location().assign(&format!("{path}{query}"));
-    crate::components::loader::busy("Loading…")
 }
 
 /// The table's entry for `path`.
@@ -181,12 +160,12 @@ impl Page {
 }
 
 /// The router's routes, made from `PAGES`.
-pub fn routes() -> impl IntoView {
+pub fn routes(on_demand: chunks::OnDemand) -> impl IntoView {
     let defs: StaticVec<_> = PAGES
         .iter()
         .map(|page| {
             NestedRoute::new(PagePath(page.path), move || {
-                page.show(|| page_view(page.path))
+                page.show(|| page_view(page.path, on_demand))
             })
         })
         .collect::<Vec<_>>()
@@ -200,15 +179,16 @@ pub fn routes() -> impl IntoView {
 }
 
 /// A table path as the router's segments: `/labels/:id` is the static
-/// `labels` then the parameter `id`.
+/// `labels` then the parameter `id`; `/batches/new` two static segments.
 #[derive(Clone, Copy, Debug)]
 struct PagePath(&'static str);
 
 impl PagePath {
+    /// The first segment and the second, as written (`:id` or `new`).
     fn parts(self) -> (&'static str, Option<&'static str>) {
         let path = self.0.trim_start_matches('/');
-        match path.split_once("/:") {
-            Some((base, param)) => (base, Some(param)),
+        match path.split_once('/') {
+            Some((base, second)) => (base, Some(second)),
             None => (path, None),
         }
     }
@@ -223,7 +203,10 @@ impl PossibleRouteMatch for PagePath {
         match self.parts() {
             ("", None) => ().test(path),
             (base, None) => StaticSegment(base).test(path),
-            (base, Some(param)) => (StaticSegment(base), ParamSegment(param)).test(path),
+            (base, Some(second)) => match second.strip_prefix(':') {
+                Some(param) => (StaticSegment(base), ParamSegment(param)).test(path),
+                None => (StaticSegment(base), StaticSegment(second)).test(path),
+            },
         }
     }
 
@@ -231,7 +214,10 @@ impl PossibleRouteMatch for PagePath {
         match self.parts() {
             ("", None) => {}
             (base, None) => StaticSegment(base).generate_path(path),
-            (base, Some(param)) => (StaticSegment(base), ParamSegment(param)).generate_path(path),
+            (base, Some(second)) => match second.strip_prefix(':') {
+                Some(param) => (StaticSegment(base), ParamSegment(param)).generate_path(path),
+                None => (StaticSegment(base), StaticSegment(second)).generate_path(path),
+            },
         }
     }
 }
@@ -282,6 +268,25 @@ mod tests {
         assert_eq!(params, [("id".into(), "lbl_1".to_string())]);
         assert_eq!(matched("/labels", "/labels").unwrap().1, "");
         assert!(matched("/wallet", "/labels").is_none());
+        let (m, rest, params) = matched("/batches/new", "/batches/new").unwrap();
+        assert_eq!((m.as_str(), rest.as_str()), ("/batches/new", ""));
+        assert!(params.is_empty());
+        assert!(matched("/batches/new", "/batches/job_1").is_none());
+        assert!(matched("/batches/new", "/batches").is_none());
+        // The table's order: `/batches/new` is matched before `/batches/:id`.
+        let first = |url: &str| {
+            PAGES.iter().find(|p| {
+                PagePath(p.path)
+                    .test(url)
+                    .is_some_and(|m| m.remaining().is_empty())
+            })
+        };
+        assert_eq!(first("/batches/new").map(|p| p.path), Some("/batches/new"));
+        assert_eq!(
+            first("/batches/job_1").map(|p| p.path),
+            Some("/batches/:id")
+        );
+        assert_eq!(first("/batches").map(|p| p.path), Some("/batches"));
         assert_eq!(matched("/", "/").unwrap().1, "/");
     }
 }

@@ -1,9 +1,6 @@
-//! Serves the app's wasm from its build-time brotli file, and the batch
-//! screens' page for every `/batches/...` path (see `dashboard`).
+//! Serves the app's wasm from its build-time brotli file (see `dashboard`).
 
 use super::accepts_brotli;
-use crate::errors::EdgeError;
-use api::jobs::PAGE_PATH;
 use worker::wasm_bindgen::JsValue;
 use worker::web_sys::{Request, Response, ResponseInit};
 use worker::{Env, js_sys};
@@ -27,7 +24,7 @@ pub(crate) async fn wasm(req: Request, env: &Env) -> worker::Result<Response> {
             ("Content-Type", "application/wasm"),
             ("Content-Encoding", "br"),
             ("Vary", "Accept-Encoding"),
-            // Trunk names the file by its hash: it never changes.
+            // Every module's name carries its content's hash: it never changes.
             ("Cache-Control", "public, max-age=31536000, immutable"),
             ("X-Content-Type-Options", "nosniff"),
         ]);
@@ -49,19 +46,8 @@ pub(crate) async fn wasm(req: Request, env: &Env) -> worker::Result<Response> {
 }
 
 /// The platform's own answer for a built file.
-pub(crate) async fn static_file(req: Request, env: &Env) -> worker::Result<Response> {
+async fn static_file(req: Request, env: &Env) -> worker::Result<Response> {
     let assets = env.get_binding::<worker::Fetcher>("ASSETS")?;
     let resp = assets.fetch_request(worker::Request::from(req)).await?;
     Ok(resp.into())
-}
-
-/// The batch screens' page, with its own CSP (`dist/_headers`), for
-/// `/batches`, `/batches/` and `/batches/{id}`: the app's router shows the
-/// page the path names.
-pub(crate) async fn batches_page(env: &Env, own_origin: &str) -> Result<Response, EdgeError> {
-    asset(env, &format!("{own_origin}{PAGE_PATH}"))
-        .await
-        .ok_or_else(|| EdgeError::RouteNotFound {
-            path: PAGE_PATH.into(),
-        })
 }

@@ -104,15 +104,12 @@ impl Incoming {
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let incoming = Incoming::read(&req);
-    // The app's wasm and the batch screens' files are static assets:
-    // served, not logged.
-    if let Some((_, path, _)) = routes::split_url(&incoming.url) {
-        if incoming.url.ends_with("_bg.wasm") && crate::dashboard::is_app_wasm(path) {
-            return crate::dashboard::glue::wasm(req, &env).await;
-        }
-        if crate::dashboard::is_batches_file(path) {
-            return crate::dashboard::glue::static_file(req, &env).await;
-        }
+    // The app's wasm modules are static assets: served, not logged.
+    if let Some((_, path, _)) = routes::split_url(&incoming.url)
+        && incoming.url.ends_with(".wasm")
+        && crate::dashboard::is_app_wasm(path)
+    {
+        return crate::dashboard::glue::wasm(req, &env).await;
     }
     let started = now_ms();
     let request_id = REQUEST_IDS.with(RequestIds::next);
@@ -209,7 +206,6 @@ async fn handle(
             crate::label_pdf::glue::pdf(&id, inline, env, &config, &facts, trace).await
         }
         Route::WidgetPage => crate::widget::glue::page(env, &config, own_origin, query).await,
-        Route::BatchesPage => crate::dashboard::glue::batches_page(env, own_origin).await,
         Route::Jobs(route) => {
             crate::jobs::glue::handle(route, req, env, &config, &facts, query, trace).await
         }

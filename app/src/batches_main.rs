@@ -1,4 +1,0 @@
-fn main() {
-    console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(app::batches::Batches);
-}

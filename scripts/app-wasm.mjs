@@ -1,0 +1,133 @@
+// Trunk's post_build hook (Trunk.toml): builds the wasm of a page whose
+// `<link data-trunk rel="rust" data-trunk-skip …>` Trunk leaves alone, with
+// the step Trunk cannot run between cargo and wasm-bindgen
+// (trunk-rs/trunk#1022):
+//   1. cargo links the bin with its relocations kept (`--emit-relocs`);
+//   2. wasm-split-cli cuts the module at its `#[wasm_split]` functions into
+//      the main module, one file per chunk and the JS that loads them;
+//   3. wasm-bindgen binds the main module (the chunks call JS only through it);
+//   4. wasm-opt shrinks every part (release).
+// Every file gets a content-hashed name (served as immutable), the chunk
+// loader fetches each chunk with its SRI hash, and the link is replaced by
+// what Trunk writes for its own builds: the init script and the preloads
+// with their SRI hashes.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) fail(`${name} is not set: run this as Trunk's post_build hook (Trunk.toml)`);
+  return value;
+};
+function fail(message) {
+  console.error(`app-wasm: ${message}`);
+  process.exit(1);
+}
+
+const staging = env('TRUNK_STAGING_DIR');
+const release = env('TRUNK_PROFILE') === 'release';
+const publicUrl = env('TRUNK_PUBLIC_URL');
+const htmlFile = path.join(staging, 'index.html');
+const html = readFileSync(htmlFile, 'utf8');
+const links = html.match(/<link\b[^>]*\bdata-trunk-skip\b[^>]*>/g) ?? [];
+if (links.length === 0) process.exit(0); // a page Trunk built itself
+if (links.length > 1) fail(`one skipped rust link per page, found ${links.length}`);
+const [link] = links;
+const attr = (name) => new RegExp(`\\b${name}="([^"]*)"`).exec(link)?.[1];
+if (attr('rel') !== 'rust') fail(`the skipped link is not rel="rust": ${link}`);
+const bin = attr('data-bin') ?? fail(`no data-bin on ${link}`);
+const manifest = path.resolve(path.dirname(env('TRUNK_HTML_FILE')), attr('href') ?? fail(`no href on ${link}`));
+const optLevel = attr('data-wasm-opt') ?? 'z';
+
+/** Runs a tool; `capture` returns its stdout, `quiet` shows its stderr only if it fails. */
+function run(cmd, args, { capture = false, quiet = false } = {}) {
+  const res = spawnSync(cmd, args, { stdio: ['ignore', capture ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (res.error) fail(`${cmd}: ${res.error.message} (scripts/install installs it)`);
+  if (res.status !== 0) fail(`${cmd} ${args.join(' ')} failed (exit ${res.status})${quiet ? `:\n${res.stderr}` : ''}`);
+  return res.stdout;
+}
+
+// 1. The bin, linked with its relocations: only this link gets the flag, so
+// every dependency stays as other builds compiled it.
+const messages = run('cargo', [
+  'rustc', '--target=wasm32-unknown-unknown', '--manifest-path', manifest, '--bin', bin,
+  ...(release ? ['--release'] : []), '--offline', '--message-format=json-render-diagnostics',
+  '--', '-Clink-arg=--emit-relocs',
+], { capture: true });
+const artifact = messages.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+  .find((m) => m.reason === 'compiler-artifact' && m.target.name === bin && m.executable);
+if (!artifact) fail(`cargo named no wasm for bin ${bin}`);
+const work = path.join(path.dirname(artifact.executable), `${bin}-split`);
+rmSync(work, { recursive: true, force: true });
+
+// 2. The split: <bin>.wasm (main), split_<chunk>.wasm, chunk_<n>.wasm (code
+// chunks share) and __wasm_split.js (their loader).
+const split = path.join(work, 'split');
+run('wasm-split-cli', [artifact.executable, split, '--out-name', bin]);
+
+// 3. wasm-bindgen on the main module; it keeps the exports the chunks use.
+const bound = path.join(work, 'bindgen');
+run('wasm-bindgen', ['--target=web', '--keep-lld-exports', '--no-demangle', '--no-typescript', `--out-dir=${bound}`, `--out-name=${bin}`, path.join(split, `${bin}.wasm`)]);
+if (existsSync(path.join(bound, 'snippets'))) fail('wasm-bindgen wrote JS snippets, which this hook does not serve');
+
+// 4. wasm-opt on each part (release only, as Trunk does).
+const optimized = (file) => {
+  if (!release) return readFileSync(file);
+  const out = `${file}.opt`;
+  // quiet: it warns about the name subsections wasm-split-cli keeps.
+  run('wasm-opt', [`-O${optLevel}`, file, '-o', out], { quiet: true });
+  return readFileSync(out);
+};
+
+const hex = (...parts) => {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest('hex').slice(0, 16);
+};
+const sri = (bytes) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
+const write = (name, bytes) => writeFileSync(path.join(staging, name), bytes);
+
+// The chunks, each named by its own content and fetched with its hash.
+let loader = readFileSync(path.join(split, '__wasm_split.js'), 'utf8');
+const chunks = readdirSync(split).filter((f) => f.endsWith('.wasm') && f !== `${bin}.wasm`).sort();
+for (const file of chunks) {
+  const bytes = optimized(path.join(split, file));
+  const name = `${path.basename(file, '.wasm')}-${hex(bytes)}.wasm`;
+  const fetchOf = `fetch(new URL("./${file}", import.meta.url))`;
+  if (loader.split(fetchOf).length !== 2) fail(`the chunk loader does not fetch ${file} exactly once (a wasm-split-cli change?)`);
+  loader = loader.replace(fetchOf, `fetch(new URL("./${name}", import.meta.url), { integrity: "${sri(bytes)}" })`);
+  write(name, bytes);
+}
+
+// The main module, its bindings and the loader import each other: one
+// hash over the three (with the names left blank) names them all.
+const mainWasm = optimized(path.join(bound, `${bin}_bg.wasm`));
+const mainJs = readFileSync(path.join(bound, `${bin}.js`), 'utf8');
+// Only the ES imports: the import object keeps the module name the wasm asks for.
+const loaderImport = 'from "./__wasm_split.js"';
+const mainImport = `import { initSync } from "./${bin}.js";`;
+if (!mainJs.includes(loaderImport)) fail(`${bin}.js does not import the chunk loader: is there no #[wasm_split] function?`);
+if (!loader.includes(mainImport)) fail('the chunk loader does not import the bindings (a wasm-split-cli change?)');
+const BLANK = '\0name\0';
+const jsBlank = mainJs.replaceAll(loaderImport, `from "./${BLANK}_split.js"`);
+const loaderBlank = loader.replace(mainImport, `import { initSync } from "./${BLANK}.js";`);
+const base = `${bin}-${hex(mainWasm, jsBlank, loaderBlank)}`;
+const names = { js: `${base}.js`, loader: `${base}_split.js`, wasm: `${base}_bg.wasm` };
+const js = jsBlank.replaceAll(BLANK, base);
+loader = loaderBlank.replaceAll(BLANK, base);
+write(names.js, js);
+write(names.loader, loader);
+write(names.wasm, mainWasm);
+
+const href = (name) => `${publicUrl}${name}`;
+const tags = `<script type="module">
+import init from '${href(names.js)}';
+await init({ module_or_path: '${href(names.wasm)}' });
+</script>
+<link rel="modulepreload" href="${href(names.js)}" crossorigin="anonymous" integrity="${sri(js)}">
+<link rel="modulepreload" href="${href(names.loader)}" crossorigin="anonymous" integrity="${sri(loader)}">
+<link rel="preload" href="${href(names.wasm)}" crossorigin="anonymous" integrity="${sri(mainWasm)}" as="fetch" type="application/wasm">`;
+writeFileSync(htmlFile, html.replace(link, tags));
+console.log(`app-wasm: ${names.wasm} and ${chunks.length} chunks`);

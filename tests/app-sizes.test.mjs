@@ -1,0 +1,38 @@
+// The dashboard's size budgets, read from the built dist/ (scripts/build-app)
+// as a browser loads it: what `/` fetches before any click, and each wasm
+// chunk the on-demand pages fetch (tests/support/sizes.mjs). Brotli 11, what
+// the Worker sends for wasm (scripts/precompress.mjs). A page's code that
+// lands in the first load by accident fails here before it reaches a user.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ROOT } from './support/stack.mjs';
+import { chunks, firstLoad, sum } from './support/sizes.mjs';
+
+const dist = path.join(ROOT, 'dist');
+// The issue's cap on the first load (issue 20), in bytes.
+const FIRST_LOAD = 250_000;
+// Per chunk file, brotli bytes: the batch screens (CSV reading, the table,
+// the job screens) are the largest page; every other file is far smaller.
+const CHUNK = { split_batches: 200_000, split_webhooks: 56_000, other: 40_000 };
+const list = (files) => files.map((f) => `${f.file} ${f.br}`).join(', ');
+
+test(`the dashboard's first load (html, js, wasm, css before any click) is at most ${FIRST_LOAD} bytes brotli`, () => {
+  const files = firstLoad(dist);
+  // It is the page, its styles, its code and no chunk.
+  assert.ok(files.some((f) => f.file === 'index.html'));
+  assert.equal(files.filter((f) => f.file.endsWith('.wasm')).length, 1, `one module: ${list(files)}`);
+  assert.ok(files.some((f) => f.file.endsWith('.css')), 'its stylesheet');
+  const total = sum(files).br;
+  assert.ok(total <= FIRST_LOAD, `first load ${total} B > ${FIRST_LOAD} B: ${list(files)}`);
+});
+
+test('every on-demand page has its chunk, each chunk file within its budget, and no wasm is left unfetched', () => {
+  const { files, splits } = chunks(dist);
+  assert.deepEqual(Object.keys(splits).sort(), ['batches', 'carriers', 'labels', 'status', 'tracking', 'wallet', 'webhooks']);
+  for (const f of files) {
+    const name = f.file.replace(/-[0-9a-f]{16}\.wasm$/, '');
+    const budget = CHUNK[name] ?? CHUNK.other;
+    assert.ok(f.br <= budget, `${f.file}: ${f.br} B > ${budget} B`);
+  }
+});
