@@ -47,8 +47,9 @@ pub(crate) fn rows(n: usize) -> Vec<JobRow> {
         .collect()
 }
 
-pub(crate) fn plan_of(rows: Vec<JobRow>, approval: Approval, mode: KeyEnv, max_chunk: u32) -> Job {
-    let mut job = Job::plan(
+/// A job as planning makes it, before anything is stored (every row changed).
+pub(crate) fn planned(rows: Vec<JobRow>, approval: Approval, mode: KeyEnv, max_chunk: u32) -> Job {
+    Job::plan(
         Plan {
             id: "job_1".into(),
             name: "test".into(),
@@ -64,7 +65,12 @@ pub(crate) fn plan_of(rows: Vec<JobRow>, approval: Approval, mode: KeyEnv, max_c
             rows,
         },
         T0,
-    );
+    )
+}
+
+/// A planned job as stored: nothing left to write.
+pub(crate) fn plan_of(rows: Vec<JobRow>, approval: Approval, mode: KeyEnv, max_chunk: u32) -> Job {
+    let mut job = planned(rows, approval, mode, max_chunk);
     job.changes();
     job
 }

@@ -12,14 +12,11 @@ use world::{UNDELIVERABLE, World};
 use std::collections::BTreeMap;
 
 use api::KeyEnv;
-use api::jobs::{
-    Approval, ChunkState, JobProblem, JobRow, JobState, RetryReleased, RowState, Rule,
-};
+use api::jobs::{Approval, ChunkState, JobProblem, JobRow, JobState, RetryReleased, RowState};
 
 use super::*;
-use crate::jobs::engine::tests::{address, rows as engine_rows};
-use crate::jobs::engine::{Action, Job, Plan, Row};
-use crate::jobs::plan::Pace;
+use crate::jobs::engine::tests::{address, planned, rows as engine_rows};
+use crate::jobs::engine::{Action, Job, Row};
 
 const T0: u64 = 1_000_000;
 
@@ -72,26 +69,6 @@ fn rows() -> Vec<JobRow> {
     rows
 }
 
-fn new_job(approval: Approval) -> Job {
-    Job::plan(
-        Plan {
-            id: "job_1".into(),
-            name: "crash".into(),
-            mode: KeyEnv::Live,
-            created_by: "olga".into(),
-            rule: Rule::Cheapest,
-            approval,
-            pace: Pace {
-                limit: 100,
-                share: 0.6,
-                max_chunk: 3,
-            },
-            rows: rows(),
-        },
-        T0,
-    )
-}
-
 /// Where the process dies: after this write, with the call then in flight
 /// lost before or after the service acted on it.
 #[derive(Clone, Copy, Debug)]
@@ -111,7 +88,7 @@ struct Run {
 
 impl Run {
     fn new(approval: Approval) -> Run {
-        let mut job = new_job(approval);
+        let mut job = planned(rows(), approval, KeyEnv::Live, 3);
         let mut store = Memory::default();
         save(&mut job, &mut store).unwrap();
         Run {
