@@ -3,15 +3,16 @@
 // the first module only; opening Batches, then Webhooks fetches each page's
 // chunk files (tests/support/sizes.mjs reads which from the built loader)
 // once, with no reload, and shows the page; going back fetches nothing; a
-// bookmarked batch page opens with the first load and its chunks only.
+// bookmarked batch page opens with the first load and its chunks only; the
+// ship page fetches its offer chunk (rates, purchase) once its form is entered.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ROOT, startStack } from './support/stack.mjs';
+import { ROOT, signInPage, startStack } from './support/stack.mjs';
 import { watchProblems } from './support/browser.mjs';
 import { chunks, firstLoad } from './support/sizes.mjs';
 import { engines } from './support/widget.mjs';
-import { T } from './support/pages.mjs';
+import { ShipPage, T } from './support/pages.mjs';
 
 const dist = path.join(ROOT, 'dist');
 const { splits } = chunks(dist);
@@ -100,3 +101,49 @@ for (const name of ['chromium', 'firefox']) {
     }
   });
 }
+
+// The ship page's rates, purchase and bought label are a chunk of their
+// own: a visit that only looks never fetches it; entering the form does,
+// so it is there by the time rates are. A failed fetch of it is shown with
+// "Try again", which fetches it anew, and the rates then show.
+test('chromium: / fetches the ship offer chunk only once the form is entered; a failed fetch of it recovers with Try again', async () => {
+  const browser = await engines.chromium.launch();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  const wasm = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.slice(1)); });
+  const offerOwn = splits.ship_offer.find((f) => f.startsWith('split_ship_offer'));
+  // The offer's own file fails until `blocked` is cleared.
+  let blocked = true;
+  await page.route(`**/${offerOwn}`, (route) => (blocked ? route.abort('connectionreset') : route.continue()));
+  try {
+    await signInPage(page, stack, stack.users.admin);
+    problems.length = 0; // the session check before signing in answers 401
+    const ship = new ShipPage(page);
+    await ship.getRatesButton().waitFor({ timeout: T });
+    assert.deepEqual(wasm.filter((f) => !firstWasm.includes(f)), [], 'the signed-in ship page alone fetches no chunk');
+
+    await ship.fillAll();
+    assert.ok(wasm.includes(offerOwn), `entering the form fetches the offer: ${wasm.join(' ')}`);
+    await ship.getRatesButton().click();
+    const alert = page.locator('.error-view[role="alert"]');
+    await alert.waitFor({ timeout: T });
+    assert.match(await alert.innerText(), /Try again/);
+    assert.equal(await ship.table().count(), 0, 'no rates without their chunk');
+
+    blocked = false;
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await ship.table().waitFor({ timeout: T });
+    assert.ok(await ship.rows().count() > 0, 'the rates show');
+    assert.equal(await alert.count(), 0, 'the error is gone');
+    // The aborted fetches log their failure (request, resource, the loader's
+    // TypeError); nothing else may be logged.
+    const aborted = (p) => p === `requestfailed: ${stack.edge.url}/${offerOwn} net::ERR_CONNECTION_RESET`
+      || p === 'console: Failed to load resource: net::ERR_CONNECTION_RESET' || p.startsWith('console: TypeError: Failed to fetch');
+    assert.deepEqual(problems.filter((p) => !aborted(p)), []);
+  } finally {
+    await context.close();
+    await browser.close();
+  }
+});

@@ -21,9 +21,10 @@ use leptos_router::components::Router;
 /// pages.
 #[component]
 pub fn App(
-    /// The pages that are chunks of the build (the dashboard's bin has them).
-    on_demand: pages::chunks::OnDemand,
+    /// The chunks of the build (the dashboard's bin has them).
+    chunks: pages::chunks::Chunks,
 ) -> impl IntoView {
+    provide_context(chunks);
     let client = Client::provide();
     state::clock::Clock::provide();
     let session = state::session::use_session(client);
@@ -36,7 +37,7 @@ pub fn App(
                     None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
                     Some(info) => view! {
                         <Shell session=info switch_mode=session.switch_mode sign_out=session.sign_out>
-                            {pages::routes(on_demand)}
+                            {pages::routes(chunks.pages)}
                         </Shell>
                     }.into_any(),
                 },

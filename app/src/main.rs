@@ -1,8 +1,9 @@
 //! The dashboard. Its rarely opened pages are chunks of this build
-//! (`app::pages::chunks`), split at the `#[wasm_split]` functions below.
+//! (`app::pages::chunks`), as is the part of the ship page that only rates
+//! need; split at the `#[wasm_split]` functions below.
 
-use app::pages::chunks::{Load, Page};
-use app::pages::{carriers, label, labels, status, tracking, wallet, webhooks};
+use app::pages::chunks::{Chunks, Load, Page};
+use app::pages::{carriers, label, labels, ship, status, tracking, wallet, webhooks};
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
 
@@ -42,7 +43,16 @@ chunk_pages! {
     "/status" => status: api_status => view! { <status::StatusPage /> };
 }
 
+#[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn ship_offer() -> Result<ship::OfferView, SplitLoaderError> {
+    Ok(ship::offer::view)
+}
+
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(|| view! { <app::App on_demand /> });
+    let chunks = Chunks {
+        pages: on_demand,
+        ship_offer: || Box::pin(ship_offer()),
+    };
+    leptos::mount::mount_to_body(move || view! { <app::App chunks /> });
 }

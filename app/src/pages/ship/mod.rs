@@ -1,23 +1,22 @@
 //! Ship: from and to addresses (checked by the service), the parcel, every
-//! carrier's rates, and the purchase after a confirmation.
+//! carrier's rates, and the purchase after a confirmation (`offer`, a chunk).
 
-use crate::api::{Client, ClientError, encode};
+pub mod offer;
+
+use super::chunks::{Chunks, Lazy};
+use crate::api::{Client, ClientError};
 use crate::components::address_form::{AddressForm, blank_address, first_problem, one_line};
-use crate::components::confirm_purchase::ConfirmPurchase;
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
-use crate::components::money::Money;
+use crate::components::loader::{busy, failed};
 use crate::components::parcel_form::{ParcelDraft, ParcelForm, WeightUnit};
-use crate::components::rate_table::RateTable;
 use crate::state::clock::Clock;
-use crate::state::purchase::{Intent, fresh_key, key_for, stays_open};
+use crate::state::purchase::Intent;
 use crate::state::senders;
 use crate::state::write::Write;
-use api::inbox::label_pdf_path;
 use api::rates::RATE_VALIDITY_SECONDS;
 use api::{Address, AddressValidation, ApiError, ErrorCode, Label, Rate, RatesRequest, Scope};
 use leptos::prelude::*;
-use leptos_router::components::A;
 
 /// Where one address stands with the validation service.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,13 +42,38 @@ impl Check {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-struct Quote {
+pub struct Quote {
     rates: Vec<Rate>,
     deadline_ms: f64,
     /// `RATE.CARRIER.UNAVAILABLE`: the other carriers' rates are shown.
     partial: Option<ApiError>,
     /// Bumped per quote so the table is rebuilt with its new countdown.
     serial: u32,
+}
+
+/// The page's state that `offer` shows and changes: the page resets it
+/// for each new quote.
+#[derive(Clone, Copy)]
+pub struct Offer {
+    quote: RwSignal<Option<Quote>>,
+    confirm: RwSignal<Option<Rate>>,
+    /// The purchase whose answer is not known yet, kept for its retry.
+    open_intent: StoredValue<Option<Intent>>,
+    bought: RwSignal<Option<Label>>,
+    /// Asks every carrier again (the rates expired, or the price changed).
+    requote: Callback<()>,
+}
+
+/// `offer::view`, reached through its chunk.
+pub type OfferView = fn(Offer) -> AnyView;
+
+/// Where the offer's chunk stands, as far as the page shows it.
+#[derive(Clone, PartialEq)]
+enum Stage {
+    Nothing,
+    Fetching,
+    Failed(ClientError),
+    Ready,
 }
 
 /// Safety margin under the 15 minutes, for the time the answer travelled.
@@ -189,7 +213,9 @@ pub fn ShipPage() -> impl IntoView {
     let confirm = RwSignal::new(None::<Rate>);
     let open_intent = StoredValue::new(None::<Intent>);
     let bought = RwSignal::new(None::<Label>);
-    let can_buy = client.can(Scope::LabelsWrite);
+    // The merchant is on the way to rates: the offer's chunk comes meanwhile.
+    let offer_chunk = Lazy::new(expect_context::<Chunks>().ship_offer);
+    let prefetch = move |_| offer_chunk.start();
 
     // Both addresses checked (one after the other), then every carrier's rates.
     let get_rates = Write::new(move || async move {
@@ -237,6 +263,7 @@ pub fn ShipPage() -> impl IntoView {
             .or_else(|| {
                 parcel.with_untracked(|p| p.problems().first().map(|(f, _)| f.id().to_string()))
             });
+        offer_chunk.start();
         match first {
             Some(id) => focus(&id),
             None => get_rates.submit(),
@@ -271,39 +298,6 @@ pub fn ShipPage() -> impl IntoView {
     };
     let check_from = checker("from", from, from_check, from_shown);
     let check_to = checker("to", to, to_check, to_shown);
-
-    let buy = Write::new(move || async move {
-        let Some(rate) = confirm.get_untracked() else {
-            return Ok(());
-        };
-        let intent = open_intent.with_value(|open| key_for(open.as_ref(), &rate.id, fresh_key));
-        open_intent.set_value(Some(intent.clone()));
-        let answer = client.buy_label(intent.rate_id, intent.key).await;
-        match &answer {
-            Ok(label) => {
-                open_intent.set_value(None);
-                confirm.set(None);
-                bought.set(Some(label.clone()));
-                quote.set(None);
-            }
-            Err(e) if !stays_open(e) => open_intent.set_value(None),
-            Err(_) => {}
-        }
-        answer.map(drop)
-    });
-    let on_buy = Callback::new(move |rate: Rate| {
-        buy.clear();
-        confirm.set(Some(rate));
-    });
-    let on_confirm = Callback::new(move |()| buy.submit());
-    let on_cancel = Callback::new(move |()| {
-        confirm.set(None);
-        buy.clear();
-    });
-    let requote_from_dialog = Callback::new(move |()| {
-        confirm.set(None);
-        submit.run(());
-    });
 
     let save_sender = move |_| {
         let a = from.get_untracked();
@@ -348,10 +342,22 @@ pub fn ShipPage() -> impl IntoView {
         }
     };
 
-    let mode = client.mode();
+    let offer = Offer {
+        quote,
+        confirm,
+        open_intent,
+        bought,
+        requote: submit,
+    };
+    let stage = Memo::new(move |_| match offer_chunk.get() {
+        Some(Ok(_)) => Stage::Ready,
+        _ if quote.with(Option::is_none) => Stage::Nothing,
+        None => Stage::Fetching,
+        Some(Err(error)) => Stage::Failed(error),
+    });
     view! {
         <h1>"Ship a parcel"</h1>
-        <form class="ship-form" on:submit=on_submit novalidate>
+        <form class="ship-form" on:submit=on_submit on:focusin=prefetch novalidate>
             <div class="addresses">
                 <div>
                     <AddressForm legend="From" prefix="from" address=from on_edit=edited(from_check) show_problems=from_shown>
@@ -370,84 +376,14 @@ pub fn ShipPage() -> impl IntoView {
             </button>
         </form>
         {move || get_rates.error().map(|error| view! { <ErrorView error retry=submit /> })}
-        {move || quote.get().map(|q| view! {
-            {q.partial.map(|e| view! {
-                <div class="notice notice-warn" role="status">
-                    <p>{format!(
-                        "{} Rates from the other carriers are shown.",
-                        e.unavailable_carriers.as_ref().map(|c| format!("No answer from {}.", c.join(", "))).unwrap_or(e.message.clone()),
-                    )}</p>
-                </div>
-            })}
-            {(!can_buy).then(|| view! {
-                <p class="notice" role="note">"Your role can compare rates but not buy labels."</p>
-            })}
-            <RateTable
-                rates=q.rates
-                deadline_ms=q.deadline_ms
-                can_buy
-                on_buy
-                on_requote=submit
-                busy=Signal::derive(move || buy.pending())
-            />
-        })}
-        {move || confirm.get().map(|rate| {
-            // Read as the dialog opens, for the balance after the purchase.
-            let wallet = client
-                .can(Scope::WalletRead)
-                .then(|| LocalResource::new(move || client.wallet()));
-            view! {
-                <ConfirmPurchase
-                    rate
-                    sandbox=mode == Some(api::KeyEnv::Sandbox)
-                    wallet=Signal::derive(move || wallet.and_then(|w| w.get()))
-                    pending=Signal::derive(move || buy.pending())
-                    error=Signal::derive(move || buy.error())
-                    on_confirm
-                    on_cancel
-                    on_requote=requote_from_dialog
-                />
-            }
-        })}
-        {move || bought.get().map(|label| view! { <Bought label on_again=Callback::new(move |()| bought.set(None)) /> })}
-    }
-}
-
-/// The bought label: tracking number, the PDF and the wallet after it.
-#[component]
-fn Bought(label: Label, on_again: Callback<()>) -> impl IntoView {
-    let heading = NodeRef::<leptos::html::H2>::new();
-    Effect::new(move |_| {
-        if let Some(h) = heading.get() {
-            let _ = h.focus();
-        }
-    });
-    let track_href = format!(
-        "/tracking?number={}",
-        crate::api::encode(&label.tracking_number)
-    );
-    view! {
-        <section class="card result" aria-labelledby="bought-title">
-            <h2 id="bought-title" tabindex="-1" node_ref=heading>"Label bought"</h2>
-            <dl class="facts">
-                <dt>"Tracking number"</dt>
-                <dd><code data-testid="tracking-number">{label.tracking_number.clone()}</code></dd>
-                <dt>"Service"</dt>
-                <dd>{format!("{} {}", label.carrier, label.service)}</dd>
-                <dt>"Price"</dt>
-                <dd><Money cents=label.rate_cents /></dd>
-                <dt>"Mode"</dt>
-                <dd>{if label.sandbox { "Sandbox: a test label, not mailable, nothing charged" } else { "Live: mailable, charged to the wallet" }}</dd>
-                <dt>"Wallet balance now"</dt>
-                <dd data-testid="balance-after"><Money cents=label.wallet_balance_after_cents /></dd>
-            </dl>
-            <p class="links">
-                <a href=format!("{}?inline=1", label_pdf_path(&encode(&label.id))) target="_blank" rel="noopener">"Open label PDF"</a>
-                <a href=label_pdf_path(&encode(&label.id)) download=format!("{}.pdf", label.id)>"Download label PDF"</a>
-                <A href=format!("/labels/{}", label.id)>"Label details"</A>
-                <A href=track_href>"Track this parcel"</A>
-            </p>
-            <button type="button" class="secondary" on:click=move |_| on_again.run(())>"Ship another parcel"</button>
-        </section>
+        {move || match stage.get() {
+            Stage::Nothing => ().into_any(),
+            Stage::Fetching => busy("Loading the rates…"),
+            Stage::Failed(error) => failed(error, Callback::new(move |()| offer_chunk.start())),
+            Stage::Ready => match offer_chunk.get_untracked() {
+                Some(Ok(view)) => view(offer),
+                _ => ().into_any(),
+            },
+        }}
     }
 }
