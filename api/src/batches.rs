@@ -57,30 +57,32 @@ impl CreateBatchRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuyBatchRequest {}
 
-/// Batch states (names are our choice).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BatchState {
-    /// Created and paid; `buy` not called yet.
-    Created,
-    Processing,
-    /// Every item processed: each became a label or failed (and was refunded).
-    Completed,
+crate::names! {
+    /// Batch states (names are our choice).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum BatchState {
+        /// Created and paid; `buy` not called yet.
+        Created = "created",
+        Processing = "processing",
+        /// Every item processed: each became a label or failed (and was refunded).
+        Completed = "completed",
+    }
 }
 
 /// The same enum under the name used in the brief (`batch.state` on the wire).
 pub type BatchStatus = BatchState;
 
-/// Where one item stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BatchItemState {
-    /// Not processed yet (or `buy` not called).
-    Pending,
-    /// Its label exists (`label_id`, `tracking_number`).
-    Created,
-    /// No label; `error` says why, and its price was refunded (live).
-    Failed,
+crate::names! {
+    /// Where one item stands.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum BatchItemState {
+        /// Not processed yet (or `buy` not called).
+        Pending = "pending",
+        /// Its label exists (`label_id`, `tracking_number`).
+        Created = "created",
+        /// No label; `error` says why, and its price was refunded (live).
+        Failed = "failed",
+    }
 }
 
 /// One item's result, in `Batch::results`.

@@ -1,11 +1,12 @@
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CarrierAccountStatus {
-    Active,
-    /// The carrier rejected the stored credentials; its rates are not offered.
-    InvalidCredentials,
+crate::names! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CarrierAccountStatus {
+        Active = "active",
+        /// The carrier rejected the stored credentials; its rates are not offered.
+        InvalidCredentials = "invalid_credentials",
+    }
 }
 
 /// A connected BYOA carrier account (fields are our choice).

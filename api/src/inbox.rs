@@ -48,14 +48,15 @@ pub const EXCERPT_BYTES: usize = 512;
 /// Lists return at most this many rows, newest first.
 pub const PAGE_ROWS: u32 = 200;
 
-/// Which configured secret verified a delivery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SecretSlot {
-    /// `WEBHOOK_SECRET`.
-    Current,
-    /// `WEBHOOK_SECRET_NEXT`, set beside the current one during rotation.
-    Next,
+crate::names! {
+    /// Which configured secret verified a delivery.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum SecretSlot {
+        /// `WEBHOOK_SECRET`.
+        Current = "current",
+        /// `WEBHOOK_SECRET_NEXT`, set beside the current one during rotation.
+        Next = "next",
+    }
 }
 
 /// How the Worker came to know a label.
@@ -89,16 +90,17 @@ pub struct Ledger {
     pub labels: Vec<LedgerEntry>,
 }
 
-/// Why a delivery was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RejectReason {
-    MissingSignature,
-    MalformedSignature,
-    WrongSignature,
-    /// Signed correctly but not a `label.created` event with a label.
-    UnreadableEvent,
-    TooLarge,
+crate::names! {
+    /// Why a delivery was refused.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RejectReason {
+        MissingSignature = "missing_signature",
+        MalformedSignature = "malformed_signature",
+        WrongSignature = "wrong_signature",
+        /// Signed correctly but not a `label.created` event with a label.
+        UnreadableEvent = "unreadable_event",
+        TooLarge = "too_large",
+    }
 }
 
 impl RejectReason {

@@ -138,15 +138,16 @@ pub enum Rule {
     },
 }
 
-/// What a [`Rule::Service`] row buys when its service is not offered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Fallback {
-    Cheapest,
-    Fastest,
-    LowestCarbon,
-    /// Nothing: the row fails, saying the service is not offered.
-    None,
+crate::names! {
+    /// What a [`Rule::Service`] row buys when its service is not offered.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Fallback {
+        Cheapest = "cheapest",
+        Fastest = "fastest",
+        LowestCarbon = "lowest_carbon",
+        /// Nothing: the row fails, saying the service is not offered.
+        None = "none",
+    }
 }
 
 /// How prices are approved before money is spent. Chosen before starting.
@@ -258,29 +259,30 @@ pub enum JobRequestError {
     Body(BodyError),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JobState {
-    /// Checked and estimated; nothing spent. Waits for `start`.
-    Planned,
-    /// Quoting rows (review mode: the one pass; otherwise the next chunk).
-    Quoting,
-    /// Review mode: every row quoted; waits for `approve`.
-    AwaitingApproval,
-    /// Creating, buying and following v1 batches, chunk by chunk.
-    Buying,
-    /// Waiting for the merchant: funds, decisions, the total ceiling, or a
-    /// refusal of its calls (`problem`). Nothing is sent while paused.
-    Paused,
-    /// A batch creation's outcome is unknown; nothing more is sent (but the
-    /// one wallet read that shows whether it was charged) until the merchant
-    /// releases or cancels (`problem`).
-    Stopped,
-    /// Nothing new is quoted or bought; batches already created (and paid)
-    /// are still bought and followed to the end.
-    Cancelled,
-    /// Every row is bought, failed with its reason, skipped or released.
-    Completed,
+crate::names! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum JobState {
+        /// Checked and estimated; nothing spent. Waits for `start`.
+        Planned = "planned",
+        /// Quoting rows (review mode: the one pass; otherwise the next chunk).
+        Quoting = "quoting",
+        /// Review mode: every row quoted; waits for `approve`.
+        AwaitingApproval = "awaiting_approval",
+        /// Creating, buying and following v1 batches, chunk by chunk.
+        Buying = "buying",
+        /// Waiting for the merchant: funds, decisions, the total ceiling, or a
+        /// refusal of its calls (`problem`). Nothing is sent while paused.
+        Paused = "paused",
+        /// A batch creation's outcome is unknown; nothing more is sent (but the
+        /// one wallet read that shows whether it was charged) until the merchant
+        /// releases or cancels (`problem`).
+        Stopped = "stopped",
+        /// Nothing new is quoted or bought; batches already created (and paid)
+        /// are still bought and followed to the end.
+        Cancelled = "cancelled",
+        /// Every row is bought, failed with its reason, skipped or released.
+        Completed = "completed",
+    }
 }
 
 impl JobState {
@@ -291,52 +293,23 @@ impl JobState {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RowState {
-    Pending,
-    Quoted,
-    /// The price rose above what was approved, or above the per-row ceiling.
-    NeedsDecision,
-    /// In a v1 batch (created, bought or processing).
-    InBatch,
-    Bought,
-    Failed,
-    /// Not bought: the job was cancelled, or the merchant declined its price.
-    Skipped,
-    /// Its chunk's batch creation got no clear answer and the merchant
-    /// released it: it may or may not have been bought. A bulk retry never
-    /// takes it; [`RetryReleased`] does, once the merchant acknowledges it.
-    Released,
-}
-
-impl RowState {
-    pub const ALL: [RowState; 8] = [
-        RowState::Pending,
-        RowState::Quoted,
-        RowState::NeedsDecision,
-        RowState::InBatch,
-        RowState::Bought,
-        RowState::Failed,
-        RowState::Skipped,
-        RowState::Released,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RowState::Pending => "pending",
-            RowState::Quoted => "quoted",
-            RowState::NeedsDecision => "needs_decision",
-            RowState::InBatch => "in_batch",
-            RowState::Bought => "bought",
-            RowState::Failed => "failed",
-            RowState::Skipped => "skipped",
-            RowState::Released => "released",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<RowState> {
-        RowState::ALL.into_iter().find(|r| r.as_str() == s)
+crate::names! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum RowState {
+        Pending = "pending",
+        Quoted = "quoted",
+        /// The price rose above what was approved, or above the per-row ceiling.
+        NeedsDecision = "needs_decision",
+        /// In a v1 batch (created, bought or processing).
+        InBatch = "in_batch",
+        Bought = "bought",
+        Failed = "failed",
+        /// Not bought: the job was cancelled, or the merchant declined its price.
+        Skipped = "skipped",
+        /// Its chunk's batch creation got no clear answer and the merchant
+        /// released it: it may or may not have been bought. A bulk retry never
+        /// takes it; [`RetryReleased`] does, once the merchant acknowledges it.
+        Released = "released",
     }
 }
 
@@ -431,22 +404,23 @@ pub struct Estimate {
     pub process_seconds: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChunkState {
-    /// Its rows are being quoted.
-    Quoting,
-    /// Its batch creation was sent; no answer yet.
-    Creating,
-    /// Created (and paid); `buy` not yet confirmed.
-    Created,
-    /// Bought; labels are being made.
-    Processing,
-    Done,
-    /// The creation's outcome is unknown: never sent again.
-    OutcomeUnknown,
-    /// Refused by the service (nothing was charged); its rows went back or failed.
-    Refused,
+crate::names! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ChunkState {
+        /// Its rows are being quoted.
+        Quoting = "quoting",
+        /// Its batch creation was sent; no answer yet.
+        Creating = "creating",
+        /// Created (and paid); `buy` not yet confirmed.
+        Created = "created",
+        /// Bought; labels are being made.
+        Processing = "processing",
+        Done = "done",
+        /// The creation's outcome is unknown: never sent again.
+        OutcomeUnknown = "outcome_unknown",
+        /// Refused by the service (nothing was charged); its rows went back or failed.
+        Refused = "refused",
+    }
 }
 
 /// One chunk: the rows of one v1 batch.
@@ -792,7 +766,7 @@ mod tests {
         .unwrap();
         assert!(matches!(approval, Approval::BuyAsQuoted { .. }));
         for state in RowState::ALL {
-            assert_eq!(RowState::parse(state.as_str()), Some(state));
+            assert_eq!(RowState::from_name(state.as_str()), Some(state));
             assert_eq!(
                 serde_json::to_value(state).unwrap(),
                 serde_json::json!(state.as_str())

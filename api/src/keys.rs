@@ -3,29 +3,21 @@
 
 use std::fmt;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum KeyEnv {
-    Live,
-    Sandbox,
+crate::names! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum KeyEnv {
+        Live = "live",
+        Sandbox = "sandbox",
+    }
 }
 
 impl KeyEnv {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KeyEnv::Live => "live",
-            KeyEnv::Sandbox => "sandbox",
-        }
-    }
-
     pub fn prefix(self) -> &'static str {
         match self {
             KeyEnv::Live => "svc_live_",
             KeyEnv::Sandbox => "svc_test_",
         }
     }
-
-    pub const ALL: [KeyEnv; 2] = [KeyEnv::Live, KeyEnv::Sandbox];
 }
 
 impl fmt::Display for KeyEnv {
@@ -38,10 +30,7 @@ impl fmt::Display for KeyEnv {
 impl std::str::FromStr for KeyEnv {
     type Err = String;
     fn from_str(s: &str) -> Result<KeyEnv, String> {
-        KeyEnv::ALL
-            .into_iter()
-            .find(|m| m.as_str() == s)
-            .ok_or_else(|| format!("unknown mode {s:?} (live or sandbox)"))
+        KeyEnv::from_name(s).ok_or_else(|| format!("unknown mode {s:?} (live or sandbox)"))
     }
 }
 

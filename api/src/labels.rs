@@ -18,16 +18,17 @@ pub struct Label {
     pub wallet_balance_after_cents: i64,
 }
 
-/// The void status of a label (field name and values are our choice).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VoidStatus {
-    /// Never voided.
-    None,
-    /// A void was requested and the carrier has not confirmed it yet.
-    Requested,
-    /// The carrier confirmed; the label cannot be used and was refunded.
-    Voided,
+crate::names! {
+    /// The void status of a label (field name and values are our choice).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum VoidStatus {
+        /// Never voided.
+        None = "none",
+        /// A void was requested and the carrier has not confirmed it yet.
+        Requested = "requested",
+        /// The carrier confirmed; the label cannot be used and was refunded.
+        Voided = "voided",
+    }
 }
 
 /// `GET /v1/labels/{id}`: the label plus its state.

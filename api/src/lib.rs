@@ -12,6 +12,7 @@ pub mod inbox;
 pub mod jobs;
 pub mod keys;
 pub mod labels;
+pub mod names;
 pub mod origins;
 pub mod parcel;
 pub mod places;

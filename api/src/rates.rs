@@ -8,11 +8,12 @@ use crate::validation::BodyError;
 /// How long a quoted rate can be bought (part 2).
 pub const RATE_VALIDITY_SECONDS: u64 = 15 * 60;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AccountType {
-    Platform,
-    Byoa,
+crate::names! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum AccountType {
+        Platform = "platform",
+        Byoa = "byoa",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,57 +1,23 @@
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// The nine key scopes of part 5.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Scope {
-    #[serde(rename = "rates:read")]
-    RatesRead,
-    #[serde(rename = "labels:write")]
-    LabelsWrite,
-    #[serde(rename = "labels:read")]
-    LabelsRead,
-    #[serde(rename = "tracking:read")]
-    TrackingRead,
-    #[serde(rename = "addresses:read")]
-    AddressesRead,
-    #[serde(rename = "carrier-accounts:read")]
-    CarrierAccountsRead,
-    #[serde(rename = "batches:write")]
-    BatchesWrite,
-    #[serde(rename = "batches:read")]
-    BatchesRead,
-    #[serde(rename = "wallet:read")]
-    WalletRead,
+crate::names! {
+    /// The nine key scopes of part 5.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Scope {
+        RatesRead = "rates:read",
+        LabelsWrite = "labels:write",
+        LabelsRead = "labels:read",
+        TrackingRead = "tracking:read",
+        AddressesRead = "addresses:read",
+        CarrierAccountsRead = "carrier-accounts:read",
+        BatchesWrite = "batches:write",
+        BatchesRead = "batches:read",
+        WalletRead = "wallet:read",
+    }
 }
 
 impl Scope {
-    pub const ALL: [Scope; 9] = [
-        Scope::RatesRead,
-        Scope::LabelsWrite,
-        Scope::LabelsRead,
-        Scope::TrackingRead,
-        Scope::AddressesRead,
-        Scope::CarrierAccountsRead,
-        Scope::BatchesWrite,
-        Scope::BatchesRead,
-        Scope::WalletRead,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::RatesRead => "rates:read",
-            Scope::LabelsWrite => "labels:write",
-            Scope::LabelsRead => "labels:read",
-            Scope::TrackingRead => "tracking:read",
-            Scope::AddressesRead => "addresses:read",
-            Scope::CarrierAccountsRead => "carrier-accounts:read",
-            Scope::BatchesWrite => "batches:write",
-            Scope::BatchesRead => "batches:read",
-            Scope::WalletRead => "wallet:read",
-        }
-    }
-
     /// True for the `*:read` scopes, which spend no money and change nothing.
     pub fn is_read(self) -> bool {
         self.as_str().ends_with(":read")
@@ -67,10 +33,7 @@ impl fmt::Display for Scope {
 impl FromStr for Scope {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Scope::ALL
-            .into_iter()
-            .find(|scope| scope.as_str() == s)
-            .ok_or_else(|| format!("unknown scope {s:?}"))
+        Scope::from_name(s).ok_or_else(|| format!("unknown scope {s:?}"))
     }
 }
 

@@ -30,28 +30,17 @@ pub const VERIFY_KEY_PATH: &str = "/api/keys/{mode}/verify";
 pub const ACTIVATE_KEY_PATH: &str = "/api/keys/{mode}/activate";
 pub const LIMITS_PATH: &str = "/api/limits";
 
-/// A dashboard user's role. What each may do is the Worker's configuration
-/// (defaults in the edge README); the app only hides what `scopes` excludes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// Every scope the key has, plus the live/sandbox switch and key rotation.
-    Admin,
-    /// Every v1 scope the key has: ship, void, batch, track.
-    Operator,
-    /// Read scopes only: no purchase, void or batch.
-    Viewer,
-}
-
-impl Role {
-    pub const ALL: [Role; 3] = [Role::Admin, Role::Operator, Role::Viewer];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::Operator => "operator",
-            Role::Viewer => "viewer",
-        }
+crate::names! {
+    /// A dashboard user's role. What each may do is the Worker's configuration
+    /// (defaults in the edge README); the app only hides what `scopes` excludes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Role {
+        /// Every scope the key has, plus the live/sandbox switch and key rotation.
+        Admin = "admin",
+        /// Every v1 scope the key has: ship, void, batch, track.
+        Operator = "operator",
+        /// Read scopes only: no purchase, void or batch.
+        Viewer = "viewer",
     }
 }
 
@@ -64,10 +53,7 @@ impl fmt::Display for Role {
 impl FromStr for Role {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Role::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown role {s:?} (admin, operator or viewer)"))
+        Role::from_name(s).ok_or_else(|| format!("unknown role {s:?} (admin, operator or viewer)"))
     }
 }
 
@@ -105,14 +91,15 @@ pub struct ModeRequest {
     pub mode: KeyEnv,
 }
 
-/// Which of a mode's two key slots forwarded calls use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum KeySlot {
-    /// `SVC_LIVE_KEY` / `SVC_SANDBOX_KEY`.
-    Current,
-    /// `SVC_LIVE_KEY_NEXT` / `SVC_SANDBOX_KEY_NEXT`: the rotation candidate.
-    Next,
+crate::names! {
+    /// Which of a mode's two key slots forwarded calls use.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum KeySlot {
+        /// `SVC_LIVE_KEY` / `SVC_SANDBOX_KEY`.
+        Current = "current",
+        /// `SVC_LIVE_KEY_NEXT` / `SVC_SANDBOX_KEY_NEXT`: the rotation candidate.
+        Next = "next",
+    }
 }
 
 /// One configured key, never its value: only `svc_live_…1234`.

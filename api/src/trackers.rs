@@ -9,14 +9,15 @@ pub struct CreateTrackerRequest {
     pub carrier: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrackerStatus {
-    PreTransit,
-    InTransit,
-    OutForDelivery,
-    Delivered,
-    Unknown,
+crate::names! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum TrackerStatus {
+        PreTransit = "pre_transit",
+        InTransit = "in_transit",
+        OutForDelivery = "out_for_delivery",
+        Delivered = "delivered",
+        Unknown = "unknown",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

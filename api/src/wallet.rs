@@ -1,12 +1,13 @@
 use serde::{Deserialize, Serialize};
 
-/// The card on file that auto-reload charges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CardState {
-    Ok,
-    Declined,
-    Missing,
+crate::names! {
+    /// The card on file that auto-reload charges.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CardState {
+        Ok = "ok",
+        Declined = "declined",
+        Missing = "missing",
+    }
 }
 
 /// When the balance cannot cover a purchase, the card is charged `amount_cents`

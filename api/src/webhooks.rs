@@ -74,14 +74,15 @@ pub fn verify(secret: &[u8], body: &[u8], header: Option<&str>) -> Result<(), Si
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DeliveryStatus {
-    /// Due now or later; not attempted yet.
-    Pending,
-    Succeeded,
-    /// This attempt failed; a later attempt may follow (see `next_attempt_at`).
-    Failed,
+crate::names! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum DeliveryStatus {
+        /// Due now or later; not attempted yet.
+        Pending = "pending",
+        Succeeded = "succeeded",
+        /// This attempt failed; a later attempt may follow (see `next_attempt_at`).
+        Failed = "failed",
+    }
 }
 
 /// One delivery attempt, as listed by `GET /v1/webhooks/deliveries` (fields are our choice).

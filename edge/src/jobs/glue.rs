@@ -75,7 +75,7 @@ pub(crate) async fn handle(
             };
             let state = match query_param(query, "state") {
                 None => None,
-                Some(s) => Some(RowState::parse(&s).ok_or_else(|| bad_query("state", &s))?),
+                Some(s) => Some(RowState::from_name(&s).ok_or_else(|| bad_query("state", &s))?),
             };
             let offset = number("offset", 0).map_err(|n| bad_query(&n, "offset"))?;
             let limit = number("limit", 200).map_err(|n| bad_query(&n, "limit"))?;
