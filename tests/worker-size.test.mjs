@@ -3,7 +3,9 @@
 // merge stays in the PDF Worker. Reads the builds scripts/build-edge made.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { ROOT } from './support/stack.mjs';
@@ -19,4 +21,20 @@ test(`the main Worker's wasm is at most ${CAP_KIB} KiB gzip and carries no PDF m
   // lopdf's panic locations name its source files wherever it is linked.
   assert.ok(!main.includes('lopdf'), 'lopdf is linked into the main Worker');
   assert.ok(wasm('pdf/build').includes('lopdf'), 'the PDF Worker links lopdf');
+});
+
+// What a deploy uploads, as wrangler itself counts it: the wasm and the
+// bundled JS together (offline: --dry-run builds and measures, sends nothing).
+test(`wrangler deploy --dry-run counts the main Worker's upload at most ${CAP_KIB} KiB gzip`, () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'parcel-dry-run-'));
+  try {
+    const res = spawnSync(path.join(ROOT, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', out], { cwd: ROOT, encoding: 'utf8' });
+    const printed = `${res.stdout}\n${res.stderr}`;
+    assert.equal(res.status, 0, printed);
+    const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(printed);
+    assert.ok(m, `no "Total Upload" line in:\n${printed}`);
+    assert.ok(Number(m[2]) <= CAP_KIB, `the upload is ${m[2]} KiB gzip, over ${CAP_KIB} KiB`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
