@@ -274,6 +274,18 @@ pub enum OwnId {
     JobLive,
     JobResults,
     JobLabels,
+    PasswordSignIn,
+    SwitchOrg,
+    CreateOrg,
+    Members,
+    SetMemberRole,
+    RemoveMember,
+    Invites,
+    CreateInvite,
+    RevokeInvite,
+    PreviewInvite,
+    AcceptInvite,
+    Audit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -299,9 +311,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{inbox, jobs, session, widget};
+use crate::{inbox, jobs, orgs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 32] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 44] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -338,6 +350,22 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 32] = [
     own(OwnId::JobLive, Method::Get, jobs::JOB_LIVE_PATH),
     own(OwnId::JobResults, Method::Get, jobs::JOB_RESULTS_PATH),
     own(OwnId::JobLabels, Method::Get, jobs::JOB_LABELS_PATH),
+    own(
+        OwnId::PasswordSignIn,
+        Method::Post,
+        orgs::PASSWORD_SIGN_IN_PATH,
+    ),
+    own(OwnId::SwitchOrg, Method::Put, orgs::SWITCH_ORG_PATH),
+    own(OwnId::CreateOrg, Method::Post, orgs::CREATE_ORG_PATH),
+    own(OwnId::Members, Method::Get, orgs::MEMBERS_PATH),
+    own(OwnId::SetMemberRole, Method::Put, orgs::MEMBER_PATH),
+    own(OwnId::RemoveMember, Method::Delete, orgs::MEMBER_PATH),
+    own(OwnId::Invites, Method::Get, orgs::INVITES_PATH),
+    own(OwnId::CreateInvite, Method::Post, orgs::INVITES_PATH),
+    own(OwnId::RevokeInvite, Method::Delete, orgs::INVITE_PATH),
+    own(OwnId::PreviewInvite, Method::Get, orgs::PUBLIC_INVITE_PATH),
+    own(OwnId::AcceptInvite, Method::Post, orgs::PUBLIC_INVITE_PATH),
+    own(OwnId::Audit, Method::Get, orgs::AUDIT_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

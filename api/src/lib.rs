@@ -13,6 +13,7 @@ pub mod jobs;
 pub mod keys;
 pub mod labels;
 pub mod names;
+pub mod orgs;
 pub mod origins;
 pub mod parcel;
 pub mod places;

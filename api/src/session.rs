@@ -67,6 +67,10 @@ pub struct SignInRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionInfo {
     pub user: String,
+    /// The organization the session acts for, and the person's role in it.
+    pub org: crate::orgs::OrgSummary,
+    /// Every organization the person belongs to (the menu's switcher).
+    pub orgs: Vec<crate::orgs::OrgSummary>,
     pub role: Role,
     /// The v1 scopes this user may use now: the role's scopes that the
     /// active key also has. The app hides every action outside them.

@@ -5,6 +5,7 @@
 use crate::errors::EdgeError;
 use crate::upstream::proxy::{self, Forward};
 use api::endpoints::own_endpoint;
+use api::orgs::AccountId;
 use api::{KeyEnv, OwnId};
 
 /// Every request the Worker answers itself, by feature, so each feature's
@@ -25,6 +26,27 @@ pub enum Route {
     WidgetPage,
     /// Batch jobs (`jobs`).
     Jobs(JobsRoute),
+    /// Organizations, people and invitations (`orgs`).
+    Orgs(OrgsRoute),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrgsRoute {
+    /// Anyone: they carry their own credential (a password, a setup or invite token).
+    PasswordSignIn,
+    CreateOrg,
+    PreviewInvite(String),
+    AcceptInvite(String),
+    /// Signed in.
+    SwitchOrg,
+    /// Admins.
+    Members,
+    SetMemberRole(AccountId),
+    RemoveMember(AccountId),
+    Invites,
+    CreateInvite,
+    RevokeInvite(String),
+    Audit,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +156,23 @@ impl Route {
                 })
                 .pattern
             }
+            Route::Orgs(route) => {
+                own_endpoint(match route {
+                    OrgsRoute::PasswordSignIn => OwnId::PasswordSignIn,
+                    OrgsRoute::CreateOrg => OwnId::CreateOrg,
+                    OrgsRoute::PreviewInvite(_) => OwnId::PreviewInvite,
+                    OrgsRoute::AcceptInvite(_) => OwnId::AcceptInvite,
+                    OrgsRoute::SwitchOrg => OwnId::SwitchOrg,
+                    OrgsRoute::Members => OwnId::Members,
+                    OrgsRoute::SetMemberRole(_) => OwnId::SetMemberRole,
+                    OrgsRoute::RemoveMember(_) => OwnId::RemoveMember,
+                    OrgsRoute::Invites => OwnId::Invites,
+                    OrgsRoute::CreateInvite => OwnId::CreateInvite,
+                    OrgsRoute::RevokeInvite(_) => OwnId::RevokeInvite,
+                    OrgsRoute::Audit => OwnId::Audit,
+                })
+                .pattern
+            }
         }
     }
 }
@@ -236,6 +275,11 @@ pub fn route(
         }
     };
     let inbox = |route| Route::Webhooks(WebhooksRoute::Dashboard(route));
+    let not_found = || EdgeError::RouteNotFound {
+        path: raw_path.to_string(),
+    };
+    let account = || AccountId::parse(&param).ok_or_else(not_found);
+    let orgs = Route::Orgs;
     Ok(match own.endpoint.id {
         OwnId::SignIn => Route::Access(AccessRoute::SignIn),
         OwnId::SignOut => Route::Access(AccessRoute::SignOut),
@@ -269,6 +313,18 @@ pub fn route(
         OwnId::JobLive => job(JobsRoute::Live)?,
         OwnId::JobResults => job(JobsRoute::Results)?,
         OwnId::JobLabels => job(JobsRoute::Labels)?,
+        OwnId::PasswordSignIn => orgs(OrgsRoute::PasswordSignIn),
+        OwnId::CreateOrg => orgs(OrgsRoute::CreateOrg),
+        OwnId::PreviewInvite => orgs(OrgsRoute::PreviewInvite(param)),
+        OwnId::AcceptInvite => orgs(OrgsRoute::AcceptInvite(param)),
+        OwnId::SwitchOrg => orgs(OrgsRoute::SwitchOrg),
+        OwnId::Members => orgs(OrgsRoute::Members),
+        OwnId::SetMemberRole => orgs(OrgsRoute::SetMemberRole(account()?)),
+        OwnId::RemoveMember => orgs(OrgsRoute::RemoveMember(account()?)),
+        OwnId::Invites => orgs(OrgsRoute::Invites),
+        OwnId::CreateInvite => orgs(OrgsRoute::CreateInvite),
+        OwnId::RevokeInvite => orgs(OrgsRoute::RevokeInvite(param)),
+        OwnId::Audit => orgs(OrgsRoute::Audit),
     })
 }
 

@@ -39,6 +39,9 @@ pub fn mode_keys(
     }
 }
 
+/// The name the deployment's own organization (configured by secrets) shows.
+pub const DEPLOYMENT_ORG_NAME: &str = "This deployment";
+
 pub fn session_info(
     principal: &Principal,
     config: &Config,
@@ -50,8 +53,15 @@ pub fn session_info(
     };
     let mode = principal.mode(config);
     let admin = *role == Role::Admin;
+    let org = api::orgs::OrgSummary {
+        id: api::orgs::OrgId::deployment(),
+        name: DEPLOYMENT_ORG_NAME.to_string(),
+        role: *role,
+    };
     Some(SessionInfo {
         user: session.user.clone(),
+        orgs: vec![org.clone()],
+        org,
         role: *role,
         scopes: gate::scopes(principal, config, key_scopes),
         mode,

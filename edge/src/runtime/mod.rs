@@ -209,6 +209,8 @@ async fn handle(
         Route::Jobs(route) => {
             crate::jobs::glue::handle(route, req, env, &config, &facts, query, trace).await
         }
+        // Organizations are being built (issue 21): their routes answer 404 until they land.
+        Route::Orgs(_) => Err(EdgeError::RouteNotFound { path: path.into() }),
     }
 }
 

@@ -1,0 +1,367 @@
+//! Organizations, their people and invitations: the Worker's own endpoints
+//! for a hosted deployment where each merchant is an organization. Stated
+//! here once so the app and the edge cannot disagree.
+//!
+//! | Method and path                    | Who        | Body → answer                          |
+//! |------------------------------------|------------|----------------------------------------|
+//! | `POST /api/session/password`       | anyone     | `PasswordSignIn` → `SessionInfo` + cookie |
+//! | `PUT /api/session/org`             | signed in  | `SwitchOrg` → `SessionInfo` + cookie   |
+//! | `POST /api/orgs`                   | a setup link | `CreateOrg` → `SessionInfo` + cookie |
+//! | `GET /api/org/members`             | admin      | → `MemberList`                         |
+//! | `PUT /api/org/members/{id}`        | admin      | `RoleChange` → `MemberList`            |
+//! | `DELETE /api/org/members/{id}`     | admin      | → `MemberList`                         |
+//! | `GET /api/org/invites`             | admin      | → `InviteList`                         |
+//! | `POST /api/org/invites`            | admin      | `InviteRequest` → `InviteCreated` (the token, once) |
+//! | `DELETE /api/org/invites/{id}`     | admin      | → `InviteList`                         |
+//! | `GET /api/invites/{id}`            | anyone     | → `InvitePreview` (`{id}`: the token)  |
+//! | `POST /api/invites/{id}`           | anyone     | `AcceptInvite` → `SessionInfo` + cookie |
+//! | `GET /api/org/audit`               | admin      | → `AuditPage` (`?before=` for older)   |
+//!
+//! Refusals: `EDGE.SIGN_IN.FAILED` (401, the same for an unknown email and
+//! a wrong password), `EDGE.SIGN_IN.THROTTLED` (429 with `Retry-After`),
+//! `EDGE.INVITE.{UNKNOWN,EXPIRED,USED,REVOKED}`, `EDGE.MEMBER.LAST_ADMIN`,
+//! `EDGE.MEMBER.NOT_FOUND`, `EDGE.ORG.NOT_FOUND` (never says whether another
+//! organization exists), `EDGE.ORG.SETUP_INVALID`, `EDGE.PASSWORD.WEAK`.
+
+use crate::session::Role;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+pub const PASSWORD_SIGN_IN_PATH: &str = "/api/session/password";
+pub const SWITCH_ORG_PATH: &str = "/api/session/org";
+pub const CREATE_ORG_PATH: &str = "/api/orgs";
+pub const MEMBERS_PATH: &str = "/api/org/members";
+pub const MEMBER_PATH: &str = "/api/org/members/{id}";
+pub const INVITES_PATH: &str = "/api/org/invites";
+pub const INVITE_PATH: &str = "/api/org/invites/{id}";
+pub const PUBLIC_INVITE_PATH: &str = "/api/invites/{id}";
+pub const AUDIT_PATH: &str = "/api/org/audit";
+
+/// The dashboard page an invitation link opens: `/invite#{token}` (the
+/// fragment never reaches a server log or a `Referer`).
+pub const INVITE_PAGE: &str = "/invite";
+/// The page a setup link from `scripts/new-org` opens: `/new-org#{token}`.
+pub const NEW_ORG_PAGE: &str = "/new-org";
+
+/// Invitations last a week unless the admin chooses (1 to 30 days).
+pub const INVITE_DEFAULT_DAYS: u32 = 7;
+pub const INVITE_MAX_DAYS: u32 = 30;
+
+/// Passwords: long enough to resist guessing at our hashing cost, short
+/// enough that hashing them is bounded (NIST SP 800-63B asks for at least 8
+/// and accepting at least 64; we ask for 12).
+pub const PASSWORD_MIN_CHARS: usize = 12;
+pub const PASSWORD_MAX_BYTES: usize = 256;
+
+macro_rules! prefixed_id {
+    ($(#[$meta:meta])* $name:ident, $prefix:literal) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl $name {
+            pub const PREFIX: &'static str = $prefix;
+
+            /// `prefix` then 1 to 40 of `[a-z0-9]`: safe in a path, a cookie
+            /// field and a Durable Object name.
+            pub fn parse(s: &str) -> Option<$name> {
+                let rest = s.strip_prefix($prefix)?;
+                let ok = (1..=40).contains(&rest.len())
+                    && rest.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+                ok.then(|| $name(s.to_string()))
+            }
+
+            /// From random hex drawn by the caller.
+            pub fn from_hex(hex: &str) -> Option<$name> {
+                $name::parse(&format!("{}{hex}", $prefix))
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                $name::parse(&s).ok_or_else(|| {
+                    serde::de::Error::custom(concat!("not a valid ", $prefix, "… id"))
+                })
+            }
+        }
+    };
+}
+
+prefixed_id!(
+    /// An organization: `org_…`.
+    OrgId,
+    "org_"
+);
+prefixed_id!(
+    /// A person's account, the same in every organization they belong to: `acct_…`.
+    AccountId,
+    "acct_"
+);
+
+impl OrgId {
+    /// The organization a deployment configured the old way (`SVC_*` keys,
+    /// `USERS` tokens) is: its objects keep the names they had before
+    /// organizations existed, so a deployed store is not orphaned.
+    pub fn deployment() -> OrgId {
+        OrgId("org_deployment".to_string())
+    }
+
+    pub fn is_deployment(&self) -> bool {
+        self.0 == "org_deployment"
+    }
+}
+
+/// An email as accounts are keyed: trimmed and lower-cased. `None` if it is
+/// not `local@domain` within 254 characters.
+pub fn normalize_email(email: &str) -> Option<String> {
+    let email = email.trim().to_lowercase();
+    let (local, domain) = email.split_once('@')?;
+    let ok = email.len() <= 254
+        && !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains('@')
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control());
+    ok.then_some(email)
+}
+
+/// Why a new password is refused (`None`: acceptable). Shown as is.
+pub fn password_problem(password: &str) -> Option<String> {
+    if password.chars().count() < PASSWORD_MIN_CHARS {
+        return Some(format!(
+            "Use at least {PASSWORD_MIN_CHARS} characters: a few unrelated words work well."
+        ));
+    }
+    if password.len() > PASSWORD_MAX_BYTES {
+        return Some(format!("Use at most {PASSWORD_MAX_BYTES} bytes."));
+    }
+    None
+}
+
+/// `POST /api/session/password`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PasswordSignIn {
+    pub email: String,
+    pub password: String,
+}
+
+/// `PUT /api/session/org`: make another of the person's organizations the session's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwitchOrg {
+    pub org: OrgId,
+}
+
+/// One organization the signed-in person belongs to (the menu's switcher).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrgSummary {
+    pub id: OrgId,
+    pub name: String,
+    pub role: Role,
+}
+
+/// `POST /api/orgs`: a new organization and its first admin, from the
+/// one-time setup link `scripts/new-org` printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateOrg {
+    /// The link's token.
+    pub setup: String,
+    pub org_name: String,
+    /// The admin's name as colleagues see it.
+    pub name: String,
+    pub email: String,
+    pub password: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Member {
+    pub account: AccountId,
+    pub name: String,
+    pub email: String,
+    pub role: Role,
+    pub joined_at: u64,
+    /// Unix seconds of the last sign-in into this organization.
+    pub last_sign_in: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberList {
+    pub members: Vec<Member>,
+}
+
+/// `PUT /api/org/members/{id}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleChange {
+    pub role: Role,
+}
+
+/// `POST /api/org/invites`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InviteRequest {
+    pub role: Role,
+    /// 1 to [`INVITE_MAX_DAYS`]; [`INVITE_DEFAULT_DAYS`] when absent.
+    #[serde(default)]
+    pub expires_in_days: Option<u32>,
+}
+
+crate::names! {
+    /// Where an invitation is in its life.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum InviteState {
+        Pending = "pending",
+        Accepted = "accepted",
+        Revoked = "revoked",
+        Expired = "expired",
+    }
+}
+
+/// An invitation as admins see it (never its token).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invite {
+    /// `inv_…`: names it for revocation; not the token.
+    pub id: String,
+    pub role: Role,
+    pub created_by: String,
+    pub created_at: u64,
+    pub expires_at: u64,
+    pub state: InviteState,
+    /// Who accepted it.
+    pub accepted_by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InviteList {
+    pub invites: Vec<Invite>,
+}
+
+/// `POST /api/org/invites`'s answer: the token is shown this once (only
+/// its hash is stored); the link is `{origin}/invite#{token}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InviteCreated {
+    pub invite: Invite,
+    pub token: String,
+}
+
+/// `GET /api/invites/{token}`: what accepting would do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvitePreview {
+    pub org_name: String,
+    pub role: Role,
+    pub invited_by: String,
+    pub expires_at: u64,
+}
+
+/// `POST /api/invites/{token}`: with a new email, creates the account with
+/// this password; with an existing one, the password must be the account's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcceptInvite {
+    pub email: String,
+    pub password: String,
+    /// For a new account (defaults to the email's local part).
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+crate::names! {
+    /// What an audit entry records.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum AuditAction {
+        OrgCreated = "org_created",
+        MemberJoined = "member_joined",
+        RoleChanged = "role_changed",
+        MemberRemoved = "member_removed",
+        InviteCreated = "invite_created",
+        InviteRevoked = "invite_revoked",
+        KeySet = "key_set",
+        WebhookSecretSet = "webhook_secret_set",
+        WidgetChanged = "widget_changed",
+        BatchApproved = "batch_approved",
+        LargePurchase = "large_purchase",
+    }
+}
+
+/// One line of the append-only audit log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    /// Increasing within the organization.
+    pub seq: u64,
+    pub at: u64,
+    /// Who did it (a name and email, or `setup link`).
+    pub actor: String,
+    pub action: AuditAction,
+    /// What it was done to, in words (`Ada <ada@example.com>: operator → admin`).
+    pub detail: String,
+}
+
+/// `GET /api/org/audit`: newest first; `next_before` pages on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditPage {
+    pub entries: Vec<AuditEntry>,
+    pub next_before: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_prefixed_and_path_safe() {
+        assert!(OrgId::parse("org_0a9z").is_some());
+        for bad in ["org_", "org_A1", "org_a/b", "org_a.b", "acct_1", "org_a%2f"] {
+            assert!(OrgId::parse(bad).is_none(), "{bad}");
+        }
+        assert!(OrgId::parse(&format!("org_{}", "a".repeat(41))).is_none());
+        assert!(OrgId::deployment().is_deployment());
+        assert_eq!(AccountId::from_hex("00ff").unwrap().as_str(), "acct_00ff");
+        let json = serde_json::to_string(&OrgId::deployment()).unwrap();
+        assert_eq!(
+            serde_json::from_str::<OrgId>(&json).unwrap(),
+            OrgId::deployment()
+        );
+        assert!(serde_json::from_str::<OrgId>("\"acct_1\"").is_err());
+    }
+
+    #[test]
+    fn emails_are_keyed_trimmed_and_lower_cased() {
+        assert_eq!(
+            normalize_email("  Ada@Example.COM ").as_deref(),
+            Some("ada@example.com")
+        );
+        for bad in [
+            "ada",
+            "@example.com",
+            "ada@",
+            "ada@example",
+            "a b@example.com",
+            "ada@.com",
+        ] {
+            assert_eq!(normalize_email(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn passwords_need_twelve_characters() {
+        assert!(password_problem("correct horse").is_none());
+        assert!(password_problem("short").unwrap().contains("12"));
+        assert!(password_problem(&"x".repeat(257)).is_some());
+        // Characters, not bytes: twelve accented letters are enough.
+        assert!(password_problem(&"é".repeat(12)).is_none());
+    }
+}
