@@ -21,7 +21,9 @@
 //! a wrong password), `EDGE.SIGN_IN.THROTTLED` (429 with `Retry-After`),
 //! `EDGE.INVITE.{UNKNOWN,EXPIRED,USED,REVOKED}`, `EDGE.MEMBER.LAST_ADMIN`,
 //! `EDGE.MEMBER.NOT_FOUND`, `EDGE.ORG.NOT_FOUND` (never says whether another
-//! organization exists), `EDGE.ORG.SETUP_INVALID`, `EDGE.PASSWORD.WEAK`.
+//! organization exists), `EDGE.ORG.SETUP_INVALID`, `EDGE.PASSWORD.WEAK`,
+//! `EDGE.ORG.MANAGED_BY_SETTINGS` (409: the deployment's own organization,
+//! configured by Worker secrets, has no team or audit pages).
 
 use crate::session::Role;
 use serde::{Deserialize, Serialize};

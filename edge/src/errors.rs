@@ -145,6 +145,33 @@ pub enum EdgeError {
     LabelPdfUnavailable {
         status: Option<u16>,
     },
+    /// The same answer for an unknown email and a wrong password.
+    SignInFailed,
+    /// Too many failed sign-ins for this email or from this address.
+    SignInThrottled {
+        retry_after: u64,
+    },
+    PasswordWeak(String),
+    InviteUnknown,
+    InviteExpired,
+    InviteUsed,
+    InviteRevoked,
+    MemberNotFound,
+    LastAdmin,
+    /// Not a member of that organization, or no such organization: the
+    /// same answer, so it never tells whether another organization exists.
+    OrgNotFound,
+    /// A setup link that is forged or expired, or (`used`) already made its organization.
+    OrgSetupInvalid {
+        used: bool,
+    },
+    /// The organization's object did not answer.
+    OrgUnavailable,
+    /// The deployment's own organization: its people and keys are Worker
+    /// secrets, not managed in the app.
+    ManagedBySettings,
+    /// The account directory did not answer.
+    DirectoryUnavailable,
 }
 
 impl EdgeError {
@@ -157,7 +184,8 @@ impl EdgeError {
     pub fn retry_after(&self) -> Option<u64> {
         match self {
             EdgeError::IdempotencyInProgress => Some(1),
-            EdgeError::RateLimited { retry_after, .. } => Some(*retry_after),
+            EdgeError::RateLimited { retry_after, .. }
+            | EdgeError::SignInThrottled { retry_after } => Some(*retry_after),
             _ => None,
         }
     }
@@ -205,6 +233,20 @@ impl EdgeError {
             EdgeError::JobLabelsNone { .. } => ErrorCode::EdgeJobNoLabels,
             EdgeError::JobLabelPdf { .. } => ErrorCode::EdgeJobLabelPdfUnavailable,
             EdgeError::JobPrintUnavailable => ErrorCode::EdgeJobPrintUnavailable,
+            EdgeError::SignInFailed => ErrorCode::EdgeSignInFailed,
+            EdgeError::SignInThrottled { .. } => ErrorCode::EdgeSignInThrottled,
+            EdgeError::PasswordWeak(_) => ErrorCode::EdgePasswordWeak,
+            EdgeError::InviteUnknown => ErrorCode::EdgeInviteUnknown,
+            EdgeError::InviteExpired => ErrorCode::EdgeInviteExpired,
+            EdgeError::InviteUsed => ErrorCode::EdgeInviteUsed,
+            EdgeError::InviteRevoked => ErrorCode::EdgeInviteRevoked,
+            EdgeError::MemberNotFound => ErrorCode::EdgeMemberNotFound,
+            EdgeError::LastAdmin => ErrorCode::EdgeMemberLastAdmin,
+            EdgeError::OrgNotFound => ErrorCode::EdgeOrgNotFound,
+            EdgeError::OrgSetupInvalid { .. } => ErrorCode::EdgeOrgSetupInvalid,
+            EdgeError::OrgUnavailable => ErrorCode::EdgeOrgUnavailable,
+            EdgeError::ManagedBySettings => ErrorCode::EdgeOrgManagedBySettings,
+            EdgeError::DirectoryUnavailable => ErrorCode::EdgeDirectoryUnavailable,
         }
     }
 
@@ -292,11 +334,11 @@ impl EdgeError {
             ),
             EdgeError::SignInRequired(SignInReason::NoSession) => (
                 "You are not signed in.".to_string(),
-                "Sign in with your access token.".to_string(),
+                "Sign in with your email and password (or an access token).".to_string(),
             ),
             EdgeError::SignInRequired(SignInReason::SessionEnded) => (
                 "Your session has ended (expired, signed out, or your access changed).".to_string(),
-                "Sign in again with your access token.".to_string(),
+                "Sign in again.".to_string(),
             ),
             EdgeError::InvalidToken => (
                 "That access token is not valid.".to_string(),
@@ -402,6 +444,66 @@ impl EdgeError {
                 },
                 "The label itself is bought and unchanged: try the download again in a minute. If it keeps failing, contact support with this request id.".to_string(),
             ),
+            EdgeError::SignInFailed => (
+                "That email and password do not match an account.".to_string(),
+                "Check both and try again; after 5 failed tries the account waits 15 minutes. An admin can invite you again if you have no account yet.".to_string(),
+            ),
+            EdgeError::SignInThrottled { retry_after } => (
+                "Too many failed sign-ins: signing in is paused for this account or this network.".to_string(),
+                format!("Try again in {} minutes.", retry_after.div_ceil(60)),
+            ),
+            EdgeError::PasswordWeak(problem) => (
+                "That password is too weak.".to_string(),
+                problem.clone(),
+            ),
+            EdgeError::InviteUnknown => (
+                "This invitation link is not known.".to_string(),
+                "Copy the whole link from the message you were sent, or ask an admin for a new invitation.".to_string(),
+            ),
+            EdgeError::InviteExpired => (
+                "This invitation has expired.".to_string(),
+                "Ask an admin of the organization for a new invitation.".to_string(),
+            ),
+            EdgeError::InviteUsed => (
+                "This invitation was already used.".to_string(),
+                "Sign in with the account that accepted it, or ask an admin for a new invitation.".to_string(),
+            ),
+            EdgeError::InviteRevoked => (
+                "This invitation was withdrawn by an admin.".to_string(),
+                "Ask an admin of the organization for a new invitation.".to_string(),
+            ),
+            EdgeError::MemberNotFound => (
+                "That person is not a member of this organization.".to_string(),
+                "Reload the team page: they may have been removed already.".to_string(),
+            ),
+            EdgeError::LastAdmin => (
+                "An organization needs at least one admin: this is its last one.".to_string(),
+                "Make another member an admin first.".to_string(),
+            ),
+            EdgeError::OrgNotFound => (
+                "You are not a member of that organization.".to_string(),
+                "Choose one of your organizations from the menu, or ask its admin for an invitation.".to_string(),
+            ),
+            EdgeError::OrgSetupInvalid { used: true } => (
+                "This setup link was already used: its organization exists.".to_string(),
+                "Sign in to that organization, or run scripts/new-org for a new link.".to_string(),
+            ),
+            EdgeError::OrgSetupInvalid { used: false } => (
+                "This setup link is not valid (expired, incomplete or for another deployment).".to_string(),
+                "Run scripts/new-org again for a new link (they last 24 hours).".to_string(),
+            ),
+            EdgeError::OrgUnavailable => (
+                "The organization's records could not be reached; nothing was changed.".to_string(),
+                "Try again in a moment.".to_string(),
+            ),
+            EdgeError::ManagedBySettings => (
+                "This deployment's own organization is configured by Worker secrets (USERS and the SVC_* keys), not in the app.".to_string(),
+                "Change its people with scripts/new-user and `wrangler secret put USERS`, or move it into an organization (README, Organizations).".to_string(),
+            ),
+            EdgeError::DirectoryUnavailable => (
+                "The account directory could not be reached; nothing was changed.".to_string(),
+                "Try again in a moment.".to_string(),
+            ),
         };
         let mut error = ApiError::new(self.code(), message, suggestion, request_id.to_string());
         error.outcome_unknown = self.outcome_unknown();
@@ -418,7 +520,8 @@ impl EdgeError {
                 key_scopes: Some(scopes.iter().map(|s| s.to_string()).collect()),
                 ..error
             },
-            EdgeError::RateLimited { retry_after, .. } => ApiError {
+            EdgeError::RateLimited { retry_after, .. }
+            | EdgeError::SignInThrottled { retry_after } => ApiError {
                 retry_after_seconds: Some(*retry_after),
                 ..error
             },

@@ -108,6 +108,31 @@ pub enum InboxRoute {
 }
 
 impl Route {
+    /// Whether the route acts for the caller's session, and so works with
+    /// the settings of the session's organization. The rest carry their own
+    /// credential (a token, a password, a link, a signature) or are the
+    /// storefront's, and work with the deployment's settings.
+    pub fn acts_for_session(&self) -> bool {
+        match self {
+            Route::V1(_)
+            | Route::LabelPdf { .. }
+            | Route::Jobs(_)
+            | Route::Webhooks(WebhooksRoute::Dashboard(_))
+            | Route::Access(AccessRoute::SignOut | AccessRoute::Session(_)) => true,
+            Route::Orgs(route) => !matches!(
+                route,
+                OrgsRoute::PasswordSignIn
+                    | OrgsRoute::CreateOrg
+                    | OrgsRoute::PreviewInvite(_)
+                    | OrgsRoute::AcceptInvite(_)
+            ),
+            Route::Preflight(_)
+            | Route::WidgetPage
+            | Route::Webhooks(WebhooksRoute::Receive)
+            | Route::Access(AccessRoute::SignIn) => false,
+        }
+    }
+
     /// The route pattern for the log line.
     pub fn pattern(&self) -> &'static str {
         match self {

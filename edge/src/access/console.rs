@@ -6,6 +6,7 @@
 use crate::access::gate::{self, Principal};
 use crate::config::{Config, ModeKeys};
 use crate::upstream::budget::Budgets;
+use api::orgs::OrgSummary;
 use api::session::{
     KeyInfo, KeySlot, KeysStatus, LimitSeen, LimitsSnapshot, ModeKeys as ModeKeysInfo, Role,
     SessionInfo,
@@ -42,25 +43,42 @@ pub fn mode_keys(
 /// The name the deployment's own organization (configured by secrets) shows.
 pub const DEPLOYMENT_ORG_NAME: &str = "This deployment";
 
+/// An organization's session: who the person is, the session's
+/// organization and every organization of theirs.
+pub struct SessionOrgs {
+    pub user: String,
+    pub org: OrgSummary,
+    pub orgs: Vec<OrgSummary>,
+}
+
 pub fn session_info(
     principal: &Principal,
     config: &Config,
     key_scopes: &[Scope],
     key_problem: Option<api::ErrorCode>,
+    orgs: Option<SessionOrgs>,
 ) -> Option<SessionInfo> {
     let Principal::User { session, role } = principal else {
         return None;
     };
     let mode = principal.mode(config);
     let admin = *role == Role::Admin;
-    let org = api::orgs::OrgSummary {
-        id: api::orgs::OrgId::deployment(),
-        name: DEPLOYMENT_ORG_NAME.to_string(),
-        role: *role,
-    };
+    // The deployment's own organization: its people are `USERS` names.
+    let SessionOrgs { user, org, orgs } = orgs.unwrap_or_else(|| {
+        let org = OrgSummary {
+            id: api::orgs::OrgId::deployment(),
+            name: DEPLOYMENT_ORG_NAME.to_string(),
+            role: *role,
+        };
+        SessionOrgs {
+            user: session.user.clone(),
+            orgs: vec![org.clone()],
+            org,
+        }
+    });
     Some(SessionInfo {
-        user: session.user.clone(),
-        orgs: vec![org.clone()],
+        user,
+        orgs,
         org,
         role: *role,
         scopes: gate::scopes(principal, config, key_scopes),
@@ -120,6 +138,7 @@ mod tests {
     fn user(role: Role) -> Principal {
         Principal::User {
             session: Session {
+                org: api::orgs::OrgId::deployment(),
                 sid: "s".into(),
                 user: "u".into(),
                 role,
@@ -134,7 +153,7 @@ mod tests {
     fn session_info_tells_the_app_what_to_show() {
         let c = config();
         let m = [Scope::WalletRead, Scope::LabelsWrite];
-        let admin = session_info(&user(Role::Admin), &c, &m, None).unwrap();
+        let admin = session_info(&user(Role::Admin), &c, &m, None, None).unwrap();
         assert_eq!(admin.mode, KeyEnv::Sandbox);
         assert_eq!(admin.scopes, vec![Scope::LabelsWrite, Scope::WalletRead]);
         assert!(admin.can_switch_mode && admin.can_rotate_keys);
@@ -143,6 +162,7 @@ mod tests {
             &c,
             &m,
             Some(api::ErrorCode::AuthKeyRevoked),
+            None,
         )
         .unwrap();
         assert_eq!(viewer.scopes, vec![Scope::WalletRead]);
@@ -151,7 +171,7 @@ mod tests {
         let widget = Principal::Widget {
             origin: "https://shop.example".into(),
         };
-        assert_eq!(session_info(&widget, &c, &m, None), None);
+        assert_eq!(session_info(&widget, &c, &m, None, None), None);
     }
 
     #[test]

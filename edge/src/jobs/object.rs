@@ -243,7 +243,13 @@ impl BatchJob {
         }
         if list {
             let summary = JobSummary::from(&job);
-            if let Err(e) = control::record_job(&self.env, summary).await {
+            // The job's organization is its settings' (the deployment's:
+            // only an organization with keys can make a job).
+            let recorded = match self.config() {
+                Ok(config) => control::record_job(&self.env, &config.org, summary).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = recorded {
                 worker::console_error!("the jobs list missed job {}: {}", job.id, e.code());
             }
         }

@@ -221,11 +221,6 @@ impl Ask<Purchases> for FinishCall {
     type Reply = ();
 }
 
-/// The object of one purchase key (modes never share one).
-pub fn object_name(mode: api::KeyEnv, key: &str) -> String {
-    format!("{mode}:{key}")
-}
-
 /// A key is 1 to 255 visible ASCII characters (a UUID is typical).
 pub fn check_key(key: Option<&str>) -> Result<&str, EdgeError> {
     let key = key

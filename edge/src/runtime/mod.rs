@@ -39,6 +39,37 @@ fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
     Ok(config)
 }
 
+thread_local! {
+    /// Each organization's settings, made once per isolate from the
+    /// deployment's (`Config::for_org`). Cleared when full.
+    static ORG_CONFIGS: RefCell<std::collections::HashMap<api::orgs::OrgId, Rc<Config>>> =
+        RefCell::default();
+}
+
+/// The settings of the organization the request's session names (the
+/// deployment's without a valid session: the gate then refuses it).
+fn tenant(config: Rc<Config>, cookie: Option<&str>, now: u64) -> Rc<Config> {
+    use crate::access::session::{Session, cookie_value};
+    let org = cookie
+        .and_then(cookie_value)
+        .and_then(|value| Session::decode_cached(value, &config.session_secret, now).ok())
+        .map(|session| session.org)
+        .filter(|org| !org.is_deployment());
+    let Some(org) = org else {
+        return config;
+    };
+    ORG_CONFIGS.with(|configs| {
+        let mut configs = configs.borrow_mut();
+        if configs.len() >= 10_000 {
+            configs.clear();
+        }
+        configs
+            .entry(org.clone())
+            .or_insert_with(|| Rc::new(config.for_org(org)))
+            .clone()
+    })
+}
+
 /// What one request did, for its log line.
 #[derive(Default)]
 pub(crate) struct Trace {
@@ -180,6 +211,13 @@ async fn handle(
     let method = &incoming.method;
     let route = routes::route(method, path, query, &config.upstream)?;
     trace.route = Some(route.pattern());
+    // A session works with its organization's settings; the storefront's
+    // framed calls stay the deployment's whatever cookie the browser has.
+    let config = if route.acts_for_session() && incoming.framed_by.is_none() {
+        tenant(config, incoming.cookie.as_deref(), now_s())
+    } else {
+        config
+    };
     let facts = Facts {
         method,
         cookie_header: incoming.cookie.as_deref(),
@@ -209,8 +247,9 @@ async fn handle(
         Route::Jobs(route) => {
             crate::jobs::glue::handle(route, req, env, &config, &facts, query, trace).await
         }
-        // Organizations are being built (issue 21): their routes answer 404 until they land.
-        Route::Orgs(_) => Err(EdgeError::RouteNotFound { path: path.into() }),
+        Route::Orgs(route) => {
+            crate::orgs::glue::handle(route, req, env, &config, &facts, query, trace).await
+        }
     }
 }
 

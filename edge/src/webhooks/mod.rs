@@ -122,12 +122,8 @@ pub fn search_needle(q: Option<&str>) -> Option<String> {
     (!q.is_empty()).then(|| q.chars().take(100).collect::<String>().to_ascii_lowercase())
 }
 
-/// The inbox's protocol (the `WebhookInbox` object, one instance).
+/// The inbox's protocol (the `WebhookInbox` object, one per organization).
 pub struct InboxStore;
-
-/// The one instance's name, as the first deployment named it (a new name
-/// would start an empty inbox).
-pub const INSTANCE: &str = "control";
 
 /// Where the inbox object takes a live feed's WebSocket (`?mode=live|sandbox`).
 pub const LIVE_URL: &str = "https://object/live";
