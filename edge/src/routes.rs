@@ -35,8 +35,8 @@ pub enum OrgsRoute {
     /// Anyone: they carry their own credential (a password, a setup or invite token).
     PasswordSignIn,
     CreateOrg,
-    PreviewInvite(String),
-    AcceptInvite(String),
+    PreviewInvite,
+    AcceptInvite,
     /// Signed in.
     SwitchOrg,
     /// Admins.
@@ -123,8 +123,8 @@ impl Route {
                 route,
                 OrgsRoute::PasswordSignIn
                     | OrgsRoute::CreateOrg
-                    | OrgsRoute::PreviewInvite(_)
-                    | OrgsRoute::AcceptInvite(_)
+                    | OrgsRoute::PreviewInvite
+                    | OrgsRoute::AcceptInvite
             ),
             Route::Preflight(_)
             | Route::WidgetPage
@@ -185,8 +185,8 @@ impl Route {
                 own_endpoint(match route {
                     OrgsRoute::PasswordSignIn => OwnId::PasswordSignIn,
                     OrgsRoute::CreateOrg => OwnId::CreateOrg,
-                    OrgsRoute::PreviewInvite(_) => OwnId::PreviewInvite,
-                    OrgsRoute::AcceptInvite(_) => OwnId::AcceptInvite,
+                    OrgsRoute::PreviewInvite => OwnId::PreviewInvite,
+                    OrgsRoute::AcceptInvite => OwnId::AcceptInvite,
                     OrgsRoute::SwitchOrg => OwnId::SwitchOrg,
                     OrgsRoute::Members => OwnId::Members,
                     OrgsRoute::SetMemberRole(_) => OwnId::SetMemberRole,
@@ -340,8 +340,8 @@ pub fn route(
         OwnId::JobLabels => job(JobsRoute::Labels)?,
         OwnId::PasswordSignIn => orgs(OrgsRoute::PasswordSignIn),
         OwnId::CreateOrg => orgs(OrgsRoute::CreateOrg),
-        OwnId::PreviewInvite => orgs(OrgsRoute::PreviewInvite(param)),
-        OwnId::AcceptInvite => orgs(OrgsRoute::AcceptInvite(param)),
+        OwnId::PreviewInvite => orgs(OrgsRoute::PreviewInvite),
+        OwnId::AcceptInvite => orgs(OrgsRoute::AcceptInvite),
         OwnId::SwitchOrg => orgs(OrgsRoute::SwitchOrg),
         OwnId::Members => orgs(OrgsRoute::Members),
         OwnId::SetMemberRole => orgs(OrgsRoute::SetMemberRole(account()?)),

@@ -50,7 +50,11 @@ export class Person {
     return this.call('POST', '/api/org/invites', { role, expires_in_days: days });
   }
 
+  preview(token) {
+    return this.call('POST', '/api/invites/preview', { token });
+  }
+
   accept(token, { email, password, name }) {
-    return this.call('POST', `/api/invites/${token}`, { email, password, name });
+    return this.call('POST', '/api/invites/accept', { token, email, password, name });
   }
 }

@@ -5,6 +5,7 @@
 
 use crate::access::gate::{self, Principal};
 use crate::config::{Config, ModeKeys};
+use crate::orgs::wire::Me;
 use crate::upstream::budget::Budgets;
 use api::orgs::OrgSummary;
 use api::session::{
@@ -43,20 +44,12 @@ pub fn mode_keys(
 /// The name the deployment's own organization (configured by secrets) shows.
 pub const DEPLOYMENT_ORG_NAME: &str = "This deployment";
 
-/// An organization's session: who the person is, the session's
-/// organization and every organization of theirs.
-pub struct SessionOrgs {
-    pub user: String,
-    pub org: OrgSummary,
-    pub orgs: Vec<OrgSummary>,
-}
-
 pub fn session_info(
     principal: &Principal,
     config: &Config,
     key_scopes: &[Scope],
     key_problem: Option<api::ErrorCode>,
-    orgs: Option<SessionOrgs>,
+    me: Option<Me>,
 ) -> Option<SessionInfo> {
     let Principal::User { session, role } = principal else {
         return None;
@@ -64,13 +57,13 @@ pub fn session_info(
     let mode = principal.mode(config);
     let admin = *role == Role::Admin;
     // The deployment's own organization: its people are `USERS` names.
-    let SessionOrgs { user, org, orgs } = orgs.unwrap_or_else(|| {
+    let Me { user, org, orgs } = me.unwrap_or_else(|| {
         let org = OrgSummary {
             id: api::orgs::OrgId::deployment(),
             name: DEPLOYMENT_ORG_NAME.to_string(),
             role: *role,
         };
-        SessionOrgs {
+        Me {
             user: session.user.clone(),
             orgs: vec![org.clone()],
             org,

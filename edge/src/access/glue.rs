@@ -43,7 +43,7 @@ pub(crate) async fn session_response(
     };
     let orgs = match principal {
         Principal::User { session, .. } if !session.org.is_deployment() => {
-            Some(crate::orgs::glue::session_orgs(env, session).await?)
+            Some(crate::orgs::front::me(env, session).await?)
         }
         _ => None,
     };
@@ -91,7 +91,7 @@ async fn not_signed_out(env: &Env, principal: Principal, now: u64) -> Result<Pri
     if session.org.is_deployment() {
         return Ok(Principal::User { session, role });
     }
-    let role = crate::orgs::glue::member_role(env, &session)
+    let role = crate::orgs::front::member_role(env, &session)
         .await?
         .ok_or(ended)?;
     Ok(Principal::User { session, role })

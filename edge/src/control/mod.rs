@@ -7,10 +7,10 @@
 //! (`session_checks`, `active_keys`).
 
 pub mod active_keys;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
 pub mod session_checks;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod store;
 
 use api::jobs::JobSummary;

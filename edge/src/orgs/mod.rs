@@ -10,23 +10,32 @@
 //! from the organization by [`object_name`], so one organization's names
 //! can never be spelled by another's.
 //!
-//! Plain decisions live here and in `passwords`, `throttle`, `tokens` and
-//! `rules`; the objects and the endpoints are glue.
+//! All of it runs in a Worker of its own, the accounts Worker (`wire`), so
+//! the main Worker every request loads carries none of it but a membership
+//! check. Plain decisions live here and in `passwords`, `throttle`,
+//! `tokens` and `rules`; the objects and the endpoints are glue.
 
+// Only the accounts Worker asks the directory.
+#[cfg(feature = "accounts")]
 pub mod directory;
 pub mod passwords;
 pub mod rules;
 pub mod throttle;
 pub mod tokens;
+pub mod wire;
 
-#[cfg(target_arch = "wasm32")]
+// The accounts Worker (`wire`): its endpoints, objects and password hashing.
+#[cfg(all(target_arch = "wasm32", feature = "accounts"))]
+pub(crate) mod accounts;
+#[cfg(all(target_arch = "wasm32", feature = "accounts"))]
 pub(crate) mod crypto;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "accounts"))]
 pub(crate) mod directory_store;
-#[cfg(target_arch = "wasm32")]
-pub(crate) mod glue;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "accounts"))]
 pub(crate) mod store;
+// The main Worker's side: the membership check and the forwarding.
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+pub(crate) mod front;
 
 use api::orgs::{AccountId, AuditAction, AuditPage, Invite, InvitePreview, Member, OrgId};
 use api::session::Role;
@@ -232,6 +241,7 @@ pub enum Refusal {
     InviteRevoked,
 }
 
+#[cfg(feature = "accounts")]
 impl From<Refusal> for EdgeError {
     fn from(r: Refusal) -> EdgeError {
         match r {

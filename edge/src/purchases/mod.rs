@@ -7,9 +7,9 @@
 //! SQLite-backed Durable Object per key (`store`, the `PurchaseRecords`
 //! class); the decisions are here; `glue` runs a purchase through them.
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod store;
 
 use serde::{Deserialize, Serialize};

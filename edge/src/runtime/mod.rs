@@ -27,7 +27,7 @@ thread_local! {
     static CONFIG: RefCell<Option<Rc<Config>>> = const { RefCell::new(None) };
 }
 
-fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
+pub(crate) fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
     if let Some(config) = CONFIG.with(|c| c.borrow().clone()) {
         return Ok(config);
     }
@@ -39,15 +39,10 @@ fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
     Ok(config)
 }
 
-thread_local! {
-    /// Each organization's settings, made once per isolate from the
-    /// deployment's (`Config::for_org`). Cleared when full.
-    static ORG_CONFIGS: RefCell<std::collections::HashMap<api::orgs::OrgId, Rc<Config>>> =
-        RefCell::default();
-}
-
 /// The settings of the organization the request's session names (the
-/// deployment's without a valid session: the gate then refuses it).
+/// deployment's without a valid session: the gate then refuses it). Made
+/// per request: a map of them per isolate weighed more in the wasm than
+/// the copy costs.
 fn tenant(config: Rc<Config>, cookie: Option<&str>, now: u64) -> Rc<Config> {
     use crate::access::session::{Session, cookie_value};
     let org = cookie
@@ -55,19 +50,10 @@ fn tenant(config: Rc<Config>, cookie: Option<&str>, now: u64) -> Rc<Config> {
         .and_then(|value| Session::decode_cached(value, &config.session_secret, now).ok())
         .map(|session| session.org)
         .filter(|org| !org.is_deployment());
-    let Some(org) = org else {
-        return config;
-    };
-    ORG_CONFIGS.with(|configs| {
-        let mut configs = configs.borrow_mut();
-        if configs.len() >= 10_000 {
-            configs.clear();
-        }
-        configs
-            .entry(org.clone())
-            .or_insert_with(|| Rc::new(config.for_org(org)))
-            .clone()
-    })
+    match org {
+        Some(org) => Rc::new(config.for_org(org)),
+        None => config,
+    }
 }
 
 /// What one request did, for its log line.
@@ -131,7 +117,9 @@ impl Incoming {
 }
 
 /// Takes the raw `web_sys::Request`: `worker::Request` reads `request.cf`
-/// on every call, which cost ~9% of the Worker's CPU in a profile.
+/// on every call, which cost ~9% of the Worker's CPU in a profile. (The
+/// accounts Worker has its own: `orgs::accounts`.)
+#[cfg(not(feature = "accounts"))]
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let incoming = Incoming::read(&req);
@@ -197,6 +185,7 @@ pub(crate) async fn json_body<T: serde::de::DeserializeOwned>(
     api::validation::parse_json(&body).map_err(EdgeError::InvalidBody)
 }
 
+#[cfg(not(feature = "accounts"))]
 async fn handle(
     req: Request,
     incoming: &Incoming,
@@ -248,7 +237,7 @@ async fn handle(
             crate::jobs::glue::handle(route, req, env, &config, &facts, query, trace).await
         }
         Route::Orgs(route) => {
-            crate::orgs::glue::handle(route, req, env, &config, &facts, query, trace).await
+            crate::orgs::front::handle(route, req, env, &config, &facts, request_id, trace).await
         }
     }
 }

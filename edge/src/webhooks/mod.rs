@@ -3,9 +3,9 @@
 //! signature check itself is `api::webhooks::verify`; the store is the
 //! `WebhookInbox` object (`inbox`), the endpoints are `glue` (wasm only).
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod inbox;
 
 use crate::errors::EdgeError;

@@ -1,64 +1,51 @@
-//! The organizations' endpoints (`api::orgs`): sign-in by password, new
-//! organizations from a setup link, invitations, the team and the audit
-//! log; and the per-request membership check the access glue makes.
+//! The accounts Worker (`wire`): the organizations' endpoints
+//! (`api::orgs`) behind the main Worker, which checked the origin and the
+//! session and names the caller: sign-in by password, new organizations
+//! from a setup link, invitations, the team and the audit log; and the
+//! membership check the main Worker makes on every request of an
+//! organization's session.
 
 use api::orgs::{
     AcceptInvite as AcceptBody, AccountId, CreateOrg, InviteCreated, InviteList, InviteRequest,
-    MemberList, OrgId, OrgSummary, PasswordSignIn, RoleChange, SwitchOrg, normalize_email,
-    password_problem,
+    InviteToken, MemberList, OrgId, OrgSummary, PasswordSignIn, RoleChange, SwitchOrg,
+    normalize_email, password_problem,
 };
 use api::session::Role;
 use api::validation::BodyError;
 use sha2::{Digest, Sha256};
-use worker::Env;
 use worker::web_sys::{Request, Response};
+use worker::{Context, Env, event};
 
 use super::directory::{self, Account, Directory};
 use super::passwords::{self, PasswordRecord};
 use super::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
+use super::wire::{self, Caller, Me, Started};
 use super::{
     Actor, Check, Create, CreateInvite, Joining, Membership, Org, Remove, RevokeInvite, SetRole,
     SignedIn, crypto, rules, tokens,
 };
-use crate::access::console::SessionOrgs;
-use crate::access::gate::{self, Facts, Principal};
-use crate::access::glue::{session_response, signed_in};
-use crate::access::session::{SESSION_SECONDS, Session};
-use crate::config::Config;
 use crate::errors::{EdgeError, SignInReason};
-use crate::routes::OrgsRoute;
+use crate::routes::{self, OrgsRoute, Route};
 use crate::runtime::objects::ask;
-use crate::runtime::{Trace, header, json_body, now_s, random_hex, reply};
+use crate::runtime::{header, json_body, now_s, random_hex, reply};
 
 const MAX_BODY: usize = 4096;
 
-/// The caller's role in their session's organization, as its object says
-/// now (`None`: no longer a member).
-pub(crate) async fn member_role(env: &Env, session: &Session) -> Result<Option<Role>, EdgeError> {
-    Ok(membership(env, session).await?.map(|(_, m)| m.role))
-}
-
-async fn membership(
-    env: &Env,
-    session: &Session,
-) -> Result<Option<(AccountId, Membership)>, EdgeError> {
-    let Some(account) = AccountId::parse(&session.user) else {
-        return Ok(None);
-    };
+/// The caller's membership, as their organization's object says now.
+async fn membership(env: &Env, caller: &Caller) -> Result<Option<Membership>, EdgeError> {
     let check = Check {
-        account: account.clone(),
+        account: caller.account.clone(),
     };
-    let found = ask::<Org, _>(env, session.org.as_str(), check).await?;
-    Ok(found.map(|m| (account, m)))
+    ask::<Org, _>(env, caller.org.as_str(), check).await
 }
 
 /// Who the person is and their organizations, for the session answer.
-pub(crate) async fn session_orgs(env: &Env, session: &Session) -> Result<SessionOrgs, EdgeError> {
-    let (_, m) = membership(env, session)
-        .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+async fn me(env: &Env, caller: &Caller) -> Result<Option<Me>, EdgeError> {
+    let Some(m) = membership(env, caller).await? else {
+        return Ok(None);
+    };
     let org = OrgSummary {
-        id: session.org.clone(),
+        id: caller.org.clone(),
         name: m.org_name.clone(),
         role: m.role,
     };
@@ -73,11 +60,11 @@ pub(crate) async fn session_orgs(env: &Env, session: &Session) -> Result<Session
     let mut orgs: Vec<OrgSummary> = listed.into_iter().filter(|o| o.id != org.id).collect();
     orgs.push(org.clone());
     orgs.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(SessionOrgs {
+    Ok(Some(Me {
         user: format!("{} <{}>", m.name, m.email),
         org,
         orgs,
-    })
+    }))
 }
 
 fn invalid(field: &str, reason: impl Into<String>) -> EdgeError {
@@ -213,40 +200,17 @@ impl Attempt {
     }
 }
 
-/// Starts a session of `account` in `org` and answers as `GET /api/session`.
-async fn start_session(
-    env: &Env,
-    config: &Config,
-    org: OrgId,
-    account: &AccountId,
-    role: Role,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    let now = now_s();
-    let org_config = config.for_org(org.clone());
-    let session = Session {
-        sid: random_hex(16)?,
+/// The session the main Worker is to start.
+fn started(org: OrgId, account: &AccountId, role: Role) -> Result<Response, EdgeError> {
+    let started = Started {
         org,
-        user: account.to_string(),
+        account: account.clone(),
         role,
-        mode: org_config.default_mode(),
-        expires_at: now + SESSION_SECONDS,
     };
-    let cookie = session.set_cookie(&config.session_secret, now);
-    let principal = Principal::User { session, role };
-    trace.caller(&principal);
-    session_response(env, &org_config, &principal, Some(cookie)).await
+    reply::text(200, &started.encode())
 }
 
-async fn password_sign_in(
-    req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    // Login CSRF: only the dashboard's own page may sign in.
-    gate::check_same_origin(facts)?;
+async fn password_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
     let body: PasswordSignIn = json_body(&req, MAX_BODY).await?;
     let email = normalize_email(&body.email).ok_or(EdgeError::SignInFailed)?;
     let now = now_s();
@@ -260,7 +224,7 @@ async fn password_sign_in(
             at: now,
         };
         if let Some(m) = ask::<Org, _>(env, org.id.as_str(), call).await? {
-            return start_session(env, config, org.id.clone(), &account.id, m.role, trace).await;
+            return started(org.id.clone(), &account.id, m.role);
         }
     }
     Err(EdgeError::OrgNotFound)
@@ -312,17 +276,10 @@ async fn joined(env: &Env, email: &str, org: OrgSummary) -> Result<(), EdgeError
     ask::<Directory, _>(env, &directory::email_shard(email), call).await
 }
 
-async fn create_org(
-    req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    gate::check_same_origin(facts)?;
+async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, EdgeError> {
     let body: CreateOrg = json_body(&req, MAX_BODY).await?;
     let now = now_s();
-    let org = tokens::check_setup(&body.setup, &config.session_secret, now)
+    let org = tokens::check_setup(&body.setup, secret, now)
         .map_err(|_| EdgeError::OrgSetupInvalid { used: false })?;
     let org_name = name_of("org_name", &body.org_name)?;
     let name = name_of("name", &body.name)?;
@@ -351,24 +308,16 @@ async fn create_org(
         role: Role::Admin,
     };
     joined(env, &email, summary).await?;
-    start_session(env, config, org, &account.id, Role::Admin, trace).await
+    started(org, &account.id, Role::Admin)
 }
 
 fn invite_of(token: &str) -> Result<(OrgId, String), EdgeError> {
     tokens::read_invite(token).ok_or(EdgeError::InviteUnknown)
 }
 
-async fn accept_invite(
-    token: &str,
-    req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    gate::check_same_origin(facts)?;
+async fn accept_invite(req: Request, env: &Env) -> Result<Response, EdgeError> {
     let body: AcceptBody = json_body(&req, MAX_BODY).await?;
-    let (org, token_hash) = invite_of(token)?;
+    let (org, token_hash) = invite_of(&body.token)?;
     let now = now_s();
     let email = email_of(&body.email)?;
     let name = match body
@@ -412,23 +361,22 @@ async fn accept_invite(
         at: now,
     };
     ask::<Org, _>(env, org.as_str(), signed).await?;
-    start_session(env, config, org, &account.id, accepted.role, trace).await
+    started(org, &account.id, accepted.role)
 }
 
-/// The signed-in admin of an organization (not the deployment's own) and who they are.
+/// The caller, if an admin of their organization now, and who they are.
 async fn admin(
-    principal: &Principal,
+    caller: &Caller,
     env: &Env,
     action: &'static str,
 ) -> Result<(OrgId, Actor), EdgeError> {
-    let session = gate::require_admin(principal, action)?;
-    if session.org.is_deployment() {
-        return Err(EdgeError::ManagedBySettings);
-    }
-    let (account, m) = membership(env, session)
+    let m = membership(env, caller)
         .await?
         .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
-    Ok((session.org.clone(), m.actor(&account)))
+    if m.role != Role::Admin {
+        return Err(EdgeError::AdminOnly { action });
+    }
+    Ok((caller.org.clone(), m.actor(&caller.account)))
 }
 
 /// Keeps the directory's copy of a member's organizations in step.
@@ -472,18 +420,18 @@ async fn team(
     route: OrgsRoute,
     req: Request,
     env: &Env,
-    principal: &Principal,
+    caller: &Caller,
     query: Option<&str>,
 ) -> Result<Response, EdgeError> {
     let now = now_s();
     match route {
         OrgsRoute::Members => {
-            let (org, _) = admin(principal, env, "see the team").await?;
+            let (org, _) = admin(caller, env, "see the team").await?;
             reply::json(200, &members(env, &org).await?, &[])
         }
         OrgsRoute::SetMemberRole(ref account) | OrgsRoute::RemoveMember(ref account) => {
             let removing = matches!(route, OrgsRoute::RemoveMember(_));
-            let (org, actor) = admin(principal, env, "change the team").await?;
+            let (org, actor) = admin(caller, env, "change the team").await?;
             let role = if removing {
                 None
             } else {
@@ -511,17 +459,20 @@ async fn team(
                 }
             }
             .map_err(EdgeError::from)?;
-            let org_name = org_name(env, principal).await?;
+            let org_name = membership(env, caller)
+                .await?
+                .map(|m| m.org_name)
+                .unwrap_or_default();
             mirror(env, &org, &before, account, role, org_name).await?;
             reply::json(200, &MemberList { members: after }, &[])
         }
         OrgsRoute::Invites => {
-            let (org, _) = admin(principal, env, "see the invitations").await?;
+            let (org, _) = admin(caller, env, "see the invitations").await?;
             let invites = ask::<Org, _>(env, org.as_str(), super::Invites { at: now }).await?;
             reply::json(200, &InviteList { invites }, &[])
         }
         OrgsRoute::CreateInvite => {
-            let (org, actor) = admin(principal, env, "invite people").await?;
+            let (org, actor) = admin(caller, env, "invite people").await?;
             let body: InviteRequest = json_body(&req, MAX_BODY).await?;
             let days = rules::invite_days(body.expires_in_days)
                 .map_err(|reason| invalid("expires_in_days", reason))?;
@@ -539,7 +490,7 @@ async fn team(
             reply::json(201, &InviteCreated { invite, token }, &[])
         }
         OrgsRoute::RevokeInvite(id) => {
-            let (org, actor) = admin(principal, env, "withdraw invitations").await?;
+            let (org, actor) = admin(caller, env, "withdraw invitations").await?;
             let call = RevokeInvite { actor, id, at: now };
             let invites = ask::<Org, _>(env, org.as_str(), call)
                 .await?
@@ -547,7 +498,7 @@ async fn team(
             reply::json(200, &InviteList { invites }, &[])
         }
         OrgsRoute::Audit => {
-            let (org, _) = admin(principal, env, "read the audit log").await?;
+            let (org, _) = admin(caller, env, "read the audit log").await?;
             let before = crate::routes::query_param(query, "before")
                 .map(|b| {
                     b.parse::<u64>()
@@ -560,64 +511,64 @@ async fn team(
         // The anonymous routes and the switch are `handle`'s.
         OrgsRoute::PasswordSignIn
         | OrgsRoute::CreateOrg
-        | OrgsRoute::PreviewInvite(_)
-        | OrgsRoute::AcceptInvite(_)
+        | OrgsRoute::PreviewInvite
+        | OrgsRoute::AcceptInvite
         | OrgsRoute::SwitchOrg => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
 }
 
-async fn org_name(env: &Env, principal: &Principal) -> Result<String, EdgeError> {
-    let Principal::User { session, .. } = principal else {
-        return Err(EdgeError::SignInRequired(SignInReason::NoSession));
-    };
-    let (_, m) = membership(env, session)
-        .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
-    Ok(m.org_name)
-}
-
-async fn switch_org(
-    req: Request,
-    env: &Env,
-    config: &Config,
-    principal: &Principal,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    let Principal::User { session, .. } = principal else {
-        return Err(EdgeError::SignInRequired(SignInReason::NoSession));
-    };
+/// Another of the caller's organizations, if they are a member of it.
+async fn switch_org(req: Request, env: &Env, caller: &Caller) -> Result<Response, EdgeError> {
     let body: SwitchOrg = json_body(&req, MAX_BODY).await?;
-    // Only people with an account belong to organizations.
-    let account = AccountId::parse(&session.user).ok_or(EdgeError::OrgNotFound)?;
-    if body.org.is_deployment() {
-        return Err(EdgeError::OrgNotFound);
-    }
     let call = SignedIn {
-        account: account.clone(),
+        account: caller.account.clone(),
         at: now_s(),
     };
     let m = ask::<Org, _>(env, body.org.as_str(), call)
         .await?
         .ok_or(EdgeError::OrgNotFound)?;
-    // The old session ends: one cookie, one organization.
-    crate::control::glue::revoke(env, &session.org, &session.sid, session.expires_at).await?;
-    start_session(env, config, body.org, &account, m.role, trace).await
+    started(body.org, &caller.account, m.role)
 }
 
-pub(crate) async fn handle(
-    route: OrgsRoute,
-    req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    query: Option<&str>,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
+async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
+    let url = req.url();
+    let (_, path, query) =
+        routes::split_url(&url).ok_or(EdgeError::RouteNotFound { path: url.clone() })?;
+    let caller = header(&req, wire::CALLER_HEADER).and_then(|c| Caller::from_header(&c));
+    let asked = || {
+        caller
+            .clone()
+            .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))
+    };
+    match path {
+        "/check" => {
+            let role = membership(env, &asked()?).await?.map(|m| m.role);
+            return reply::text(200, role.map_or("", Role::as_str));
+        }
+        "/me" => {
+            let me = me(env, &asked()?).await?;
+            return reply::text(200, &me.map(|me| me.encode()).unwrap_or_default());
+        }
+        _ => {}
+    }
+    let Route::Orgs(route) = routes::route(&req.method(), path, query, "")? else {
+        return Err(EdgeError::RouteNotFound { path: path.into() });
+    };
     match route {
-        OrgsRoute::PasswordSignIn => password_sign_in(req, env, config, facts, trace).await,
-        OrgsRoute::CreateOrg => create_org(req, env, config, facts, trace).await,
-        OrgsRoute::PreviewInvite(token) => {
-            let (org, token_hash) = invite_of(&token)?;
+        OrgsRoute::PasswordSignIn => password_sign_in(req, env).await,
+        OrgsRoute::CreateOrg => {
+            let secret = env
+                .secret(crate::config::names::SESSION_SECRET)
+                .map(|s| s.to_string().trim().as_bytes().to_vec())
+                .map_err(|_| EdgeError::Config {
+                    setting: crate::config::names::SESSION_SECRET,
+                    problem: "the accounts Worker has none".into(),
+                })?;
+            create_org(req, env, &secret).await
+        }
+        OrgsRoute::PreviewInvite => {
+            let body: InviteToken = json_body(&req, MAX_BODY).await?;
+            let (org, token_hash) = invite_of(&body.token)?;
             let call = super::PreviewInvite {
                 token_hash,
                 at: now_s(),
@@ -627,16 +578,18 @@ pub(crate) async fn handle(
                 .map_err(EdgeError::from)?;
             reply::json(200, &preview, &[])
         }
-        OrgsRoute::AcceptInvite(token) => {
-            accept_invite(&token, req, env, config, facts, trace).await
-        }
-        OrgsRoute::SwitchOrg => {
-            let principal = signed_in(env, config, facts, trace).await?;
-            switch_org(req, env, config, &principal, trace).await
-        }
-        route => {
-            let principal = signed_in(env, config, facts, trace).await?;
-            team(route, req, env, &principal, query).await
-        }
+        OrgsRoute::AcceptInvite => accept_invite(req, env).await,
+        OrgsRoute::SwitchOrg => switch_org(req, env, &asked()?).await,
+        route => team(route, req, env, &asked()?, query).await,
+    }
+}
+
+/// Every answer in the v1 envelope, with the main Worker's request id.
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+    let request_id = header(&req, wire::REQUEST_ID_HEADER).unwrap_or_default();
+    match handle(req, &env).await {
+        Ok(response) => Ok(response),
+        Err(e) => reply::error_response(&e, &request_id, None).map_err(worker::Error::from),
     }
 }
