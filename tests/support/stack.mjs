@@ -133,12 +133,21 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   });
   // The accounts Worker signs setup links with the same SESSION_SECRET.
   const accountsBindings = { SESSION_SECRET: bindings.SESSION_SECRET };
-  const [pdf, accounts, worker] = await Promise.all([
+  const started = await Promise.allSettled([
     start('pdf/wrangler.toml', {}, own('pdf')),
     start('accounts/wrangler.toml', { bindings: accountsBindings }, own('accounts')),
     start('wrangler.toml', { bindings }),
   ]);
-  await Promise.all([pdf.ready, accounts.ready, worker.ready]);
+  const running = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
+  const ready = await Promise.allSettled(running.map((w) => w.ready));
+  const failed = [...started, ...ready].find((s) => s.status === 'rejected');
+  if (failed) {
+    // A Worker left running would keep the test process alive for good.
+    await Promise.allSettled(running.map((w) => w.dispose()));
+    rmSync(registry, { recursive: true, force: true });
+    throw failed.reason;
+  }
+  const [pdf, accounts, worker] = running;
   const url = (await worker.url).toString().replace(/\/$/, '');
   return {
     ...edgeClient(url),
