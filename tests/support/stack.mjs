@@ -152,7 +152,12 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   return {
     ...edgeClient(url),
     async stop() {
-      await Promise.all([worker.dispose(), accounts.dispose(), pdf.dispose()]);
+      // One at a time, the main Worker (which binds the others) first: a
+      // Worker disposed while another's registry update rebuilds it once
+      // left a dispose pending for good. Each gets 20 s, then the next.
+      for (const w of [worker, accounts, pdf]) {
+        await Promise.race([w.dispose(), new Promise((r) => setTimeout(r, 20000).unref())]);
+      }
       rmSync(registry, { recursive: true, force: true });
     },
   };
