@@ -117,6 +117,11 @@ test('invitations: an operator and a viewer join by link; each does what the rol
   }
   const members = (await admin.call('GET', '/api/org/members')).json.members;
   assert.deepEqual(members.map((m) => m.role).sort(), ['admin', 'operator', 'viewer']);
+  // A browser's same-origin GET carries no Origin: the team page still reads; a foreign write does not pass.
+  const bare = await fetch(`${edge.url}/api/org/members`, { headers: { cookie: admin.cookie } });
+  assert.equal(bare.status, 200);
+  const forged = await fetch(`${edge.url}/api/org/invites`, { method: 'POST', headers: { cookie: admin.cookie, origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{"role":"admin"}' });
+  assert.equal(forged.status, 403);
 
   // Each refusal of an invitation has its own error.
   assertError(await person().accept(invited.json.token, { email: email('late'), password: PASSWORD }), 410, 'EDGE.INVITE.USED');
