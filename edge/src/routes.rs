@@ -107,6 +107,31 @@ pub enum InboxRoute {
     Verify,
 }
 
+impl OrgsRoute {
+    /// Carries its own credential (a password, a setup or invitation token):
+    /// no session needed.
+    pub fn is_anonymous(&self) -> bool {
+        matches!(
+            self,
+            OrgsRoute::PasswordSignIn
+                | OrgsRoute::CreateOrg
+                | OrgsRoute::PreviewInvite
+                | OrgsRoute::AcceptInvite
+        )
+    }
+
+    /// Its success is a session to start (the accounts Worker answers `wire::Started`).
+    pub fn starts_session(&self) -> bool {
+        matches!(
+            self,
+            OrgsRoute::PasswordSignIn
+                | OrgsRoute::CreateOrg
+                | OrgsRoute::AcceptInvite
+                | OrgsRoute::SwitchOrg
+        )
+    }
+}
+
 impl Route {
     /// Whether the route acts for the caller's session, and so works with
     /// the settings of the session's organization. The rest carry their own
@@ -119,13 +144,7 @@ impl Route {
             | Route::Jobs(_)
             | Route::Webhooks(WebhooksRoute::Dashboard(_))
             | Route::Access(AccessRoute::SignOut | AccessRoute::Session(_)) => true,
-            Route::Orgs(route) => !matches!(
-                route,
-                OrgsRoute::PasswordSignIn
-                    | OrgsRoute::CreateOrg
-                    | OrgsRoute::PreviewInvite
-                    | OrgsRoute::AcceptInvite
-            ),
+            Route::Orgs(route) => !route.is_anonymous(),
             Route::Preflight(_)
             | Route::WidgetPage
             | Route::Webhooks(WebhooksRoute::Receive)

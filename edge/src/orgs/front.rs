@@ -115,14 +115,7 @@ pub(crate) async fn handle(
     // Writes (sign-ins included: login CSRF) only from our own page; a
     // browser sends no Origin on a same-origin GET, so reads go by the cookie.
     gate::check_same_origin(facts)?;
-    let signed = !matches!(
-        route,
-        OrgsRoute::PasswordSignIn
-            | OrgsRoute::CreateOrg
-            | OrgsRoute::PreviewInvite
-            | OrgsRoute::AcceptInvite
-    );
-    let session = if signed {
+    let session = if !route.is_anonymous() {
         let principal = signed_in(env, config, facts, trace).await?;
         let Principal::User { session, .. } = principal else {
             return Err(EdgeError::SignInRequired(SignInReason::NoSession));
@@ -147,14 +140,7 @@ pub(crate) async fn handle(
     }
     let forwarded = with_headers(&req, &lines(added));
     let mut answer = fetch(env, worker::Request::from(forwarded)).await?;
-    let starts = matches!(
-        route,
-        OrgsRoute::PasswordSignIn
-            | OrgsRoute::CreateOrg
-            | OrgsRoute::AcceptInvite
-            | OrgsRoute::SwitchOrg
-    );
-    if starts && answer.status_code() == 200 {
+    if route.starts_session() && answer.status_code() == 200 {
         let text = answer.text().await.map_err(|_| EdgeError::OrgUnavailable)?;
         let started = Started::decode(&text).ok_or(EdgeError::OrgUnavailable)?;
         if let Some(old) = &session {
