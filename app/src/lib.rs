@@ -16,9 +16,10 @@ use components::loader::{busy, failed};
 use components::shell::Shell;
 use leptos::prelude::*;
 use leptos_router::components::Router;
+use leptos_router::hooks::{use_location, use_navigate};
+use state::session::Session;
 
-/// The first session check, then the login page or the shell around the
-/// pages.
+/// The router around the frame.
 #[component]
 pub fn App(
     /// The chunks of the build (the dashboard's bin has them).
@@ -30,18 +31,46 @@ pub fn App(
     let session = state::session::use_session(client);
     view! {
         <Router>
-            {move || match session.started.get() {
-                None => busy("Loading…"),
-                Some(Err(error)) => failed(error, session.start),
-                Some(Ok(())) => match client.session.get() {
-                    None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
-                    Some(info) => view! {
-                        <Shell session=info switch_mode=session.switch_mode sign_out=session.sign_out>
-                            {pages::routes(chunks.pages)}
-                        </Shell>
-                    }.into_any(),
-                },
-            }}
+            <Frame chunks client session />
         </Router>
+    }
+}
+
+/// A page anyone may open (an invitation, a setup link) as it is; else the
+/// first session check, then the login page or the shell around the pages.
+#[component]
+fn Frame(chunks: pages::chunks::Chunks, client: Client, session: Session) -> impl IntoView {
+    let location = use_location();
+    let open = Memo::new(move |_| location.pathname.with(|p| pages::open_to_anyone(p)));
+    // A page's address names one organization's things (a label, a job):
+    // when the session's organization changes, the landing page follows.
+    let navigate = use_navigate();
+    Effect::new(move |before: Option<Option<::api::orgs::OrgId>>| {
+        let org = client
+            .session
+            .with(|s| s.as_ref().map(|s| s.org.id.clone()));
+        if let (Some(Some(before)), Some(now)) = (&before, &org)
+            && before != now
+        {
+            navigate("/", Default::default());
+        }
+        org
+    });
+    move || {
+        match open.get() {
+        Some(path) => view! { <main id="main">{pages::page_view(path, chunks.pages)}</main> }.into_any(),
+        None => match session.started.get() {
+            None => busy("Loading…"),
+            Some(Err(error)) => failed(error, session.start),
+            Some(Ok(())) => match client.session.get() {
+                None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
+                Some(info) => view! {
+                    <Shell session=info switch_mode=session.switch_mode switch_org=session.switch_org sign_out=session.sign_out>
+                        {pages::routes(chunks.pages)}
+                    </Shell>
+                }.into_any(),
+            },
+        },
+    }
     }
 }

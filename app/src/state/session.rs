@@ -1,10 +1,12 @@
 //! The signed-in session, beyond the login form: the first check when the
-//! app starts, the live/sandbox switch and sign-out. The session itself is
-//! `Client::session`; a 401 `EDGE.SESSION.REQUIRED` on any call clears it.
+//! app starts, the live/sandbox switch, the switch to another organization
+//! and sign-out. The session itself is `Client::session`; a 401
+//! `EDGE.SESSION.REQUIRED` on any call clears it.
 
 use crate::api::{Client, ClientError};
 use crate::state::write::Write;
 use api::KeyEnv;
+use api::orgs::OrgId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -18,7 +20,42 @@ pub struct Session {
     pub start: Callback<()>,
     /// To the other mode than the session's (admins, both keys configured).
     pub switch_mode: Write,
+    pub switch_org: OrgSwitch,
     pub sign_out: Write,
+}
+
+/// The switch to another of the person's organizations: the new session
+/// builds every page anew (and `App` goes to the landing page).
+#[derive(Clone, Copy)]
+pub struct OrgSwitch {
+    to: RwSignal<Option<OrgId>>,
+    pub write: Write,
+}
+
+impl OrgSwitch {
+    fn new(client: Client) -> Self {
+        let to = RwSignal::new(None::<OrgId>);
+        let write = Write::new(move || async move {
+            match to.get_untracked() {
+                Some(org) => client.switch_org(org).await,
+                None => Ok(()),
+            }
+        });
+        OrgSwitch { to, write }
+    }
+
+    /// Switches to `org`, unless a switch is still running.
+    pub fn to(self, org: OrgId) {
+        if !self.write.pending_untracked() {
+            self.to.set(Some(org));
+            self.write.submit();
+        }
+    }
+
+    /// The organization being switched to (tracked), while it runs.
+    pub fn pending_to(self) -> Option<OrgId> {
+        self.write.pending().then(|| self.to.get()).flatten()
+    }
 }
 
 /// The mode the switch leads to.
@@ -26,6 +63,17 @@ pub fn other_mode(mode: KeyEnv) -> KeyEnv {
     match mode {
         KeyEnv::Live => KeyEnv::Sandbox,
         KeyEnv::Sandbox => KeyEnv::Live,
+    }
+}
+
+/// Reads the session again after a change that may concern the person
+/// themselves (their role, their membership), and replaces it only if it
+/// changed: a new session builds every page anew. An ended one signs out.
+pub async fn reread(client: Client) {
+    if let Ok(info) = client.session().await
+        && client.session.with_untracked(|s| s.as_ref() != Some(&info))
+    {
+        client.session.set(Some(info));
     }
 }
 
@@ -58,6 +106,7 @@ pub fn use_session(client: Client) -> Session {
         started,
         start,
         switch_mode,
+        switch_org: OrgSwitch::new(client),
         sign_out: Write::new(move || client.sign_out()),
     }
 }

@@ -31,9 +31,13 @@ impl Write {
 
     /// Starts the write, unless one is still running.
     pub fn submit(self) {
-        if !self.pending.get_untracked() {
+        if !self.pending_untracked() {
             self.action.dispatch_local(());
         }
+    }
+
+    pub fn pending_untracked(self) -> bool {
+        self.pending.get_untracked()
     }
 
     /// Whether a write is in flight (tracked): its button waits.
