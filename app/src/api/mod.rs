@@ -14,7 +14,7 @@ use api::inbox::{
 };
 use api::session::{
     KEYS_PATH, KeyVerification, KeysStatus, LIMITS_PATH, LimitsSnapshot, MODE_PATH, ModeRequest,
-    Role, SESSION_PATH, SessionInfo, SignInRequest,
+    SESSION_PATH, SessionInfo, SignInRequest,
 };
 use api::{
     Address, AddressValidation, BuyLabelRequest, CarrierAccountList, CreateTrackerRequest,
@@ -85,11 +85,6 @@ impl Client {
     pub fn can(self, scope: Scope) -> bool {
         self.session
             .with(|s| s.as_ref().is_some_and(|s| s.scopes.contains(&scope)))
-    }
-
-    /// The signed-in person's role in the session's organization.
-    pub fn role(self) -> Option<Role> {
-        self.session.with(|s| s.as_ref().map(|s| s.role))
     }
 
     /// The session's mode. A new session (a mode switch, a key activated)

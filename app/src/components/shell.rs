@@ -46,11 +46,19 @@ pub fn Shell(
         .collect_view();
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
-        {sandbox.then(|| view! {
-            <p class="banner banner-sandbox" role="status">
-                "Sandbox mode: labels are not mailable and nothing is charged."
-            </p>
-        })}
+        {if session.modes.is_empty() {
+            Some(view! {
+                <p class="banner banner-sandbox" role="status">
+                    "No API key yet: this organization cannot ship until an admin enters its keys."
+                </p>
+            }.into_any())
+        } else {
+            sandbox.then(|| view! {
+                <p class="banner banner-sandbox" role="status">
+                    "Sandbox mode: labels are not mailable and nothing is charged."
+                </p>
+            }.into_any())
+        }}
         {key_alert}
         <header class="topbar">
             <A href="/" attr:class="brand">"Parcel"</A>

@@ -23,7 +23,7 @@ pub mod webhooks;
 
 use crate::api::Client;
 use api::Scope;
-use api::session::Role;
+use api::session::{Role, SessionInfo};
 use leptos::children::ToChildren;
 use leptos::prelude::*;
 use leptos::tachys::view::iterators::StaticVec;
@@ -186,33 +186,51 @@ pub fn open_to_anyone(path: &str) -> Option<&'static str> {
         .map(|p| p.path)
 }
 
-impl Page {
-    /// Whether the signed-in session may use the page.
-    pub fn allowed(&self, client: Client) -> bool {
-        match self.guard {
-            Guard::SignedIn | Guard::Anyone => true,
-            Guard::Scope(scope, _) => client.can(scope),
-            Guard::Admin(_) => client.role() == Some(Role::Admin),
-        }
-    }
-
-    /// The page (`view`), or what the role cannot do instead of a page
-    /// whose every call would be refused.
-    pub fn show(&'static self, view: impl FnOnce() -> AnyView) -> AnyView {
-        let why = match self.guard {
-            _ if self.allowed(Client::get()) => return view(),
-            Guard::Scope(scope, cannot) => format!(
+impl Guard {
+    /// Why `session` may not use a page so guarded (`None`: it may).
+    pub fn refusal(self, session: &SessionInfo) -> Option<String> {
+        match self {
+            Guard::SignedIn | Guard::Anyone => None,
+            Guard::Scope(scope, _) if session.scopes.contains(&scope) => None,
+            // A new organization's role is not the reason: it has no key yet.
+            Guard::Scope(_, cannot) if session.modes.is_empty() => Some(format!(
+                "This organization has no API key yet, so nobody can {cannot}. An admin enters its keys."
+            )),
+            Guard::Scope(scope, cannot) => Some(format!(
                 "Your role cannot {cannot} ({}). An admin can grant it.",
                 scope.as_str()
+            )),
+            Guard::Admin(_) if session.org.id.is_deployment() => Some(
+                "This deployment's people are set in its Worker settings (USERS), not here: an organization made with scripts/new-org has them in the app.".into(),
             ),
-            Guard::Admin(cannot) => format!("Only admins can {cannot}."),
-            Guard::SignedIn | Guard::Anyone => return view(),
-        };
-        view! {
-            <h1>{self.title}</h1>
-            <p class="notice" data-testid="guard">{why}</p>
+            Guard::Admin(_) if session.role == Role::Admin => None,
+            Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
         }
-        .into_any()
+    }
+}
+
+impl Page {
+    /// Whether the signed-in session may use the page (tracked).
+    pub fn allowed(&self, client: Client) -> bool {
+        client
+            .session
+            .with(|s| s.as_ref().is_some_and(|s| self.guard.refusal(s).is_none()))
+    }
+
+    /// The page (`view`), or why the session cannot use it instead of a
+    /// page whose every call would be refused.
+    pub fn show(&'static self, view: impl FnOnce() -> AnyView) -> AnyView {
+        let refusal = Client::get()
+            .session
+            .with(|s| s.as_ref().and_then(|s| self.guard.refusal(s)));
+        match refusal {
+            None => view(),
+            Some(why) => view! {
+                <h1>{self.title}</h1>
+                <p class="notice" data-testid="guard">{why}</p>
+            }
+            .into_any(),
+        }
     }
 }
 
@@ -319,6 +337,68 @@ mod tests {
         assert_eq!(open, ["/invite", "/new-org"]);
         assert_eq!(open_to_anyone("/invite/"), Some("/invite"));
         assert_eq!(open_to_anyone("/team"), None);
+    }
+
+    #[test]
+    fn guards_say_why_a_session_may_not() {
+        use api::KeyEnv;
+        use api::orgs::{OrgId, OrgSummary};
+        let session = |role: Role, org: OrgId, keys: bool| {
+            let summary = OrgSummary {
+                id: org,
+                name: "Acme".into(),
+                role,
+            };
+            SessionInfo {
+                user: "Ada".into(),
+                orgs: vec![summary.clone()],
+                org: summary,
+                role,
+                scopes: if keys { vec![Scope::RatesRead] } else { vec![] },
+                mode: KeyEnv::Sandbox,
+                modes: if keys { vec![KeyEnv::Sandbox] } else { vec![] },
+                can_switch_mode: false,
+                can_rotate_keys: false,
+                key_problem: None,
+                expires_at: 0,
+            }
+        };
+        let acme = || OrgId::parse("org_acme").unwrap();
+        let team = page("/team").unwrap().guard;
+        assert_eq!(team.refusal(&session(Role::Admin, acme(), false)), None);
+        assert_eq!(
+            team.refusal(&session(Role::Operator, acme(), true))
+                .as_deref(),
+            Some("Only admins can manage the team.")
+        );
+        // The deployment's own organization has its people in its settings.
+        assert!(
+            team.refusal(&session(Role::Admin, OrgId::deployment(), true))
+                .unwrap()
+                .contains("USERS")
+        );
+        let ship = page("/ship").unwrap().guard;
+        assert_eq!(ship.refusal(&session(Role::Viewer, acme(), true)), None);
+        assert!(
+            ship.refusal(&session(Role::Admin, acme(), false))
+                .unwrap()
+                .starts_with("This organization has no API key yet")
+        );
+        assert_eq!(
+            page("/wallet")
+                .unwrap()
+                .guard
+                .refusal(&session(Role::Viewer, acme(), true))
+                .as_deref(),
+            Some("Your role cannot see the wallet (wallet:read). An admin can grant it.")
+        );
+        assert_eq!(
+            page("/status")
+                .unwrap()
+                .guard
+                .refusal(&session(Role::Viewer, acme(), false)),
+            None
+        );
     }
 
     #[test]
