@@ -16,8 +16,7 @@ use components::loader::{busy, failed};
 use components::shell::Shell;
 use leptos::prelude::*;
 use leptos_router::components::Router;
-use leptos_router::hooks::{use_location, use_navigate};
-use state::session::Session;
+use leptos_router::hooks::use_location;
 
 /// The router around the frame.
 #[component]
@@ -28,10 +27,9 @@ pub fn App(
     provide_context(chunks);
     let client = Client::provide();
     state::clock::Clock::provide();
-    let session = state::session::use_session(client);
     view! {
         <Router>
-            <Frame chunks client session />
+            <Frame chunks client />
         </Router>
     }
 }
@@ -39,23 +37,11 @@ pub fn App(
 /// A page anyone may open (an invitation, a setup link) as it is; else the
 /// first session check, then the login page or the shell around the pages.
 #[component]
-fn Frame(chunks: pages::chunks::Chunks, client: Client, session: Session) -> impl IntoView {
+fn Frame(chunks: pages::chunks::Chunks, client: Client) -> impl IntoView {
+    // Inside the router: switching organizations lands on `/`.
+    let session = state::session::use_session(client);
     let location = use_location();
     let open = Memo::new(move |_| location.pathname.with(|p| pages::open_to_anyone(p)));
-    // A page's address names one organization's things (a label, a job):
-    // when the session's organization changes, the landing page follows.
-    let navigate = use_navigate();
-    Effect::new(move |before: Option<Option<::api::orgs::OrgId>>| {
-        let org = client
-            .session
-            .with(|s| s.as_ref().map(|s| s.org.id.clone()));
-        if let (Some(Some(before)), Some(now)) = (&before, &org)
-            && before != now
-        {
-            navigate("/", Default::default());
-        }
-        org
-    });
     move || {
         match open.get() {
         Some(path) => view! { <main id="main">{pages::page_view(path, chunks.pages)}</main> }.into_any(),

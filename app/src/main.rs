@@ -44,9 +44,9 @@ chunk_pages! {
     "/webhooks" => webhooks: webhooks_page => view! { <webhooks::WebhooksPage /> };
     "/status" => status: api_status => view! { <status::StatusPage /> };
     "/team" => team: team_page => view! { <team::TeamPage /> };
-    "/audit" => audit: audit_log => view! { <audit::AuditLogPage /> };
-    "/invite" => invite: invite_page => view! { <invite::InvitePage /> };
-    "/new-org" => new_org: new_org_page => view! { <new_org::NewOrgPage /> };
+    "/audit" => team: audit_log => view! { <audit::AuditLogPage /> };
+    "/invite" => join: invite_page => view! { <invite::InvitePage /> };
+    "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -1,15 +1,12 @@
-use crate::components::field::focus;
 use crate::state::session::OrgSwitch;
-use api::orgs::OrgSummary;
+use api::orgs::{OrgId, OrgSummary};
 use api::session::Role;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-
-const TOGGLE: &str = "org-switch";
 
 /// The session's organization and the person's role in it. With more than
-/// one organization, a disclosure menu of the others: a button opens the
-/// list, choosing one switches, Escape or leaving the menu closes it.
+/// one organization, a labelled select and a "Switch" button: choosing
+/// does nothing until the button (a select that acted on every arrow key
+/// would switch through each organization on the way).
 #[component]
 pub fn OrgSwitcher(
     current: OrgSummary,
@@ -18,71 +15,39 @@ pub fn OrgSwitcher(
     orgs: Vec<OrgSummary>,
     switch: OrgSwitch,
 ) -> impl IntoView {
-    let here = format!("{} · {role}", current.name);
-    let others: Vec<OrgSummary> = orgs.into_iter().filter(|o| o.id != current.id).collect();
-    if others.is_empty() {
+    if orgs.len() < 2 {
         return view! {
-            <span class="org"><span class="visually-hidden">"Organization: "</span>{here}</span>
+            <span class="org"><span class="visually-hidden">"Organization: "</span>{format!("{} · {role}", current.name)}</span>
         }
         .into_any();
     }
-    let open = RwSignal::new(false);
-    let close = move || {
-        open.set(false);
-        focus(TOGGLE);
-    };
-    let items = others
+    let chosen = RwSignal::new(current.id.clone());
+    let options = orgs
         .into_iter()
         .map(|o| {
-            let name = format!("{} · {}", o.name, o.role);
-            let id = o.id.clone();
-            let busy = move || switch.pending_to().as_ref() == Some(&o.id);
-            view! {
-                <li>
-                    <button type="button" class="secondary" disabled=move || switch.write.pending()
-                        on:click=move |_| switch.to(id.clone())>
-                        {move || if busy() { format!("Switching to {name}…") } else { name.clone() }}
-                    </button>
-                </li>
-            }
+            let selected = o.id == current.id;
+            view! { <option value=o.id.to_string() selected=selected>{format!("{} · {}", o.name, o.role)}</option> }
         })
         .collect_view();
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let to = chosen.get_untracked();
+        if to != current.id {
+            switch.to(to);
+        }
+    };
     view! {
-        <div
-            class="org-switch"
-            on:keydown=move |ev| {
-                if ev.key() == "Escape" && open.get_untracked() {
-                    close();
+        <form class="org-switch" on:submit=submit>
+            <label for="org" class="visually-hidden">"Organization"</label>
+            <select id="org" on:change=move |ev| {
+                if let Some(id) = OrgId::parse(&event_target_value(&ev)) {
+                    chosen.set(id);
                 }
-            }
-            on:focusout=move |ev| {
-                // Closes once focus has left the menu, not when it moves inside it.
-                let inside = ev
-                    .related_target()
-                    .and_then(|t| t.dyn_into::<web_sys::Node>().ok())
-                    .zip(ev.current_target().and_then(|t| t.dyn_into::<web_sys::Node>().ok()))
-                    .is_some_and(|(to, menu)| menu.contains(Some(&to)));
-                if !inside {
-                    open.set(false);
-                }
-            }
-        >
-            <button
-                type="button"
-                id=TOGGLE
-                class="secondary"
-                aria-expanded=move || open.get().to_string()
-                aria-controls="org-menu"
-                on:click=move |_| open.update(|o| *o = !*o)
-            >
-                <span class="visually-hidden">"Organization: "</span>
-                {here}
-                <span aria-hidden="true">" ▾"</span>
+            }>{options}</select>
+            <button type="submit" class="secondary small" disabled=move || switch.write.pending()>
+                {move || switch.write.label("Switch", "Switching…")}
             </button>
-            <ul id="org-menu" class="org-menu" aria-label="Switch to" hidden=move || !open.get()>
-                {items}
-            </ul>
-        </div>
+        </form>
     }
     .into_any()
 }

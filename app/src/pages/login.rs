@@ -1,7 +1,6 @@
 use crate::api::Client;
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
-use crate::components::password::PasswordInput;
 use crate::state::stored;
 use crate::state::write::Write;
 use api::orgs::PasswordSignIn;
@@ -14,7 +13,9 @@ const TOKEN_LAST: &str = "parcel.sign-in.token";
 /// Sign-in with email and password, or with an access token (scripts, a
 /// deployment whose people are configured as tokens). Either goes to the
 /// Worker once; the browser keeps only the HttpOnly session cookie. A
-/// throttled sign-in (`EDGE.SIGN_IN.THROTTLED`) counts down in the error view.
+/// throttled sign-in (`EDGE.SIGN_IN.THROTTLED`) counts down in the error
+/// view. One form whose other way is hidden, not rebuilt: the page is in
+/// every first load.
 #[component]
 pub fn LoginPage() -> impl IntoView {
     let client = Client::get();
@@ -59,51 +60,35 @@ pub fn LoginPage() -> impl IntoView {
         } else {
             "email"
         };
+        // Once the other way is shown: a hidden input takes no focus.
         request_animation_frame(move || focus(first));
     };
-    let button = move || {
-        view! {
-            <button type="submit" disabled=move || sign_in.pending()>
-                {move || sign_in.label("Sign in", "Signing in…")}
-            </button>
-        }
-    };
+    let input =
+        move |ev: leptos::ev::Event, value: RwSignal<String>| value.set(event_target_value(&ev));
     view! {
         <section class="login card" aria-labelledby="login-title">
             <h1 id="login-title">"Sign in to Parcel"</h1>
             <form on:submit=submit>
-                {move || if by_token.get() {
-                    view! {
-                        <label for="token">"Access token"</label>
-                        <input
-                            id="token"
-                            name="token"
-                            type="password"
-                            autocomplete="current-password"
-                            aria-describedby="token-hint"
-                            required
-                            prop:value=move || token.get()
-                            on:input=move |ev| token.set(event_target_value(&ev))
-                        />
-                        <p class="hint" id="token-hint">"For scripts and people an admin gave a token: it starts with pt_."</p>
-                        {button()}
-                    }.into_any()
-                } else {
-                    view! {
-                        <label for="email">"Email"</label>
-                        <input
-                            id="email"
-                            name="email"
-                            type="email"
-                            autocomplete="username"
-                            required
-                            prop:value=move || email.get()
-                            on:input=move |ev| email.set(event_target_value(&ev))
-                        />
-                        <PasswordInput id="password" label="Password" value=password autocomplete="current-password" />
-                        {button()}
-                    }.into_any()
-                }}
+                <div hidden=move || by_token.get()>
+                    <label for="email">"Email"</label>
+                    <input id="email" name="email" type="email" autocomplete="username"
+                        required=move || !by_token.get()
+                        prop:value=move || email.get() on:input=move |ev| input(ev, email) />
+                    <label for="password">"Password"</label>
+                    <input id="password" name="password" type="password" autocomplete="current-password"
+                        required=move || !by_token.get()
+                        prop:value=move || password.get() on:input=move |ev| input(ev, password) />
+                </div>
+                <div hidden=move || !by_token.get()>
+                    <label for="token">"Access token"</label>
+                    <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint"
+                        required=move || by_token.get()
+                        prop:value=move || token.get() on:input=move |ev| input(ev, token) />
+                    <p class="hint" id="token-hint">"For scripts, and people an admin gave a token: it starts with pt_."</p>
+                </div>
+                <button type="submit" disabled=move || sign_in.pending()>
+                    {move || sign_in.label("Sign in", "Signing in…")}
+                </button>
             </form>
             <p>
                 <button type="button" class="link" on:click=other_way>

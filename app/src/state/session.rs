@@ -9,6 +9,7 @@ use api::KeyEnv;
 use api::orgs::OrgId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_router::hooks::use_navigate;
 
 #[derive(Clone, Copy)]
 pub struct Session {
@@ -25,7 +26,8 @@ pub struct Session {
 }
 
 /// The switch to another of the person's organizations: the new session
-/// builds every page anew (and `App` goes to the landing page).
+/// builds every page anew, on the landing page (an address names one
+/// organization's things: a label, a job).
 #[derive(Clone, Copy)]
 pub struct OrgSwitch {
     to: RwSignal<Option<OrgId>>,
@@ -35,10 +37,15 @@ pub struct OrgSwitch {
 impl OrgSwitch {
     fn new(client: Client) -> Self {
         let to = RwSignal::new(None::<OrgId>);
-        let write = Write::new(move || async move {
-            match to.get_untracked() {
-                Some(org) => client.switch_org(org).await,
-                None => Ok(()),
+        let navigate = use_navigate();
+        let write = Write::new(move || {
+            let navigate = navigate.clone();
+            async move {
+                if let Some(org) = to.get_untracked() {
+                    client.switch_org(org).await?;
+                    navigate("/", Default::default());
+                }
+                Ok(())
             }
         });
         OrgSwitch { to, write }
@@ -50,11 +57,6 @@ impl OrgSwitch {
             self.to.set(Some(org));
             self.write.submit();
         }
-    }
-
-    /// The organization being switched to (tracked), while it runs.
-    pub fn pending_to(self) -> Option<OrgId> {
-        self.write.pending().then(|| self.to.get()).flatten()
     }
 }
 
@@ -77,6 +79,7 @@ pub async fn reread(client: Client) {
     }
 }
 
+/// Inside the router (the organization switch navigates).
 pub fn use_session(client: Client) -> Session {
     let started = RwSignal::new(None);
     let start = Callback::new(move |()| {
