@@ -220,11 +220,11 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
  * password, or on the token if this browser last signed in with one.
  */
 export async function tokenField(page) {
-  const field = page.getByLabel('Access token');
+  // The switch to the other way is always shown, named after that way.
+  await page.getByRole('button', { name: /^Use (an access token|email and password)$/ }).waitFor({ timeout: 15000 });
   const other = page.getByRole('button', { name: 'Use an access token' });
-  await field.or(other).waitFor({ timeout: 15000 });
   if (await other.isVisible()) await other.click();
-  return field;
+  return page.getByLabel('Access token');
 }
 
 /** Signs `user` in through the app's login page in a Playwright page. */
