@@ -182,12 +182,16 @@ export class TeamPage {
   members() { return this.page.getByRole('table', { name: /^Members/ }); }
   member(name) { return this.members().getByRole('row').filter({ hasText: name }); }
   invitations() { return this.page.getByRole('table', { name: /^Invitations/ }); }
+  /** The invitations in `state` (Pending, Accepted, Revoked, Expired). */
+  invites(state) {
+    return this.invitations().locator('tbody tr').filter({ has: this.page.locator('td[data-label="State"]', { hasText: state }) });
+  }
   /** Creates an invitation link for `role`; returns the link as shown. */
   async invite(role, days) {
     await this.page.getByLabel('Role', { exact: true }).selectOption(role);
     if (days !== undefined) await this.page.getByLabel('Expires after (days)').fill(String(days));
     await this.page.getByRole('button', { name: 'Create invitation link' }).click();
-    const link = this.page.getByLabel('Invitation link');
+    const link = this.page.getByRole('textbox', { name: 'Invitation link' });
     await this.page.getByRole('heading', { name: `Invitation link for a new ${role}` }).waitFor({ timeout: T });
     return link.inputValue();
   }

@@ -72,7 +72,7 @@ pub fn AuditLogPage() -> impl IntoView {
                 let shown = page.entries.len();
                 view! {
                     <div class="table-wrap">
-                        <table>
+                        <table class="wrap-words">
                             <caption class="visually-hidden">"The organization's audit log, newest first"</caption>
                             <thead><tr>
                                 <th scope="col">"When"</th><th scope="col">"Who"</th>

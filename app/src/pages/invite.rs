@@ -21,6 +21,13 @@ pub fn fragment_token(hash: &str) -> Option<String> {
     (!token.is_empty()).then(|| token.to_string())
 }
 
+/// Why a typed email cannot be an account's (`None`: it can).
+pub fn email_problem(email: &str) -> Option<String> {
+    normalize_email(email)
+        .is_none()
+        .then(|| "Enter your email address, like ada@example.com.".to_string())
+}
+
 /// What a role may do, for the person choosing or accepting it.
 pub fn role_words(role: Role) -> &'static str {
     match role {
@@ -109,9 +116,11 @@ fn JoinForm(token: String, offer: InvitePreview) -> impl IntoView {
     let password = RwSignal::new(String::new());
     // Problems show from the first submit on, then follow the typing.
     let checked = RwSignal::new(false);
-    let email_problem = Signal::derive(move || {
-        (checked.get() && email.with(|e| normalize_email(e).is_none()))
-            .then(|| "Enter your email address, like ada@example.com.".to_string())
+    let email_advice = Signal::derive(move || {
+        checked
+            .get()
+            .then(|| email.with(|e| email_problem(e)))
+            .flatten()
     });
     let new_password_problem = Signal::derive(move || {
         (checked.get() && !existing.get())
@@ -135,7 +144,7 @@ fn JoinForm(token: String, offer: InvitePreview) -> impl IntoView {
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         checked.set(true);
-        if email_problem.get_untracked().is_some() {
+        if email_advice.get_untracked().is_some() {
             focus("email");
         } else if new_password_problem.get_untracked().is_some() {
             focus("password");
@@ -175,10 +184,10 @@ fn JoinForm(token: String, offer: InvitePreview) -> impl IntoView {
             })}
             <label for="email">"Email"</label>
             <input id="email" name="email" type="email" autocomplete="username" required
-                aria-invalid=move || email_problem.get().map(|_| "true")
-                aria-describedby=move || email_problem.get().map(|_| advice_id("email"))
+                aria-invalid=move || email_advice.get().map(|_| "true")
+                aria-describedby=move || email_advice.get().map(|_| advice_id("email"))
                 prop:value=move || email.get() on:input=move |ev| email.set(event_target_value(&ev)) />
-            {advice("email".to_string(), move || email_problem.get())}
+            {advice("email".to_string(), move || email_advice.get())}
             {move || if existing.get() {
                 view! { <PasswordInput id="password" label="Password" value=password autocomplete="current-password" /> }.into_any()
             } else {

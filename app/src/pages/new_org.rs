@@ -1,13 +1,13 @@
 //! `/new-org#{token}`: a new organization and its first admin, from the
 //! one-time setup link `scripts/new-org` prints. Open to anyone.
 
-use super::invite::{fragment_token, refused};
+use super::invite::{email_problem, fragment_token, refused};
 use crate::api::Client;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::password::PasswordInput;
 use crate::state::write::Write;
 use api::ErrorCode;
-use api::orgs::{CreateOrg, normalize_email, password_problem};
+use api::orgs::{CreateOrg, password_problem};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_navigate};
 
@@ -33,9 +33,7 @@ fn problem(field: &str, org: &str, name: &str, email: &str, password: &str) -> O
         "name" if name.trim().is_empty() => {
             Some("Enter your name, as colleagues will see it.".into())
         }
-        "email" if normalize_email(email).is_none() => {
-            Some("Enter your email address, like ada@example.com.".into())
-        }
+        "email" => email_problem(email),
         "password" => password_problem(password),
         _ => None,
     }

@@ -107,7 +107,7 @@ fn Members(members: LocalResource<Result<MemberList, crate::api::ClientError>>) 
     view! {
         <Loader resource=members loading="Loading members…" let:list>
             <div class="table-wrap">
-                <table>
+                <table class="wrap-words">
                     <caption class="visually-hidden">"Members of the organization, with their role and last sign-in"</caption>
                     <thead><tr>
                         <th scope="col">"Name"</th><th scope="col">"Email"</th><th scope="col">"Role"</th>
@@ -341,7 +341,7 @@ fn Invites(invites: LocalResource<Result<InviteList, crate::api::ClientError>>) 
             } else {
                 view! {
                     <div class="table-wrap">
-                        <table>
+                        <table class="wrap-words">
                             <caption class="visually-hidden">"Invitations of the organization and their state"</caption>
                             <thead><tr>
                                 <th scope="col">"Role"</th><th scope="col">"State"</th><th scope="col">"Created by"</th>
