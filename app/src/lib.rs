@@ -42,21 +42,24 @@ fn Frame(chunks: pages::chunks::Chunks, client: Client) -> impl IntoView {
     let session = state::session::use_session(client);
     let location = use_location();
     let open = Memo::new(move |_| location.pathname.with(|p| pages::open_to_anyone(p)));
-    move || {
-        match open.get() {
-        Some(path) => view! { <main id="main">{pages::page_view(path, chunks.pages)}</main> }.into_any(),
-        None => match session.started.get() {
-            None => busy("Loading…"),
-            Some(Err(error)) => failed(error, session.start),
-            Some(Ok(())) => match client.session.get() {
-                None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
-                Some(info) => view! {
-                    <Shell session=info switch_mode=session.switch_mode switch_org=session.switch_org sign_out=session.sign_out>
-                        {pages::routes(chunks.pages)}
-                    </Shell>
-                }.into_any(),
-            },
+    let framed = move || match session.started.get() {
+        None => busy("Loading…"),
+        Some(Err(error)) => failed(error, session.start),
+        Some(Ok(())) => match client.session.get() {
+            None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
+            Some(info) => view! {
+                <Shell session=info switch_mode=session.switch_mode
+                    switch_org=session.switch_org sign_out=session.sign_out>
+                    {pages::routes(chunks.pages)}
+                </Shell>
+            }
+            .into_any(),
         },
-    }
+    };
+    move || match open.get() {
+        Some(path) => {
+            view! { <main id="main">{pages::page_view(path, chunks.pages)}</main> }.into_any()
+        }
+        None => framed(),
     }
 }

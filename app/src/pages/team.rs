@@ -3,7 +3,7 @@
 //! states, and revoking the pending ones.
 
 use super::invite::{refused, role_words};
-use crate::api::Client;
+use crate::api::{Client, ClientError};
 use crate::components::dates::When;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
@@ -84,7 +84,7 @@ pub fn TeamPage() -> impl IntoView {
 }
 
 #[component]
-fn Members(members: LocalResource<Result<MemberList, crate::api::ClientError>>) -> impl IntoView {
+fn Members(members: LocalResource<Result<MemberList, ClientError>>) -> impl IntoView {
     let client = Client::get();
     let role_change = RwSignal::new(None::<(AccountId, Role)>);
     let change = Write::new(move || async move {
@@ -134,9 +134,9 @@ fn Members(members: LocalResource<Result<MemberList, crate::api::ClientError>>) 
 /// admin may have changed or removed themselves.
 async fn settle(
     client: Client,
-    members: LocalResource<Result<MemberList, crate::api::ClientError>>,
-    answer: Result<MemberList, crate::api::ClientError>,
-) -> Result<(), crate::api::ClientError> {
+    members: LocalResource<Result<MemberList, ClientError>>,
+    answer: Result<MemberList, ClientError>,
+) -> Result<(), ClientError> {
     match answer {
         Ok(list) => {
             members.set(Some(Ok(list)));
@@ -240,7 +240,7 @@ fn MemberRow(
 }
 
 #[component]
-fn NewInvite(invites: LocalResource<Result<InviteList, crate::api::ClientError>>) -> impl IntoView {
+fn NewInvite(invites: LocalResource<Result<InviteList, ClientError>>) -> impl IntoView {
     let client = Client::get();
     let role = RwSignal::new(Role::Viewer);
     let days = RwSignal::new(INVITE_DEFAULT_DAYS.to_string());
@@ -323,7 +323,7 @@ fn NewInvite(invites: LocalResource<Result<InviteList, crate::api::ClientError>>
 }
 
 #[component]
-fn Invites(invites: LocalResource<Result<InviteList, crate::api::ClientError>>) -> impl IntoView {
+fn Invites(invites: LocalResource<Result<InviteList, ClientError>>) -> impl IntoView {
     let client = Client::get();
     let revoking = RwSignal::new(None::<String>);
     let revoke = Write::new(move || async move {

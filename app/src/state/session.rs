@@ -51,12 +51,10 @@ impl OrgSwitch {
         OrgSwitch { to, write }
     }
 
-    /// Switches to `org`, unless a switch is still running.
+    /// Switches to `org` (a switch still running has read its own).
     pub fn to(self, org: OrgId) {
-        if !self.write.pending_untracked() {
-            self.to.set(Some(org));
-            self.write.submit();
-        }
+        self.to.set(Some(org));
+        self.write.submit();
     }
 }
 

@@ -31,13 +31,9 @@ impl Write {
 
     /// Starts the write, unless one is still running.
     pub fn submit(self) {
-        if !self.pending_untracked() {
+        if !self.pending.get_untracked() {
             self.action.dispatch_local(());
         }
-    }
-
-    pub fn pending_untracked(self) -> bool {
-        self.pending.get_untracked()
     }
 
     /// Whether a write is in flight (tracked): its button waits.
