@@ -23,6 +23,18 @@ test(`the main Worker's wasm is at most ${CAP_KIB} KiB gzip and carries no PDF m
   assert.ok(wasm('pdf/build').includes('lopdf'), 'the PDF Worker links lopdf');
 });
 
+// Organizations' sign-in, invitations and team live in the accounts Worker
+// (edge/src/orgs/wire.rs): the main Worker only asks it.
+test("the main Worker carries no password hashing or organization objects; the accounts Worker does", () => {
+  const markers = ['pbkdf2_chain', 'AccountDirectory', 'parcel new-org v1'];
+  const main = wasm('edge/build').toString('latin1') + readFileSync(path.join(ROOT, 'edge/build/index.js'), 'utf8');
+  const accounts = wasm('accounts/build').toString('latin1') + readFileSync(path.join(ROOT, 'accounts/build/index.js'), 'utf8');
+  for (const marker of markers) {
+    assert.ok(!main.includes(marker), `${marker} is in the main Worker`);
+    assert.ok(accounts.includes(marker), `${marker} is not in the accounts Worker`);
+  }
+});
+
 // What a deploy uploads, as wrangler itself counts it: the wasm and the
 // bundled JS together (offline: --dry-run builds and measures, sends nothing).
 test(`wrangler deploy --dry-run counts the main Worker's upload at most ${CAP_KIB} KiB gzip`, () => {

@@ -363,8 +363,12 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 44] = [
     own(OwnId::Invites, Method::Get, orgs::INVITES_PATH),
     own(OwnId::CreateInvite, Method::Post, orgs::INVITES_PATH),
     own(OwnId::RevokeInvite, Method::Delete, orgs::INVITE_PATH),
-    own(OwnId::PreviewInvite, Method::Get, orgs::PUBLIC_INVITE_PATH),
-    own(OwnId::AcceptInvite, Method::Post, orgs::PUBLIC_INVITE_PATH),
+    own(
+        OwnId::PreviewInvite,
+        Method::Post,
+        orgs::PREVIEW_INVITE_PATH,
+    ),
+    own(OwnId::AcceptInvite, Method::Post, orgs::ACCEPT_INVITE_PATH),
     own(OwnId::Audit, Method::Get, orgs::AUDIT_PATH),
 ];
 

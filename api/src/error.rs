@@ -137,6 +137,7 @@ error_codes! {
         EdgeOrgNotFound = "EDGE.ORG.NOT_FOUND", 404;
         EdgeOrgSetupInvalid = "EDGE.ORG.SETUP_INVALID", 403;
         EdgeOrgUnavailable = "EDGE.ORG.UNAVAILABLE", 503;
+        EdgeOrgManagedBySettings = "EDGE.ORG.MANAGED_BY_SETTINGS", 409;
         EdgeDirectoryUnavailable = "EDGE.DIRECTORY.UNAVAILABLE", 503;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;
         WebhookSignatureMalformed = "WEBHOOK.SIGNATURE.MALFORMED", 401;

@@ -13,15 +13,17 @@
 //! | `GET /api/org/invites`             | admin      | → `InviteList`                         |
 //! | `POST /api/org/invites`            | admin      | `InviteRequest` → `InviteCreated` (the token, once) |
 //! | `DELETE /api/org/invites/{id}`     | admin      | → `InviteList`                         |
-//! | `GET /api/invites/{id}`            | anyone     | → `InvitePreview` (`{id}`: the token)  |
-//! | `POST /api/invites/{id}`           | anyone     | `AcceptInvite` → `SessionInfo` + cookie |
+//! | `POST /api/invites/preview`        | anyone     | `InviteToken` → `InvitePreview`        |
+//! | `POST /api/invites/accept`         | anyone     | `AcceptInvite` → `SessionInfo` + cookie |
 //! | `GET /api/org/audit`               | admin      | → `AuditPage` (`?before=` for older)   |
 //!
 //! Refusals: `EDGE.SIGN_IN.FAILED` (401, the same for an unknown email and
 //! a wrong password), `EDGE.SIGN_IN.THROTTLED` (429 with `Retry-After`),
 //! `EDGE.INVITE.{UNKNOWN,EXPIRED,USED,REVOKED}`, `EDGE.MEMBER.LAST_ADMIN`,
 //! `EDGE.MEMBER.NOT_FOUND`, `EDGE.ORG.NOT_FOUND` (never says whether another
-//! organization exists), `EDGE.ORG.SETUP_INVALID`, `EDGE.PASSWORD.WEAK`.
+//! organization exists), `EDGE.ORG.SETUP_INVALID`, `EDGE.PASSWORD.WEAK`,
+//! `EDGE.ORG.MANAGED_BY_SETTINGS` (409: the deployment's own organization,
+//! configured by Worker secrets, has no team or audit pages).
 
 use crate::session::Role;
 use serde::{Deserialize, Serialize};
@@ -34,7 +36,10 @@ pub const MEMBERS_PATH: &str = "/api/org/members";
 pub const MEMBER_PATH: &str = "/api/org/members/{id}";
 pub const INVITES_PATH: &str = "/api/org/invites";
 pub const INVITE_PATH: &str = "/api/org/invites/{id}";
-pub const PUBLIC_INVITE_PATH: &str = "/api/invites/{id}";
+/// The invitation's token travels in the body, never in a path that
+/// request logs keep.
+pub const PREVIEW_INVITE_PATH: &str = "/api/invites/preview";
+pub const ACCEPT_INVITE_PATH: &str = "/api/invites/accept";
 pub const AUDIT_PATH: &str = "/api/org/audit";
 
 /// The dashboard page an invitation link opens: `/invite#{token}` (the
@@ -259,7 +264,13 @@ pub struct InviteCreated {
     pub token: String,
 }
 
-/// `GET /api/invites/{token}`: what accepting would do.
+/// `POST /api/invites/preview`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InviteToken {
+    pub token: String,
+}
+
+/// `POST /api/invites/preview`'s answer: what accepting would do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InvitePreview {
     pub org_name: String,
@@ -268,10 +279,11 @@ pub struct InvitePreview {
     pub expires_at: u64,
 }
 
-/// `POST /api/invites/{token}`: with a new email, creates the account with
+/// `POST /api/invites/accept`: with a new email, creates the account with
 /// this password; with an existing one, the password must be the account's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AcceptInvite {
+    pub token: String,
     pub email: String,
     pub password: String,
     /// For a new account (defaults to the email's local part).

@@ -6,6 +6,7 @@ use crate::access::roles::RoleTable;
 use crate::access::users::Users;
 use crate::errors::EdgeError;
 use crate::webhooks::Secrets;
+use api::orgs::OrgId;
 use api::session::KeySlot;
 use api::{Address, ApiKey, KeyEnv, Scope};
 use sha2::{Digest, Sha256};
@@ -95,14 +96,22 @@ pub struct WidgetConfig {
     pub ship_from: Option<String>,
 }
 
-/// The keys of a deployment: one mode or both, never none.
+/// The keys of an organization: one mode or both. The deployment's own
+/// organization always has one; another organization has none until its
+/// admin enters them.
 pub enum Keys {
+    None,
     Live(ModeKeys),
     Sandbox(ModeKeys),
     Both { live: ModeKeys, sandbox: ModeKeys },
 }
 
+/// The settings a request works with: the deployment's, or (`for_org`) one
+/// organization's, which never holds the deployment's keys, people,
+/// widget origins or webhook secrets.
 pub struct Config {
+    /// Whose settings these are.
+    pub org: OrgId,
     /// Base URL of the v1 service, without a trailing slash.
     pub upstream: String,
     pub keys: Keys,
@@ -234,6 +243,7 @@ impl Config {
             next: webhook_secret(names::WEBHOOK_SECRET_NEXT)?,
         };
         Ok(Config {
+            org: OrgId::deployment(),
             upstream,
             keys,
             upstream_timeout_ms,
@@ -265,6 +275,29 @@ impl Config {
         }
     }
 
+    /// `org`'s settings: the deployment-wide ones (service, timeouts,
+    /// session secret, roles, shares) and nothing of the deployment's own
+    /// organization.
+    pub fn for_org(&self, org: OrgId) -> Config {
+        Config {
+            org,
+            upstream: self.upstream.clone(),
+            keys: Keys::None,
+            upstream_timeout_ms: self.upstream_timeout_ms,
+            users: Users::default(),
+            session_secret: self.session_secret.clone(),
+            roles: self.roles.clone(),
+            widget: WidgetConfig {
+                origins: Vec::new(),
+                ship_from: None,
+                ..self.widget
+            },
+            webhook: Secrets::default(),
+            batch_rates_share: self.batch_rates_share,
+            batch_max_chunk_rows: self.batch_max_chunk_rows,
+        }
+    }
+
     /// Modes this deployment has a key for.
     pub fn modes(&self) -> Vec<KeyEnv> {
         [KeyEnv::Live, KeyEnv::Sandbox]
@@ -273,16 +306,13 @@ impl Config {
             .collect()
     }
 
-    /// The keys a new session starts with: live when a live key is set.
-    fn default_keys(&self) -> &ModeKeys {
-        match &self.keys {
-            Keys::Live(keys) | Keys::Sandbox(keys) | Keys::Both { live: keys, .. } => keys,
-        }
-    }
-
-    /// The mode a new session starts in: live when a live key is set.
+    /// The mode a new session starts in: live when a live key is set;
+    /// sandbox without keys (nothing real can be spent by mistake).
     pub fn default_mode(&self) -> KeyEnv {
-        self.default_keys().mode
+        match &self.keys {
+            Keys::Live(keys) | Keys::Sandbox(keys) | Keys::Both { live: keys, .. } => keys.mode,
+            Keys::None => KeyEnv::Sandbox,
+        }
     }
 
     /// The keys of `mode`; never the other mode's, which would spend real

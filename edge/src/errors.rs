@@ -145,6 +145,46 @@ pub enum EdgeError {
     LabelPdfUnavailable {
         status: Option<u16>,
     },
+    // The accounts Worker's own refusals (`orgs::accounts`): the main
+    // Worker passes them on as made, so its build leaves them out.
+    /// The same answer for an unknown email and a wrong password.
+    #[cfg(feature = "accounts")]
+    SignInFailed,
+    /// Too many failed sign-ins for this email or from this address.
+    #[cfg(feature = "accounts")]
+    SignInThrottled {
+        retry_after: u64,
+    },
+    #[cfg(feature = "accounts")]
+    PasswordWeak(String),
+    #[cfg(feature = "accounts")]
+    InviteUnknown,
+    #[cfg(feature = "accounts")]
+    InviteExpired,
+    #[cfg(feature = "accounts")]
+    InviteUsed,
+    #[cfg(feature = "accounts")]
+    InviteRevoked,
+    #[cfg(feature = "accounts")]
+    MemberNotFound,
+    #[cfg(feature = "accounts")]
+    LastAdmin,
+    /// A setup link that is forged or expired, or (`used`) already made its organization.
+    #[cfg(feature = "accounts")]
+    OrgSetupInvalid {
+        used: bool,
+    },
+    /// The account directory did not answer.
+    #[cfg(feature = "accounts")]
+    DirectoryUnavailable,
+    /// Not a member of that organization, or no such organization: the
+    /// same answer, so it never tells whether another organization exists.
+    OrgNotFound,
+    /// The organization's object did not answer.
+    OrgUnavailable,
+    /// The deployment's own organization: its people and keys are Worker
+    /// secrets, not managed in the app.
+    ManagedBySettings,
 }
 
 impl EdgeError {
@@ -158,6 +198,8 @@ impl EdgeError {
         match self {
             EdgeError::IdempotencyInProgress => Some(1),
             EdgeError::RateLimited { retry_after, .. } => Some(*retry_after),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignInThrottled { retry_after } => Some(*retry_after),
             _ => None,
         }
     }
@@ -205,6 +247,31 @@ impl EdgeError {
             EdgeError::JobLabelsNone { .. } => ErrorCode::EdgeJobNoLabels,
             EdgeError::JobLabelPdf { .. } => ErrorCode::EdgeJobLabelPdfUnavailable,
             EdgeError::JobPrintUnavailable => ErrorCode::EdgeJobPrintUnavailable,
+            #[cfg(feature = "accounts")]
+            EdgeError::SignInFailed => ErrorCode::EdgeSignInFailed,
+            #[cfg(feature = "accounts")]
+            EdgeError::SignInThrottled { .. } => ErrorCode::EdgeSignInThrottled,
+            #[cfg(feature = "accounts")]
+            EdgeError::PasswordWeak(_) => ErrorCode::EdgePasswordWeak,
+            #[cfg(feature = "accounts")]
+            EdgeError::InviteUnknown => ErrorCode::EdgeInviteUnknown,
+            #[cfg(feature = "accounts")]
+            EdgeError::InviteExpired => ErrorCode::EdgeInviteExpired,
+            #[cfg(feature = "accounts")]
+            EdgeError::InviteUsed => ErrorCode::EdgeInviteUsed,
+            #[cfg(feature = "accounts")]
+            EdgeError::InviteRevoked => ErrorCode::EdgeInviteRevoked,
+            #[cfg(feature = "accounts")]
+            EdgeError::MemberNotFound => ErrorCode::EdgeMemberNotFound,
+            #[cfg(feature = "accounts")]
+            EdgeError::LastAdmin => ErrorCode::EdgeMemberLastAdmin,
+            EdgeError::OrgNotFound => ErrorCode::EdgeOrgNotFound,
+            #[cfg(feature = "accounts")]
+            EdgeError::OrgSetupInvalid { .. } => ErrorCode::EdgeOrgSetupInvalid,
+            EdgeError::OrgUnavailable => ErrorCode::EdgeOrgUnavailable,
+            EdgeError::ManagedBySettings => ErrorCode::EdgeOrgManagedBySettings,
+            #[cfg(feature = "accounts")]
+            EdgeError::DirectoryUnavailable => ErrorCode::EdgeDirectoryUnavailable,
         }
     }
 
@@ -292,11 +359,11 @@ impl EdgeError {
             ),
             EdgeError::SignInRequired(SignInReason::NoSession) => (
                 "You are not signed in.".to_string(),
-                "Sign in with your access token.".to_string(),
+                "Sign in with your email and password (or an access token).".to_string(),
             ),
             EdgeError::SignInRequired(SignInReason::SessionEnded) => (
                 "Your session has ended (expired, signed out, or your access changed).".to_string(),
-                "Sign in again with your access token.".to_string(),
+                "Sign in again.".to_string(),
             ),
             EdgeError::InvalidToken => (
                 "That access token is not valid.".to_string(),
@@ -402,6 +469,78 @@ impl EdgeError {
                 },
                 "The label itself is bought and unchanged: try the download again in a minute. If it keeps failing, contact support with this request id.".to_string(),
             ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignInFailed => (
+                "That email and password do not match an account.".to_string(),
+                "Check both and try again; after 5 failed tries the account waits 15 minutes. An admin can invite you again if you have no account yet.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignInThrottled { retry_after } => (
+                "Too many failed sign-ins: signing in is paused for this account or this network.".to_string(),
+                format!("Try again in {} minutes.", retry_after.div_ceil(60)),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::PasswordWeak(problem) => (
+                "That password is too weak.".to_string(),
+                problem.clone(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::InviteUnknown => (
+                "This invitation link is not known.".to_string(),
+                "Copy the whole link from the message you were sent, or ask an admin for a new invitation.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::InviteExpired => (
+                "This invitation has expired.".to_string(),
+                "Ask an admin of the organization for a new invitation.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::InviteUsed => (
+                "This invitation was already used.".to_string(),
+                "Sign in with the account that accepted it, or ask an admin for a new invitation.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::InviteRevoked => (
+                "This invitation was withdrawn by an admin.".to_string(),
+                "Ask an admin of the organization for a new invitation.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::MemberNotFound => (
+                "That person is not a member of this organization.".to_string(),
+                "Reload the team page: they may have been removed already.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::LastAdmin => (
+                "An organization needs at least one admin: this is its last one.".to_string(),
+                "Make another member an admin first.".to_string(),
+            ),
+            EdgeError::OrgNotFound => (
+                "You are not a member of that organization.".to_string(),
+                "Choose one of your organizations from the menu, or ask its admin for an invitation.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::OrgSetupInvalid { used: true } => (
+                "This setup link was already used: its organization exists.".to_string(),
+                "Sign in to that organization, or run scripts/new-org for a new link.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::OrgSetupInvalid { used: false } => (
+                "This setup link is not valid (expired, incomplete or for another deployment).".to_string(),
+                "Run scripts/new-org again for a new link (they last 24 hours).".to_string(),
+            ),
+            EdgeError::OrgUnavailable => (
+                "The organization's records could not be reached; nothing was changed.".to_string(),
+                "Try again in a moment.".to_string(),
+            ),
+            EdgeError::ManagedBySettings => (
+                "This deployment's own organization is configured by Worker secrets (USERS and the SVC_* keys), not in the app.".to_string(),
+                "Change its people with scripts/new-user and `wrangler secret put USERS`, or move it into an organization (README, Organizations).".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::DirectoryUnavailable => (
+                "The account directory could not be reached; nothing was changed.".to_string(),
+                "Try again in a moment.".to_string(),
+            ),
         };
         let mut error = ApiError::new(self.code(), message, suggestion, request_id.to_string());
         error.outcome_unknown = self.outcome_unknown();
@@ -419,6 +558,11 @@ impl EdgeError {
                 ..error
             },
             EdgeError::RateLimited { retry_after, .. } => ApiError {
+                retry_after_seconds: Some(*retry_after),
+                ..error
+            },
+            #[cfg(feature = "accounts")]
+            EdgeError::SignInThrottled { retry_after } => ApiError {
                 retry_after_seconds: Some(*retry_after),
                 ..error
             },

@@ -10,6 +10,7 @@
 //! | `purchases/` | never buying twice: `Idempotency-Key` decisions and the `PurchaseRecords` object |
 //! | `webhooks/` | `label.created` verification, the `WebhookInbox` object (inbox and label ledger), their endpoints |
 //! | `jobs/` | batch jobs: the plan, the engine, results CSV, merged label PDFs; the `BatchJob` object; their endpoints |
+//! | `orgs/` | organizations: accounts by email (`AccountDirectory`), each organization's members, invitations and audit log (`Organization`), sign-in by password, the names of every organization's objects |
 //! | `control/` | what holds across isolates: signed-out sessions, the active key, key alerts (`EdgeControl`) |
 //! | `dashboard/` | the app's assets (the wasm as its brotli file) |
 //! | `label_pdf/` | label PDFs through the Worker |
@@ -29,6 +30,10 @@
         clippy::unimplemented
     )
 )]
+// The accounts Worker is this crate with the `accounts` feature: its
+// objects and endpoints instead of the main Worker's glue, which it leaves
+// out (the plain modules stay, some unused there).
+#![cfg_attr(feature = "accounts", allow(dead_code, unused_imports))]
 
 pub mod access;
 pub mod config;
@@ -39,6 +44,7 @@ pub mod jobs;
 pub mod label_pdf;
 pub mod log;
 pub mod objects;
+pub mod orgs;
 pub mod purchases;
 pub mod routes;
 pub mod upstream;

@@ -35,8 +35,8 @@ pub enum OrgsRoute {
     /// Anyone: they carry their own credential (a password, a setup or invite token).
     PasswordSignIn,
     CreateOrg,
-    PreviewInvite(String),
-    AcceptInvite(String),
+    PreviewInvite,
+    AcceptInvite,
     /// Signed in.
     SwitchOrg,
     /// Admins.
@@ -108,6 +108,31 @@ pub enum InboxRoute {
 }
 
 impl Route {
+    /// Whether the route acts for the caller's session, and so works with
+    /// the settings of the session's organization. The rest carry their own
+    /// credential (a token, a password, a link, a signature) or are the
+    /// storefront's, and work with the deployment's settings.
+    pub fn acts_for_session(&self) -> bool {
+        match self {
+            Route::V1(_)
+            | Route::LabelPdf { .. }
+            | Route::Jobs(_)
+            | Route::Webhooks(WebhooksRoute::Dashboard(_))
+            | Route::Access(AccessRoute::SignOut | AccessRoute::Session(_)) => true,
+            Route::Orgs(route) => !matches!(
+                route,
+                OrgsRoute::PasswordSignIn
+                    | OrgsRoute::CreateOrg
+                    | OrgsRoute::PreviewInvite
+                    | OrgsRoute::AcceptInvite
+            ),
+            Route::Preflight(_)
+            | Route::WidgetPage
+            | Route::Webhooks(WebhooksRoute::Receive)
+            | Route::Access(AccessRoute::SignIn) => false,
+        }
+    }
+
     /// The route pattern for the log line.
     pub fn pattern(&self) -> &'static str {
         match self {
@@ -160,8 +185,8 @@ impl Route {
                 own_endpoint(match route {
                     OrgsRoute::PasswordSignIn => OwnId::PasswordSignIn,
                     OrgsRoute::CreateOrg => OwnId::CreateOrg,
-                    OrgsRoute::PreviewInvite(_) => OwnId::PreviewInvite,
-                    OrgsRoute::AcceptInvite(_) => OwnId::AcceptInvite,
+                    OrgsRoute::PreviewInvite => OwnId::PreviewInvite,
+                    OrgsRoute::AcceptInvite => OwnId::AcceptInvite,
                     OrgsRoute::SwitchOrg => OwnId::SwitchOrg,
                     OrgsRoute::Members => OwnId::Members,
                     OrgsRoute::SetMemberRole(_) => OwnId::SetMemberRole,
@@ -315,8 +340,8 @@ pub fn route(
         OwnId::JobLabels => job(JobsRoute::Labels)?,
         OwnId::PasswordSignIn => orgs(OrgsRoute::PasswordSignIn),
         OwnId::CreateOrg => orgs(OrgsRoute::CreateOrg),
-        OwnId::PreviewInvite => orgs(OrgsRoute::PreviewInvite(param)),
-        OwnId::AcceptInvite => orgs(OrgsRoute::AcceptInvite(param)),
+        OwnId::PreviewInvite => orgs(OrgsRoute::PreviewInvite),
+        OwnId::AcceptInvite => orgs(OrgsRoute::AcceptInvite),
         OwnId::SwitchOrg => orgs(OrgsRoute::SwitchOrg),
         OwnId::Members => orgs(OrgsRoute::Members),
         OwnId::SetMemberRole => orgs(OrgsRoute::SetMemberRole(account()?)),

@@ -94,9 +94,10 @@ export async function startSim({ keys, env = {} } = {}) {
 
 /**
  * Starts our Worker (edge/build, already built) in workerd, in front of
- * `upstream`, with the PDF Worker (pdf/build) it calls through its `PDF`
- * service binding in a workerd of its own: the two find each other in a
- * dev registry of their own. `persist`: a directory for the Durable
+ * `upstream`, with the PDF Worker (pdf/build) and the accounts Worker
+ * (accounts/build) it calls through its `PDF` and `ACCOUNTS` service
+ * bindings, each in a workerd of its own: they find each other in a dev
+ * registry of their own. `persist`: a directory for the Durable
  * Objects' SQLite files, so a second start with the same directory (and
  * `sessionSecret`) is the same deployment restarted.
  */
@@ -127,13 +128,19 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     },
     ...extra,
   });
-  const [pdf, worker] = await Promise.all([start('pdf/wrangler.toml'), start('wrangler.toml', { bindings })]);
-  await Promise.all([pdf.ready, worker.ready]);
+  // The accounts Worker signs setup links with the same SESSION_SECRET.
+  const accountsBindings = { SESSION_SECRET: bindings.SESSION_SECRET };
+  const [pdf, accounts, worker] = await Promise.all([
+    start('pdf/wrangler.toml'),
+    start('accounts/wrangler.toml', { bindings: accountsBindings }),
+    start('wrangler.toml', { bindings }),
+  ]);
+  await Promise.all([pdf.ready, accounts.ready, worker.ready]);
   const url = (await worker.url).toString().replace(/\/$/, '');
   return {
     ...edgeClient(url),
     async stop() {
-      await Promise.all([worker.dispose(), pdf.dispose()]);
+      await Promise.all([worker.dispose(), accounts.dispose(), pdf.dispose()]);
       rmSync(registry, { recursive: true, force: true });
     },
   };

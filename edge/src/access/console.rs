@@ -5,7 +5,9 @@
 
 use crate::access::gate::{self, Principal};
 use crate::config::{Config, ModeKeys};
+use crate::orgs::wire::Me;
 use crate::upstream::budget::Budgets;
+use api::orgs::OrgSummary;
 use api::session::{
     KeyInfo, KeySlot, KeysStatus, LimitSeen, LimitsSnapshot, ModeKeys as ModeKeysInfo, Role,
     SessionInfo,
@@ -47,20 +49,29 @@ pub fn session_info(
     config: &Config,
     key_scopes: &[Scope],
     key_problem: Option<api::ErrorCode>,
+    me: Option<Me>,
 ) -> Option<SessionInfo> {
     let Principal::User { session, role } = principal else {
         return None;
     };
     let mode = principal.mode(config);
     let admin = *role == Role::Admin;
-    let org = api::orgs::OrgSummary {
-        id: api::orgs::OrgId::deployment(),
-        name: DEPLOYMENT_ORG_NAME.to_string(),
-        role: *role,
-    };
+    // The deployment's own organization: its people are `USERS` names.
+    let Me { user, org, orgs } = me.unwrap_or_else(|| {
+        let org = OrgSummary {
+            id: api::orgs::OrgId::deployment(),
+            name: DEPLOYMENT_ORG_NAME.to_string(),
+            role: *role,
+        };
+        Me {
+            user: session.user.clone(),
+            orgs: vec![org.clone()],
+            org,
+        }
+    });
     Some(SessionInfo {
-        user: session.user.clone(),
-        orgs: vec![org.clone()],
+        user,
+        orgs,
         org,
         role: *role,
         scopes: gate::scopes(principal, config, key_scopes),
@@ -120,6 +131,7 @@ mod tests {
     fn user(role: Role) -> Principal {
         Principal::User {
             session: Session {
+                org: api::orgs::OrgId::deployment(),
                 sid: "s".into(),
                 user: "u".into(),
                 role,
@@ -134,7 +146,7 @@ mod tests {
     fn session_info_tells_the_app_what_to_show() {
         let c = config();
         let m = [Scope::WalletRead, Scope::LabelsWrite];
-        let admin = session_info(&user(Role::Admin), &c, &m, None).unwrap();
+        let admin = session_info(&user(Role::Admin), &c, &m, None, None).unwrap();
         assert_eq!(admin.mode, KeyEnv::Sandbox);
         assert_eq!(admin.scopes, vec![Scope::LabelsWrite, Scope::WalletRead]);
         assert!(admin.can_switch_mode && admin.can_rotate_keys);
@@ -143,6 +155,7 @@ mod tests {
             &c,
             &m,
             Some(api::ErrorCode::AuthKeyRevoked),
+            None,
         )
         .unwrap();
         assert_eq!(viewer.scopes, vec![Scope::WalletRead]);
@@ -151,7 +164,7 @@ mod tests {
         let widget = Principal::Widget {
             origin: "https://shop.example".into(),
         };
-        assert_eq!(session_info(&widget, &c, &m, None), None);
+        assert_eq!(session_info(&widget, &c, &m, None, None), None);
     }
 
     #[test]

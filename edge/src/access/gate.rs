@@ -94,6 +94,16 @@ pub fn signed_in_user(config: &Config, facts: &Facts) -> Result<Option<Principal
     let ended = EdgeError::SignInRequired(SignInReason::SessionEnded);
     let session = Session::decode_cached(value, &config.session_secret, facts.now)
         .map_err(|_| ended.clone())?;
+    // These settings must be the session's organization's (`runtime` picks them).
+    if session.org != config.org {
+        return Err(ended);
+    }
+    if !config.org.is_deployment() {
+        // The organization's object is the authority on the role; the
+        // access glue asks it before anything is done with this principal.
+        let role = session.role;
+        return Ok(Some(Principal::User { session, role }));
+    }
     // The configuration is the authority: a removed user or a changed role ends the session.
     let role = config
         .users
@@ -264,6 +274,7 @@ mod tests {
 
     fn cookie(user: &str, role: Role, expires_at: u64) -> String {
         let s = Session {
+            org: api::orgs::OrgId::deployment(),
             sid: "sid1".into(),
             user: user.into(),
             role,

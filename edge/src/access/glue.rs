@@ -22,19 +22,32 @@ use worker::web_sys::{Request, Response};
 
 const SET_COOKIE: &str = "Set-Cookie";
 
-/// The session answer, with the alert on the active key if the store has one.
-async fn session_response(
+/// The session answer, with the alert on the active key if the store has
+/// one; for an organization's session, its name and the person's other
+/// organizations (the menu's switcher).
+pub(crate) async fn session_response(
     env: &Env,
     config: &Config,
     principal: &Principal,
     cookie: Option<String>,
 ) -> Result<Response, EdgeError> {
     let mode = principal.mode(config);
-    let keys = config.keys_for(mode)?;
-    let (key, _) = control::active_key(env, keys).await;
-    let problem = control::key_problem(env, key).await;
-    let scopes = key_scopes::current(mode, &keys.scopes);
-    let info = console::session_info(principal, config, &scopes, problem);
+    let (scopes, problem) = match config.keys_for(mode) {
+        Ok(keys) => {
+            let (key, _) = control::active_key(env, &config.org, keys).await;
+            let problem = control::key_problem(env, &config.org, key).await;
+            (key_scopes::current(mode, &keys.scopes), problem)
+        }
+        // An organization without keys yet: signed in, nothing to call with.
+        Err(_) => (Vec::new(), None),
+    };
+    let orgs = match principal {
+        Principal::User { session, .. } if !session.org.is_deployment() => {
+            Some(crate::orgs::front::me(env, session).await?)
+        }
+        _ => None,
+    };
+    let info = console::session_info(principal, config, &scopes, problem, orgs);
     let extra: Vec<_> = cookie.map(|c| (SET_COOKIE, c)).into_iter().collect();
     reply::json(200, &info, &extra)
 }
@@ -63,13 +76,25 @@ pub(crate) async fn signed_in(
     Ok(principal)
 }
 
+/// A user's session, checked across isolates: not signed out, and, in an
+/// organization, still a member, with the role the organization's object
+/// gives now (asked on every request, so a removal or a role change
+/// counts from the next one).
 async fn not_signed_out(env: &Env, principal: Principal, now: u64) -> Result<Principal, EdgeError> {
-    if let Principal::User { session, .. } = &principal
-        && control::is_revoked(env, &session.sid, now).await?
-    {
-        return Err(EdgeError::SignInRequired(SignInReason::SessionEnded));
+    let Principal::User { session, role } = principal else {
+        return Ok(principal);
+    };
+    let ended = EdgeError::SignInRequired(SignInReason::SessionEnded);
+    if control::is_revoked(env, &session.org, &session.sid, now).await? {
+        return Err(ended);
     }
-    Ok(principal)
+    if session.org.is_deployment() {
+        return Ok(Principal::User { session, role });
+    }
+    let role = crate::orgs::front::member_role(env, &session)
+        .await?
+        .ok_or(ended)?;
+    Ok(Principal::User { session, role })
 }
 
 async fn sign_in(
@@ -95,6 +120,7 @@ async fn sign_in(
     let now = now_s();
     let session = Session {
         sid: random_hex(16)?,
+        org: config.org.clone(),
         user: user.name.clone(),
         role: user.role,
         mode: config.default_mode(),
@@ -121,7 +147,7 @@ async fn sign_out(
     if let Ok(Some(principal)) = gate::signed_in_user(config, facts) {
         trace.caller(&principal);
         if let Principal::User { session, .. } = &principal {
-            control::revoke(env, &session.sid, session.expires_at).await?;
+            control::revoke(env, &session.org, &session.sid, session.expires_at).await?;
         }
     }
     reply::empty(204, &[(SET_COOKIE, session::clear_cookie())])
@@ -184,7 +210,7 @@ pub(crate) async fn handle(
             if !verification.ok {
                 return reply::json(409, &verification, &[]);
             }
-            control::activate(env, keys, next).await?;
+            control::activate(env, &config.org, keys, next).await?;
             keys_status(env, config).await
         }
     }
@@ -194,9 +220,9 @@ async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> 
     let mut modes = Vec::new();
     for mode in config.modes() {
         let keys = config.keys_for(mode)?;
-        let activated = control::activated(env, keys).await;
+        let activated = control::activated(env, &config.org, keys).await;
         let (key, _) = keys.active(activated.as_deref());
-        let problem = control::key_problem(env, key).await;
+        let problem = control::key_problem(env, &config.org, key).await;
         let scopes = key_scopes::current(mode, &keys.scopes);
         modes.push(console::mode_keys(
             keys,

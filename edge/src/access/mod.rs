@@ -10,5 +10,5 @@ pub mod roles;
 pub mod session;
 pub mod users;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;

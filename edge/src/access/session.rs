@@ -4,6 +4,7 @@
 use api::KeyEnv;
 use api::signing::{hmac_matches, hmac_sha256};
 
+use api::orgs::OrgId;
 use api::session::Role;
 
 pub const COOKIE_NAME: &str = "__Host-parcel_session";
@@ -14,6 +15,9 @@ pub const SESSION_SECONDS: u64 = 12 * 60 * 60;
 pub struct Session {
     /// Random id, the handle for revocation.
     pub sid: String,
+    /// The organization the session acts for.
+    pub org: OrgId,
+    /// A `USERS` name (the deployment's organization) or an account id.
     pub user: String,
     pub role: Role,
     /// Which key forwarded calls use for this session.
@@ -52,8 +56,9 @@ fn is_token(s: &str) -> bool {
 impl Session {
     fn payload(&self) -> String {
         format!(
-            "v1.{}.{}.{}.{}.{}",
+            "v2.{}.{}.{}.{}.{}.{}",
             self.sid,
+            self.org,
             self.user,
             self.role.as_str(),
             self.mode.as_str(),
@@ -108,10 +113,18 @@ impl Session {
             return Err(SessionError::BadSignature);
         }
         let parts: Vec<&str> = payload.split('.').collect();
-        let [version, sid, user, role, mode, expires_at] = parts.as_slice() else {
-            return Err(SessionError::Malformed);
+        // v1 cookies (before organizations) are the deployment's organization's.
+        let (sid, org, user, role, mode, expires_at) = match parts.as_slice() {
+            ["v2", sid, org, user, role, mode, expires_at] => {
+                let org = OrgId::parse(org).ok_or(SessionError::Malformed)?;
+                (sid, org, user, role, mode, expires_at)
+            }
+            ["v1", sid, user, role, mode, expires_at] => {
+                (sid, OrgId::deployment(), user, role, mode, expires_at)
+            }
+            _ => return Err(SessionError::Malformed),
         };
-        if *version != "v1" || !is_token(sid) || !is_token(user) {
+        if !is_token(sid) || !is_token(user) {
             return Err(SessionError::Malformed);
         }
         let role: Role = role.parse().map_err(|_| SessionError::Malformed)?;
@@ -122,6 +135,7 @@ impl Session {
         }
         Ok(Session {
             sid: sid.to_string(),
+            org,
             user: user.to_string(),
             role,
             mode,
@@ -162,6 +176,7 @@ mod tests {
     fn session() -> Session {
         Session {
             sid: "s1a2b3".into(),
+            org: OrgId::deployment(),
             user: "ada".into(),
             role: Role::Operator,
             mode: KeyEnv::Live,
@@ -220,6 +235,29 @@ mod tests {
         assert_eq!(
             Session::decode_cached(&forged, SECRET, 1_000),
             Err(SessionError::BadSignature)
+        );
+    }
+
+    #[test]
+    fn a_cookie_names_its_organization_and_old_cookies_are_the_deployment_s() {
+        let acme = Session {
+            org: OrgId::parse("org_0123456789abcdef").unwrap(),
+            user: "acct_00aa".into(),
+            ..session()
+        };
+        let cookie = acme.encode(SECRET);
+        assert_eq!(Session::decode(&cookie, SECRET, 1_000), Ok(acme));
+        let other = cookie.replace("org_0123456789abcdef", "org_fedcba9876543210");
+        assert_eq!(
+            Session::decode(&other, SECRET, 1_000),
+            Err(SessionError::BadSignature)
+        );
+        // A cookie signed before organizations existed.
+        let payload = "v1.s1a2b3.ada.operator.live.2000";
+        let sig = hex::encode(hmac_sha256(SECRET, payload.as_bytes()));
+        assert_eq!(
+            Session::decode(&format!("{payload}.{sig}"), SECRET, 1_000),
+            Ok(session())
         );
     }
 

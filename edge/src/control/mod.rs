@@ -1,15 +1,16 @@
 //! What the Worker keeps across isolates, in one SQLite-backed Durable
-//! Object (`store`, class `EdgeControl`): signed-out sessions (until they
+//! Object per organization (`store`, class `EdgeControl`, named by
+//! `orgs::object_name`): signed-out sessions (until they
 //! would have expired anyway), the active key of each mode during a
 //! rotation, and the revoked/expired state of keys seen upstream. This is
 //! its protocol; `glue` calls it, fronted by what this isolate last read
 //! (`session_checks`, `active_keys`).
 
 pub mod active_keys;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
 pub mod session_checks;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod store;
 
 use api::jobs::JobSummary;
@@ -18,9 +19,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::errors::EdgeError;
 use crate::objects::Object;
-
-/// The one instance's name.
-pub const INSTANCE: &str = "control";
 
 pub struct Control;
 

@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::control::glue as control;
 use crate::errors::EdgeError;
 use crate::label_pdf::pdf_source;
+use crate::orgs::{Named, object_name};
 use crate::routes::{JobAction, JobsRoute, query_param};
 use crate::runtime::js::{lines, pass_through};
 use crate::runtime::objects::{ask, new_request, upgrade};
@@ -30,9 +31,20 @@ const RUN: [Scope; 2] = [Scope::BatchesWrite, Scope::RatesRead];
 const WATCH: [Scope; 1] = [Scope::BatchesRead];
 const PRINT: [Scope; 2] = [Scope::BatchesRead, Scope::LabelsRead];
 
+/// The object of job `id` in the caller's organization: another
+/// organization's job id names an empty object there, so it is not found.
+fn named(config: &Config, id: &str) -> String {
+    object_name(&config.org, Named::Job { id })
+}
+
 /// The job behind the path, or 404: a job of the other mode is not found either.
-async fn job(env: &Env, id: &str, mode: KeyEnv) -> Result<api::jobs::Job, EdgeError> {
-    ask::<Jobs, _>(env, id, Get {})
+async fn job(
+    env: &Env,
+    config: &Config,
+    id: &str,
+    mode: KeyEnv,
+) -> Result<api::jobs::Job, EdgeError> {
+    ask::<Jobs, _>(env, &named(config, id), Get {})
         .await?
         .filter(|job| job.mode == mode)
         .ok_or_else(|| EdgeError::JobNotFound { id: id.to_string() })
@@ -55,18 +67,18 @@ pub(crate) async fn handle(
         }
         JobsRoute::List => {
             let mode = gate::require(&principal, config, &WATCH)?;
-            let jobs = control::list_jobs(env, mode).await?;
+            let jobs = control::list_jobs(env, &config.org, mode).await?;
             // One read: the control store keeps every job's summary.
             reply::json(200, &api::jobs::JobList { jobs }, &[])
         }
         JobsRoute::Get(id) => {
             let mode = gate::require(&principal, config, &WATCH)?;
-            reply::json(200, &job(env, &id, mode).await?, &[])
+            reply::json(200, &job(env, config, &id, mode).await?, &[])
         }
         JobsRoute::Rows(id) => {
             let mode = gate::require(&principal, config, &WATCH)?;
             // A page of another mode's job is not shown.
-            job(env, &id, mode).await?;
+            job(env, config, &id, mode).await?;
             let number = |name: &str, default: u32| {
                 query_param(query, name)
                     .map(|v| v.parse::<u32>().map_err(|_| name.to_string()))
@@ -81,7 +93,7 @@ pub(crate) async fn handle(
             let limit = number("limit", 200).map_err(|n| bad_query(&n, "limit"))?;
             let page = ask::<Jobs, _>(
                 env,
-                &id,
+                &named(config, &id),
                 Rows {
                     state,
                     offset,
@@ -94,7 +106,7 @@ pub(crate) async fn handle(
         }
         JobsRoute::Act(id, action) => {
             let mode = gate::require(&principal, config, &RUN)?;
-            job(env, &id, mode).await?;
+            job(env, config, &id, mode).await?;
             let action = match action {
                 JobAction::Start => Action::Start,
                 JobAction::Approve => Action::Approve,
@@ -108,7 +120,7 @@ pub(crate) async fn handle(
                     parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
                 ),
             };
-            match ask::<Jobs, _>(env, &id, Act { action }).await? {
+            match ask::<Jobs, _>(env, &named(config, &id), Act { action }).await? {
                 Acted::Done { job } => reply::json(200, &job, &[]),
                 Acted::Refused { reason } => Err(EdgeError::JobActionRefused { reason }),
                 Acted::Missing => Err(EdgeError::JobNotFound { id }),
@@ -121,13 +133,13 @@ pub(crate) async fn handle(
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
                 return Err(EdgeError::UpgradeRequired);
             }
-            job(env, &id, mode).await?;
-            upgrade::<Jobs>(env, &id, super::LIVE_URL).await
+            job(env, config, &id, mode).await?;
+            upgrade::<Jobs>(env, &named(config, &id), super::LIVE_URL).await
         }
         JobsRoute::Results(id) => {
             let mode = gate::require(&principal, config, &WATCH)?;
-            job(env, &id, mode).await?;
-            let csv = ask::<Jobs, _>(env, &id, Results {})
+            job(env, config, &id, mode).await?;
+            let csv = ask::<Jobs, _>(env, &named(config, &id), Results {})
                 .await?
                 .ok_or(EdgeError::JobNotFound { id: id.clone() })?;
             reply::file(
@@ -139,7 +151,7 @@ pub(crate) async fn handle(
         }
         JobsRoute::Labels(id) => {
             let mode = gate::require(&principal, config, &PRINT)?;
-            job(env, &id, mode).await?;
+            job(env, config, &id, mode).await?;
             labels(env, config, mode, &id, query).await
         }
     }
@@ -173,7 +185,7 @@ async fn create(
     let id = format!("job_{}", random_hex(12)?);
     let job = ask::<Jobs, _>(
         env,
-        &id,
+        &named(config, &id),
         Create {
             id: id.clone(),
             request,
@@ -212,7 +224,7 @@ async fn labels(
     };
     let part = param("part")?.unwrap_or(1);
     let chunk = param("chunk")?;
-    let sources = ask::<Jobs, _>(env, id, Labels { chunk, part })
+    let sources = ask::<Jobs, _>(env, &named(config, id), Labels { chunk, part })
         .await?
         .ok_or(EdgeError::JobNotFound { id: id.to_string() })?;
     if sources.is_empty() {
@@ -235,7 +247,7 @@ async fn labels(
         .collect::<Result<Vec<_>, EdgeError>>()?;
     // The key goes along only for labels on the service's own origin.
     let key = if labels.iter().any(|l| l.with_key) {
-        let (key, _) = control::active_key(env, config.keys_for(mode)?).await;
+        let (key, _) = control::active_key(env, &config.org, config.keys_for(mode)?).await;
         Some(key.expose().to_string())
     } else {
         None

@@ -11,11 +11,11 @@ pub mod plan;
 pub mod results;
 pub mod runner;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod calls;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod object;
 
 use api::jobs::{CreateJob, Job, JobRequestError, RowState, RowsPage};

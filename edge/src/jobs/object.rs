@@ -51,7 +51,6 @@ pub struct BatchJob {
     env: Env,
     job: RefCell<Option<Job>>,
     tables_ready: Cell<bool>,
-    config: RefCell<Option<Rc<Config>>>,
     last_feed_ms: Cell<u64>,
     /// Rows changed since the feed was last told, by index (the newest view).
     unsent: RefCell<BTreeMap<u32, RowView>>,
@@ -144,15 +143,10 @@ impl BatchJob {
         Ok(sql)
     }
 
+    /// The deployment's settings, read as the fetch handler reads them
+    /// (one parser in the wasm, one copy per isolate).
     fn config(&self) -> std::result::Result<Rc<Config>, EdgeError> {
-        if let Some(config) = self.config.borrow().clone() {
-            return Ok(config);
-        }
-        let config = Rc::new(Config::from_lookup(|name| {
-            self.env.var(name).ok().map(|v| v.to_string())
-        })?);
-        *self.config.borrow_mut() = Some(config.clone());
-        Ok(config)
+        crate::runtime::config(&self.env)
     }
 
     /// The job, read from storage on first use (`false`: no job here).
@@ -243,7 +237,10 @@ impl BatchJob {
         }
         if list {
             let summary = JobSummary::from(&job);
-            if let Err(e) = control::record_job(&self.env, summary).await {
+            // A job runs with the deployment's settings (`config`), so it is
+            // the deployment's organization's: only it has keys to run one.
+            let deployment = api::orgs::OrgId::deployment();
+            if let Err(e) = control::record_job(&self.env, &deployment, summary).await {
                 worker::console_error!("the jobs list missed job {}: {}", job.id, e.code());
             }
         }
@@ -456,7 +453,6 @@ impl DurableObject for BatchJob {
             env,
             job: RefCell::new(None),
             tables_ready: Cell::new(false),
-            config: RefCell::new(None),
             last_feed_ms: Cell::new(0),
             unsent: RefCell::new(BTreeMap::new()),
         }

@@ -3,7 +3,7 @@
 //! key only when the file is on the service's own origin (never sending the
 //! key anywhere else), and serves it from the dashboard's origin.
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
 
 use crate::errors::EdgeError;

@@ -1,6 +1,6 @@
 //! A purchase through its record (`PurchaseRecords`): never twice upstream.
 
-use super::{Begin, BeginCall, FinishCall, Purchases, StoredResponse, check_key, object_name};
+use super::{Begin, BeginCall, FinishCall, Purchases, StoredResponse, check_key};
 use crate::config::Config;
 use crate::errors::EdgeError;
 use crate::runtime::Trace;
@@ -29,7 +29,13 @@ impl Purchase<'_> {
         trace: &mut Trace,
     ) -> Result<(StoredResponse, bool), EdgeError> {
         let idem_key = check_key(self.idempotency_key.as_deref())?;
-        let name = object_name(self.mode, idem_key);
+        let name = crate::orgs::object_name(
+            &config.org,
+            crate::orgs::Named::Purchase {
+                mode: self.mode,
+                key: idem_key,
+            },
+        );
         let method = self.forward.endpoint.method.as_str();
         let path = self
             .forward

@@ -7,9 +7,9 @@
 //! SQLite-backed Durable Object per key (`store`, the `PurchaseRecords`
 //! class); the decisions are here; `glue` runs a purchase through them.
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod store;
 
 use serde::{Deserialize, Serialize};
@@ -219,11 +219,6 @@ impl Ask<Purchases> for BeginCall {
 
 impl Ask<Purchases> for FinishCall {
     type Reply = ();
-}
-
-/// The object of one purchase key (modes never share one).
-pub fn object_name(mode: api::KeyEnv, key: &str) -> String {
-    format!("{mode}:{key}")
 }
 
 /// A key is 1 to 255 visible ASCII characters (a UUID is typical).

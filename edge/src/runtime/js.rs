@@ -29,6 +29,13 @@ export function send_upstream(url, method, lines, body, timeout_ms) {
 export function pass_through(raw, lines) {
   return new Response(raw.body, { status: raw.status, headers: headers_from(lines) });
 }
+export function with_headers(req, lines) {
+  // A copy of the request (method, URL, headers, body) with headers added.
+  const copy = new Request(req);
+  const p = lines.split('\\n');
+  for (let i = 0; i + 1 < p.length; i += 2) copy.headers.set(p[i], p[i + 1]);
+  return copy;
+}
 export function pick_headers(headers, names) {
   let out = '';
   for (const n of names.split('\\n')) {
@@ -50,6 +57,7 @@ extern "C" {
         timeout_ms: u32,
     ) -> js_sys::Promise;
     pub(crate) fn pass_through(raw: &Response, lines: &str) -> Response;
+    pub(crate) fn with_headers(req: &Request, lines: &str) -> Request;
     pub(crate) fn pick_headers(headers: &Headers, names: &str) -> String;
 }
 

@@ -27,7 +27,7 @@ thread_local! {
     static CONFIG: RefCell<Option<Rc<Config>>> = const { RefCell::new(None) };
 }
 
-fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
+pub(crate) fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
     if let Some(config) = CONFIG.with(|c| c.borrow().clone()) {
         return Ok(config);
     }
@@ -37,6 +37,23 @@ fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
     })?);
     CONFIG.with(|c| *c.borrow_mut() = Some(config.clone()));
     Ok(config)
+}
+
+/// The settings of the organization the request's session names (the
+/// deployment's without a valid session: the gate then refuses it). Made
+/// per request: a map of them per isolate weighed more in the wasm than
+/// the copy costs.
+fn tenant(config: Rc<Config>, cookie: Option<&str>, now: u64) -> Rc<Config> {
+    use crate::access::session::{Session, cookie_value};
+    let org = cookie
+        .and_then(cookie_value)
+        .and_then(|value| Session::decode_cached(value, &config.session_secret, now).ok())
+        .map(|session| session.org)
+        .filter(|org| !org.is_deployment());
+    match org {
+        Some(org) => Rc::new(config.for_org(org)),
+        None => config,
+    }
 }
 
 /// What one request did, for its log line.
@@ -100,7 +117,9 @@ impl Incoming {
 }
 
 /// Takes the raw `web_sys::Request`: `worker::Request` reads `request.cf`
-/// on every call, which cost ~9% of the Worker's CPU in a profile.
+/// on every call, which cost ~9% of the Worker's CPU in a profile. (The
+/// accounts Worker has its own: `orgs::accounts`.)
+#[cfg(not(feature = "accounts"))]
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let incoming = Incoming::read(&req);
@@ -166,6 +185,7 @@ pub(crate) async fn json_body<T: serde::de::DeserializeOwned>(
     api::validation::parse_json(&body).map_err(EdgeError::InvalidBody)
 }
 
+#[cfg(not(feature = "accounts"))]
 async fn handle(
     req: Request,
     incoming: &Incoming,
@@ -180,6 +200,13 @@ async fn handle(
     let method = &incoming.method;
     let route = routes::route(method, path, query, &config.upstream)?;
     trace.route = Some(route.pattern());
+    // A session works with its organization's settings; the storefront's
+    // framed calls stay the deployment's whatever cookie the browser has.
+    let config = if route.acts_for_session() && incoming.framed_by.is_none() {
+        tenant(config, incoming.cookie.as_deref(), now_s())
+    } else {
+        config
+    };
     let facts = Facts {
         method,
         cookie_header: incoming.cookie.as_deref(),
@@ -209,8 +236,9 @@ async fn handle(
         Route::Jobs(route) => {
             crate::jobs::glue::handle(route, req, env, &config, &facts, query, trace).await
         }
-        // Organizations are being built (issue 21): their routes answer 404 until they land.
-        Route::Orgs(_) => Err(EdgeError::RouteNotFound { path: path.into() }),
+        Route::Orgs(route) => {
+            crate::orgs::front::handle(route, req, env, &config, &facts, request_id, trace).await
+        }
     }
 }
 

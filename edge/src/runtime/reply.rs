@@ -78,6 +78,13 @@ pub(crate) fn json<T: serde::Serialize>(
     build(status, &response_headers(&passed, extra), Body::Text(&body))
 }
 
+/// A plain-text answer (the accounts Worker's membership check).
+#[cfg(feature = "accounts")]
+pub(crate) fn text(status: u16, body: &str) -> Result<Response, EdgeError> {
+    let passed = [("content-type".to_string(), "text/plain".to_string())];
+    build(status, &response_headers(&passed, &[]), Body::Text(body))
+}
+
 /// A download of the Worker's own making (a CSV, a merged PDF).
 pub(crate) fn file(
     status: u16,

@@ -24,6 +24,8 @@ pub(crate) struct Called<'a> {
     pub key: &'a ApiKey,
     answer: send::Answer,
     mode: KeyEnv,
+    /// Whose key it is (a revoked key's alert goes to its organization).
+    org: &'a api::orgs::OrgId,
 }
 
 /// Makes one v1 call with `mode`'s active key and records the budget it reports.
@@ -36,7 +38,7 @@ pub(crate) async fn call<'a>(
     trace: &mut Trace,
 ) -> Result<Called<'a>, EdgeError> {
     let keys = config.keys_for(mode)?;
-    let (key, _) = control::active_key(env, keys).await;
+    let (key, _) = control::active_key(env, &config.org, keys).await;
     let method = forward.endpoint.method.as_str();
     let answer = send::send(
         forward,
@@ -55,6 +57,7 @@ pub(crate) async fn call<'a>(
         key,
         answer,
         mode,
+        org: &config.org,
     })
 }
 
@@ -87,14 +90,20 @@ impl Called<'_> {
     /// The answer read whole; an error teaches what it can first.
     pub async fn read(self, env: &Env) -> Result<StoredResponse, EdgeError> {
         let stored = self.answer.store().await?;
-        learn_from_error(env, &stored, self.mode, self.key).await;
+        learn_from_error(env, &stored, self.mode, self.org, self.key).await;
         Ok(stored)
     }
 }
 
 /// What an upstream error teaches: the key's real scopes, or that it was
 /// revoked or expired (an alert for admins).
-async fn learn_from_error(env: &Env, stored: &StoredResponse, mode: KeyEnv, key: &ApiKey) {
+async fn learn_from_error(
+    env: &Env,
+    stored: &StoredResponse,
+    mode: KeyEnv,
+    org: &api::orgs::OrgId,
+    key: &ApiKey,
+) {
     if stored.status < 400 {
         return;
     }
@@ -108,6 +117,6 @@ async fn learn_from_error(env: &Env, stored: &StoredResponse, mode: KeyEnv, key:
             key_scopes::learn(mode, scopes);
         }
     } else if is_key_problem(&code) {
-        control::report_key_problem(env, key, &code).await;
+        control::report_key_problem(env, org, key, &code).await;
     }
 }

@@ -10,10 +10,11 @@ use crate::access::glue::principal;
 use crate::access::roles::WIDGET_SCOPES;
 use crate::config::Config;
 use crate::errors::EdgeError;
+use crate::orgs::{Named, object_name};
 use crate::runtime::objects::ask;
 use crate::runtime::reply;
 use crate::runtime::{Trace, body_bytes, header, now_s};
-use crate::webhooks::{INSTANCE as INBOX, InboxStore, RecordPurchase};
+use crate::webhooks::{InboxStore, RecordPurchase};
 use crate::widget::{cors, quotes, shoppers};
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
@@ -141,7 +142,9 @@ async fn record_purchase(
             label,
             user: session.user.clone(),
         };
-        if let Err(e) = ask::<InboxStore, _>(env, INBOX, call).await {
+        if let Err(e) =
+            ask::<InboxStore, _>(env, &object_name(&session.org, Named::Inbox), call).await
+        {
             worker::console_error!("a bought label missed the ledger: {}", e.code());
         }
     }

@@ -8,11 +8,11 @@ pub mod budget;
 pub mod key_scopes;
 pub mod proxy;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod call;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod forward;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod send;
 
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! The webhook endpoint and the dashboard's inbox endpoints (`api::inbox`).
 //! Verdicts come from `webhooks`; the store is the `WebhookInbox` object.
 
-use super::{AcceptEvent, INSTANCE, InboxStore, ReadInbox, ReadLedger, Receipt, RecordRefusal};
+use super::{AcceptEvent, InboxStore, ReadInbox, ReadLedger, Receipt, RecordRefusal};
 use crate::access::gate::{self, Facts, Principal};
 use crate::access::glue::signed_in;
 use crate::config::Config;
@@ -50,7 +50,7 @@ async fn receive(
                 label: label.clone(),
                 slot,
             };
-            let accepted = ask::<InboxStore, _>(env, INSTANCE, call).await?;
+            let accepted = ask::<InboxStore, _>(env, &inbox(config), call).await?;
             reply::json(
                 200,
                 &Receipt {
@@ -69,7 +69,7 @@ async fn receive(
                 body_bytes: body_len,
             };
             // The refusal stands even if it could not be recorded.
-            if let Err(e) = ask::<InboxStore, _>(env, INSTANCE, call).await {
+            if let Err(e) = ask::<InboxStore, _>(env, &inbox(config), call).await {
                 worker::console_error!("a refused delivery was not recorded: {}", e.code());
             }
             Err(EdgeError::WebhookRefused(reason))
@@ -79,6 +79,11 @@ async fn receive(
 
 /// The inbox endpoints need the read scope of labels, like the upstream's
 /// own delivery log, and show the session's mode only.
+/// The organization's inbox.
+fn inbox(config: &Config) -> String {
+    crate::orgs::object_name(&config.org, crate::orgs::Named::Inbox)
+}
+
 fn readable(principal: &Principal, config: &Config) -> Result<KeyEnv, EdgeError> {
     gate::require(principal, config, &[Scope::LabelsRead])
 }
@@ -103,7 +108,7 @@ pub(crate) async fn handle(
     match route {
         InboxRoute::Ledger => {
             let ledger =
-                ask::<InboxStore, _>(env, INSTANCE, ReadLedger { sandbox, needle }).await?;
+                ask::<InboxStore, _>(env, &inbox(config), ReadLedger { sandbox, needle }).await?;
             reply::json(200, &ledger, &[])
         }
         InboxRoute::Inbox => {
@@ -114,7 +119,7 @@ pub(crate) async fn handle(
                 accepted: state.as_deref() != Some("rejected"),
                 rejected: state.as_deref() != Some("accepted"),
             };
-            let mut inbox = ask::<InboxStore, _>(env, INSTANCE, call).await?;
+            let mut inbox = ask::<InboxStore, _>(env, &inbox(config), call).await?;
             inbox.receiving = !config.webhook.is_empty();
             reply::json(200, &inbox, &[])
         }
@@ -128,12 +133,17 @@ pub(crate) async fn handle(
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
                 return Err(EdgeError::UpgradeRequired);
             }
-            live(env, mode).await
+            live(env, config, mode).await
         }
     }
 }
 
 /// The inbox keeps the feed's socket, tagged with the session's mode.
-async fn live(env: &Env, mode: KeyEnv) -> Result<Response, EdgeError> {
-    upgrade::<InboxStore>(env, INSTANCE, &format!("{}?mode={mode}", super::LIVE_URL)).await
+async fn live(env: &Env, config: &Config, mode: KeyEnv) -> Result<Response, EdgeError> {
+    upgrade::<InboxStore>(
+        env,
+        &inbox(config),
+        &format!("{}?mode={mode}", super::LIVE_URL),
+    )
+    .await
 }

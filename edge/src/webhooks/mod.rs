@@ -3,9 +3,9 @@
 //! signature check itself is `api::webhooks::verify`; the store is the
 //! `WebhookInbox` object (`inbox`), the endpoints are `glue` (wasm only).
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod inbox;
 
 use crate::errors::EdgeError;
@@ -122,12 +122,8 @@ pub fn search_needle(q: Option<&str>) -> Option<String> {
     (!q.is_empty()).then(|| q.chars().take(100).collect::<String>().to_ascii_lowercase())
 }
 
-/// The inbox's protocol (the `WebhookInbox` object, one instance).
+/// The inbox's protocol (the `WebhookInbox` object, one per organization).
 pub struct InboxStore;
-
-/// The one instance's name, as the first deployment named it (a new name
-/// would start an empty inbox).
-pub const INSTANCE: &str = "control";
 
 /// Where the inbox object takes a live feed's WebSocket (`?mode=live|sandbox`).
 pub const LIVE_URL: &str = "https://object/live";

@@ -4,7 +4,7 @@
 //! address.
 
 pub mod cors;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
 pub mod quotes;
 pub mod shoppers;

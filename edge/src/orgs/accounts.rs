@@ -1,0 +1,595 @@
+//! The accounts Worker (`wire`): the organizations' endpoints
+//! (`api::orgs`) behind the main Worker, which checked the origin and the
+//! session and names the caller: sign-in by password, new organizations
+//! from a setup link, invitations, the team and the audit log; and the
+//! membership check the main Worker makes on every request of an
+//! organization's session.
+
+use api::orgs::{
+    AcceptInvite as AcceptBody, AccountId, CreateOrg, InviteCreated, InviteList, InviteRequest,
+    InviteToken, MemberList, OrgId, OrgSummary, PasswordSignIn, RoleChange, SwitchOrg,
+    normalize_email, password_problem,
+};
+use api::session::Role;
+use api::validation::BodyError;
+use sha2::{Digest, Sha256};
+use worker::web_sys::{Request, Response};
+use worker::{Context, Env, event};
+
+use super::directory::{self, Account, Directory};
+use super::passwords::{self, PasswordRecord};
+use super::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
+use super::wire::{self, Caller, Me, Started};
+use super::{
+    Actor, Check, Create, CreateInvite, Joining, Membership, Org, Remove, RevokeInvite, SetRole,
+    SignedIn, crypto, rules, tokens,
+};
+use crate::errors::{EdgeError, SignInReason};
+use crate::routes::{self, OrgsRoute, Route};
+use crate::runtime::objects::ask;
+use crate::runtime::{header, json_body, now_s, random_hex, reply};
+
+const MAX_BODY: usize = 4096;
+
+/// The caller's membership, as their organization's object says now.
+async fn membership(env: &Env, caller: &Caller) -> Result<Option<Membership>, EdgeError> {
+    let check = Check {
+        account: caller.account.clone(),
+    };
+    ask::<Org, _>(env, caller.org.as_str(), check).await
+}
+
+/// Who the person is and their organizations, for the session answer.
+async fn me(env: &Env, caller: &Caller) -> Result<Option<Me>, EdgeError> {
+    let Some(m) = membership(env, caller).await? else {
+        return Ok(None);
+    };
+    let org = OrgSummary {
+        id: caller.org.clone(),
+        name: m.org_name.clone(),
+        role: m.role,
+    };
+    let find = directory::Find {
+        email: m.email.clone(),
+    };
+    let listed = ask::<Directory, _>(env, &directory::email_shard(&m.email), find)
+        .await?
+        .map(|a| a.orgs)
+        .unwrap_or_default();
+    // The object is the authority on this organization; the directory's copy lists the rest.
+    let mut orgs: Vec<OrgSummary> = listed.into_iter().filter(|o| o.id != org.id).collect();
+    orgs.push(org.clone());
+    orgs.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Some(Me {
+        user: format!("{} <{}>", m.name, m.email),
+        org,
+        orgs,
+    }))
+}
+
+fn invalid(field: &str, reason: impl Into<String>) -> EdgeError {
+    EdgeError::InvalidBody(BodyError::Invalid {
+        field: field.to_string(),
+        reason: reason.into(),
+    })
+}
+
+fn email_of(raw: &str) -> Result<String, EdgeError> {
+    normalize_email(raw).ok_or_else(|| invalid("email", "an email address such as ada@example.com"))
+}
+
+/// A display name: trimmed, 1 to 100 characters, no control characters.
+fn name_of(field: &str, raw: &str) -> Result<String, EdgeError> {
+    let name = raw.trim();
+    let ok = (1..=100).contains(&name.chars().count()) && !name.chars().any(char::is_control);
+    ok.then(|| name.to_string())
+        .ok_or_else(|| invalid(field, "1 to 100 characters"))
+}
+
+fn new_password(password: &str) -> Result<(), EdgeError> {
+    match password_problem(password) {
+        Some(problem) => Err(EdgeError::PasswordWeak(problem)),
+        None => Ok(()),
+    }
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N], EdgeError> {
+    let mut bytes = [0u8; N];
+    getrandom::getrandom(&mut bytes).map_err(|_| EdgeError::Internal {
+        what: "draw random bytes",
+    })?;
+    Ok(bytes)
+}
+
+/// A new password's record, at today's cost.
+async fn hash_new(password: &str) -> Result<String, EdgeError> {
+    let salt = random_bytes::<{ passwords::SALT_BYTES }>()?.to_vec();
+    let mut record = passwords::dummy(salt);
+    let derived = crypto::derive(password, &record).await?;
+    record.hash = derived.try_into().map_err(|_| EdgeError::Internal {
+        what: "hash the password",
+    })?;
+    Ok(record.encode())
+}
+
+/// Sign-in's throttle keys: the email's and the client address's.
+struct Attempt {
+    email: String,
+    address: String,
+}
+
+impl Attempt {
+    fn new(req: &Request, email: &str) -> Attempt {
+        Attempt {
+            email: email.to_string(),
+            address: header(req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into()),
+        }
+    }
+
+    fn counters(&self) -> [(String, String, u32); 2] {
+        [
+            (
+                directory::email_shard(&self.email),
+                format!("email:{}", self.email),
+                EMAIL_FAILURES,
+            ),
+            (
+                directory::address_shard(&self.address),
+                format!("address:{}", self.address),
+                ADDRESS_FAILURES,
+            ),
+        ]
+    }
+
+    /// Refused before any hashing while either counter is at its limit.
+    async fn allowed(&self, env: &Env, now: u64) -> Result<(), EdgeError> {
+        for (shard, key, limit) in self.counters() {
+            let call = directory::Throttled {
+                key,
+                limit,
+                at: now,
+            };
+            if let Some(retry_after) = ask::<Directory, _>(env, &shard, call).await? {
+                return Err(EdgeError::SignInThrottled { retry_after });
+            }
+        }
+        Ok(())
+    }
+
+    async fn failed(&self, env: &Env, now: u64) -> EdgeError {
+        for (shard, key, limit) in self.counters() {
+            let call = directory::Failed {
+                key,
+                limit,
+                at: now,
+            };
+            if let Err(e) = ask::<Directory, _>(env, &shard, call).await {
+                return e;
+            }
+        }
+        EdgeError::SignInFailed
+    }
+
+    /// Checks `password` against the email's account. An unknown email is
+    /// checked against a record of the same cost, so both answers take
+    /// about as long and say the same.
+    async fn verify(&self, env: &Env, password: &str, now: u64) -> Result<Account, EdgeError> {
+        self.allowed(env, now).await?;
+        let find = directory::Find {
+            email: self.email.clone(),
+        };
+        let account = ask::<Directory, _>(env, &directory::email_shard(&self.email), find).await?;
+        let record = account
+            .as_ref()
+            .and_then(|a| PasswordRecord::parse(&a.password))
+            .unwrap_or_else(|| {
+                let salt = Sha256::digest(format!("parcel dummy salt {}", self.email).as_bytes());
+                passwords::dummy(salt[..passwords::SALT_BYTES].to_vec())
+            });
+        let derived = crypto::derive(password, &record).await?;
+        match account {
+            Some(account) if record.matches(&derived) => {
+                let cleared = directory::Cleared {
+                    key: format!("email:{}", self.email),
+                };
+                ask::<Directory, _>(env, &directory::email_shard(&self.email), cleared).await?;
+                Ok(account)
+            }
+            _ => Err(self.failed(env, now).await),
+        }
+    }
+}
+
+/// The session the main Worker is to start.
+fn started(org: OrgId, account: &AccountId, role: Role) -> Result<Response, EdgeError> {
+    let started = Started {
+        org,
+        account: account.clone(),
+        role,
+    };
+    reply::text(200, &started.encode())
+}
+
+async fn password_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
+    let body: PasswordSignIn = json_body(&req, MAX_BODY).await?;
+    let email = normalize_email(&body.email).ok_or(EdgeError::SignInFailed)?;
+    let now = now_s();
+    let account = Attempt::new(&req, &email)
+        .verify(env, &body.password, now)
+        .await?;
+    // The first organization that still has them (the directory's list is a copy).
+    for org in &account.orgs {
+        let call = SignedIn {
+            account: account.id.clone(),
+            at: now,
+        };
+        if let Some(m) = ask::<Org, _>(env, org.id.as_str(), call).await? {
+            return started(org.id.clone(), &account.id, m.role);
+        }
+    }
+    Err(EdgeError::OrgNotFound)
+}
+
+/// The account for `email`: a new one with `password`, or the existing one
+/// if `password` is its password (throttled like sign-in).
+async fn account_for(
+    req: &Request,
+    env: &Env,
+    email: &str,
+    name: &str,
+    password: &str,
+    now: u64,
+) -> Result<Account, EdgeError> {
+    let shard = directory::email_shard(email);
+    let find = directory::Find {
+        email: email.to_string(),
+    };
+    if ask::<Directory, _>(env, &shard, find).await?.is_some() {
+        return Attempt::new(req, email).verify(env, password, now).await;
+    }
+    new_password(password)?;
+    let id = AccountId::from_hex(&random_hex(8)?).ok_or(EdgeError::Internal {
+        what: "name the account",
+    })?;
+    let account = Account {
+        id,
+        email: email.to_string(),
+        name: name.to_string(),
+        password: hash_new(password).await?,
+        orgs: Vec::new(),
+    };
+    let register = directory::Register {
+        account: account.clone(),
+    };
+    if !ask::<Directory, _>(env, &shard, register).await? {
+        // Made by a concurrent request a moment ago: it must be signed in to.
+        return Attempt::new(req, email).verify(env, password, now).await;
+    }
+    Ok(account)
+}
+
+async fn joined(env: &Env, email: &str, org: OrgSummary) -> Result<(), EdgeError> {
+    let call = directory::Join {
+        email: email.to_string(),
+        org,
+    };
+    ask::<Directory, _>(env, &directory::email_shard(email), call).await
+}
+
+async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, EdgeError> {
+    let body: CreateOrg = json_body(&req, MAX_BODY).await?;
+    let now = now_s();
+    let org = tokens::check_setup(&body.setup, secret, now)
+        .map_err(|_| EdgeError::OrgSetupInvalid { used: false })?;
+    let org_name = name_of("org_name", &body.org_name)?;
+    let name = name_of("name", &body.name)?;
+    let email = email_of(&body.email)?;
+    // A used link is said before an account is made for nothing.
+    if !members(env, &org).await?.members.is_empty() {
+        return Err(EdgeError::OrgSetupInvalid { used: true });
+    }
+    let account = account_for(&req, env, &email, &name, &body.password, now).await?;
+    let create = Create {
+        org: org.clone(),
+        name: org_name.clone(),
+        admin: Joining {
+            account: account.id.clone(),
+            name: account.name.clone(),
+            email: email.clone(),
+        },
+        at: now,
+    };
+    ask::<Org, _>(env, org.as_str(), create)
+        .await?
+        .map_err(EdgeError::from)?;
+    let summary = OrgSummary {
+        id: org.clone(),
+        name: org_name,
+        role: Role::Admin,
+    };
+    joined(env, &email, summary).await?;
+    started(org, &account.id, Role::Admin)
+}
+
+fn invite_of(token: &str) -> Result<(OrgId, String), EdgeError> {
+    tokens::read_invite(token).ok_or(EdgeError::InviteUnknown)
+}
+
+async fn accept_invite(req: Request, env: &Env) -> Result<Response, EdgeError> {
+    let body: AcceptBody = json_body(&req, MAX_BODY).await?;
+    let (org, token_hash) = invite_of(&body.token)?;
+    let now = now_s();
+    let email = email_of(&body.email)?;
+    let name = match body
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        Some(name) => name_of("name", name)?,
+        None => email.split('@').next().unwrap_or_default().to_string(),
+    };
+    // Refusals of the invitation come before an account is made for nothing.
+    let preview = super::PreviewInvite {
+        token_hash: token_hash.clone(),
+        at: now,
+    };
+    ask::<Org, _>(env, org.as_str(), preview)
+        .await?
+        .map_err(EdgeError::from)?;
+    let account = account_for(&req, env, &email, &name, &body.password, now).await?;
+    let accept = super::AcceptInvite {
+        token_hash,
+        person: Joining {
+            account: account.id.clone(),
+            name: account.name.clone(),
+            email: email.clone(),
+        },
+        at: now,
+    };
+    let accepted = ask::<Org, _>(env, org.as_str(), accept)
+        .await?
+        .map_err(EdgeError::from)?;
+    let summary = OrgSummary {
+        id: org.clone(),
+        name: accepted.org_name,
+        role: accepted.role,
+    };
+    joined(env, &email, summary).await?;
+    let signed = SignedIn {
+        account: account.id.clone(),
+        at: now,
+    };
+    ask::<Org, _>(env, org.as_str(), signed).await?;
+    started(org, &account.id, accepted.role)
+}
+
+/// The caller, if an admin of their organization now, and who they are.
+async fn admin(
+    caller: &Caller,
+    env: &Env,
+    action: &'static str,
+) -> Result<(OrgId, Actor), EdgeError> {
+    let m = membership(env, caller)
+        .await?
+        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+    if m.role != Role::Admin {
+        return Err(EdgeError::AdminOnly { action });
+    }
+    Ok((caller.org.clone(), m.actor(&caller.account)))
+}
+
+/// Keeps the directory's copy of a member's organizations in step.
+async fn mirror(
+    env: &Env,
+    org: &OrgId,
+    before: &MemberList,
+    account: &AccountId,
+    role: Option<Role>,
+    name: String,
+) -> Result<(), EdgeError> {
+    let Some(member) = before.members.iter().find(|m| &m.account == account) else {
+        return Ok(());
+    };
+    let shard = directory::email_shard(&member.email);
+    match role {
+        Some(role) => {
+            let summary = OrgSummary {
+                id: org.clone(),
+                name,
+                role,
+            };
+            joined(env, &member.email, summary).await
+        }
+        None => {
+            let leave = directory::Leave {
+                email: member.email.clone(),
+                org: org.clone(),
+            };
+            ask::<Directory, _>(env, &shard, leave).await
+        }
+    }
+}
+
+async fn members(env: &Env, org: &OrgId) -> Result<MemberList, EdgeError> {
+    let members = ask::<Org, _>(env, org.as_str(), super::Members {}).await?;
+    Ok(MemberList { members })
+}
+
+async fn team(
+    route: OrgsRoute,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+    query: Option<&str>,
+) -> Result<Response, EdgeError> {
+    let now = now_s();
+    match route {
+        OrgsRoute::Members => {
+            let (org, _) = admin(caller, env, "see the team").await?;
+            reply::json(200, &members(env, &org).await?, &[])
+        }
+        OrgsRoute::SetMemberRole(ref account) | OrgsRoute::RemoveMember(ref account) => {
+            let removing = matches!(route, OrgsRoute::RemoveMember(_));
+            let (org, actor) = admin(caller, env, "change the team").await?;
+            let role = if removing {
+                None
+            } else {
+                let change: RoleChange = json_body(&req, MAX_BODY).await?;
+                Some(change.role)
+            };
+            let before = members(env, &org).await?;
+            let after = match role {
+                Some(role) => {
+                    let call = SetRole {
+                        actor,
+                        account: account.clone(),
+                        role,
+                        at: now,
+                    };
+                    ask::<Org, _>(env, org.as_str(), call).await?
+                }
+                None => {
+                    let call = Remove {
+                        actor,
+                        account: account.clone(),
+                        at: now,
+                    };
+                    ask::<Org, _>(env, org.as_str(), call).await?
+                }
+            }
+            .map_err(EdgeError::from)?;
+            let org_name = membership(env, caller)
+                .await?
+                .map(|m| m.org_name)
+                .unwrap_or_default();
+            mirror(env, &org, &before, account, role, org_name).await?;
+            reply::json(200, &MemberList { members: after }, &[])
+        }
+        OrgsRoute::Invites => {
+            let (org, _) = admin(caller, env, "see the invitations").await?;
+            let invites = ask::<Org, _>(env, org.as_str(), super::Invites { at: now }).await?;
+            reply::json(200, &InviteList { invites }, &[])
+        }
+        OrgsRoute::CreateInvite => {
+            let (org, actor) = admin(caller, env, "invite people").await?;
+            let body: InviteRequest = json_body(&req, MAX_BODY).await?;
+            let days = rules::invite_days(body.expires_in_days)
+                .map_err(|reason| invalid("expires_in_days", reason))?;
+            let secret = random_bytes::<{ tokens::INVITE_SECRET_BYTES }>()?;
+            let token = tokens::invite_token(&org, &secret).ok_or(EdgeError::ManagedBySettings)?;
+            let call = CreateInvite {
+                actor,
+                id: format!("inv_{}", random_hex(6)?),
+                token_hash: tokens::token_hash(&token),
+                role: body.role,
+                expires_at: now + u64::from(days) * 86_400,
+                at: now,
+            };
+            let invite = ask::<Org, _>(env, org.as_str(), call).await?;
+            reply::json(201, &InviteCreated { invite, token }, &[])
+        }
+        OrgsRoute::RevokeInvite(id) => {
+            let (org, actor) = admin(caller, env, "withdraw invitations").await?;
+            let call = RevokeInvite { actor, id, at: now };
+            let invites = ask::<Org, _>(env, org.as_str(), call)
+                .await?
+                .map_err(EdgeError::from)?;
+            reply::json(200, &InviteList { invites }, &[])
+        }
+        OrgsRoute::Audit => {
+            let (org, _) = admin(caller, env, "read the audit log").await?;
+            let before = crate::routes::query_param(query, "before")
+                .map(|b| {
+                    b.parse::<u64>()
+                        .map_err(|_| invalid("before", "an entry's seq"))
+                })
+                .transpose()?;
+            let page = ask::<Org, _>(env, org.as_str(), super::Audit { before }).await?;
+            reply::json(200, &page, &[])
+        }
+        // The anonymous routes and the switch are `handle`'s.
+        OrgsRoute::PasswordSignIn
+        | OrgsRoute::CreateOrg
+        | OrgsRoute::PreviewInvite
+        | OrgsRoute::AcceptInvite
+        | OrgsRoute::SwitchOrg => Err(EdgeError::RouteNotFound { path: req.url() }),
+    }
+}
+
+/// Another of the caller's organizations, if they are a member of it.
+async fn switch_org(req: Request, env: &Env, caller: &Caller) -> Result<Response, EdgeError> {
+    let body: SwitchOrg = json_body(&req, MAX_BODY).await?;
+    let call = SignedIn {
+        account: caller.account.clone(),
+        at: now_s(),
+    };
+    let m = ask::<Org, _>(env, body.org.as_str(), call)
+        .await?
+        .ok_or(EdgeError::OrgNotFound)?;
+    started(body.org, &caller.account, m.role)
+}
+
+async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
+    let url = req.url();
+    let (_, path, query) =
+        routes::split_url(&url).ok_or(EdgeError::RouteNotFound { path: url.clone() })?;
+    let caller = header(&req, wire::CALLER_HEADER).and_then(|c| Caller::from_header(&c));
+    let asked = || {
+        caller
+            .clone()
+            .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))
+    };
+    match path {
+        "/check" => {
+            let role = membership(env, &asked()?).await?.map(|m| m.role);
+            return reply::text(200, role.map_or("", Role::as_str));
+        }
+        "/me" => {
+            let me = me(env, &asked()?).await?;
+            return reply::text(200, &me.map(|me| me.encode()).unwrap_or_default());
+        }
+        _ => {}
+    }
+    let Route::Orgs(route) = routes::route(&req.method(), path, query, "")? else {
+        return Err(EdgeError::RouteNotFound { path: path.into() });
+    };
+    match route {
+        OrgsRoute::PasswordSignIn => password_sign_in(req, env).await,
+        OrgsRoute::CreateOrg => {
+            let secret = env
+                .secret(crate::config::names::SESSION_SECRET)
+                .map(|s| s.to_string().trim().as_bytes().to_vec())
+                .map_err(|_| EdgeError::Config {
+                    setting: crate::config::names::SESSION_SECRET,
+                    problem: "the accounts Worker has none".into(),
+                })?;
+            create_org(req, env, &secret).await
+        }
+        OrgsRoute::PreviewInvite => {
+            let body: InviteToken = json_body(&req, MAX_BODY).await?;
+            let (org, token_hash) = invite_of(&body.token)?;
+            let call = super::PreviewInvite {
+                token_hash,
+                at: now_s(),
+            };
+            let preview = ask::<Org, _>(env, org.as_str(), call)
+                .await?
+                .map_err(EdgeError::from)?;
+            reply::json(200, &preview, &[])
+        }
+        OrgsRoute::AcceptInvite => accept_invite(req, env).await,
+        OrgsRoute::SwitchOrg => switch_org(req, env, &asked()?).await,
+        route => team(route, req, env, &asked()?, query).await,
+    }
+}
+
+/// Every answer in the v1 envelope, with the main Worker's request id.
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+    let request_id = header(&req, wire::REQUEST_ID_HEADER).unwrap_or_default();
+    match handle(req, &env).await {
+        Ok(response) => Ok(response),
+        Err(e) => reply::error_response(&e, &request_id, None).map_err(worker::Error::from),
+    }
+}

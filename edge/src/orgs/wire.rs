@@ -1,0 +1,160 @@
+//! What the main Worker and the accounts Worker say to each other through
+//! the `ACCOUNTS` service binding. The accounts Worker (this crate built
+//! with the `accounts` feature, `accounts/`) holds the organizations' and
+//! the directory's objects and everything about people: sign-in, password
+//! hashing, invitations, the team, the audit log. The main Worker keeps
+//! only what every request needs: it asks `check` who a session's person
+//! is now, and forwards the organization endpoints, after its own origin
+//! and session checks, naming the caller. Sign-ins answer [`Started`]; the
+//! main Worker alone makes the session cookie. Only the binding reaches the
+//! accounts Worker (it has no public URL), so it trusts the caller it is told.
+//!
+//! What the main Worker reads of these answers travels as plain text, not
+//! JSON: a decoder derived for each would cost every isolate of the main
+//! Worker more wasm than the few lines below.
+
+use api::orgs::{AccountId, OrgId, OrgSummary};
+use api::session::Role;
+
+pub const BINDING: &str = "ACCOUNTS";
+/// `POST` with the caller: their role's name now, or an empty body if
+/// they are no longer a member (plain text: it is on every request).
+pub const CHECK_URL: &str = "https://accounts/check";
+/// `POST` with the caller: [`Me`], or an empty body if they are no longer a member.
+pub const ME_URL: &str = "https://accounts/me";
+/// Where forwarded endpoints go: this origin and the request's own path.
+pub const ORIGIN: &str = "https://accounts";
+/// `{org} {account}`: the signed-in caller of a forwarded endpoint.
+pub const CALLER_HEADER: &str = "parcel-caller";
+/// The main Worker's request id, for the envelopes the accounts Worker makes.
+pub const REQUEST_ID_HEADER: &str = "parcel-request-id";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub org: OrgId,
+    pub account: AccountId,
+}
+
+impl Caller {
+    pub fn header(&self) -> String {
+        format!("{} {}", self.org, self.account)
+    }
+
+    pub fn from_header(value: &str) -> Option<Caller> {
+        let (org, account) = value.split_once(' ')?;
+        Some(Caller {
+            org: OrgId::parse(org)?,
+            account: AccountId::parse(account)?,
+        })
+    }
+}
+
+/// A sign-in, a new organization, an accepted invitation or a switch
+/// succeeded: the session to start. As text: `{org} {account} {role}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Started {
+    pub org: OrgId,
+    pub account: AccountId,
+    pub role: Role,
+}
+
+impl Started {
+    pub fn encode(&self) -> String {
+        format!("{} {} {}", self.org, self.account, self.role)
+    }
+
+    pub fn decode(text: &str) -> Option<Started> {
+        let mut parts = text.split(' ');
+        let started = Started {
+            org: OrgId::parse(parts.next()?)?,
+            account: AccountId::parse(parts.next()?)?,
+            role: Role::from_name(parts.next()?)?,
+        };
+        parts.next().is_none().then_some(started)
+    }
+}
+
+/// Who a session's person is: for the session answer and the menu's
+/// switcher. As text: the person (`Ada <ada@example.com>`) on the first
+/// line, then `{org}\t{role}\t{name}` per organization, the session's first
+/// (names hold no control characters: `orgs::accounts` refuses them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Me {
+    pub user: String,
+    pub org: OrgSummary,
+    pub orgs: Vec<OrgSummary>,
+}
+
+impl Me {
+    pub fn encode(&self) -> String {
+        let mut text = self.user.clone();
+        for org in std::iter::once(&self.org).chain(&self.orgs) {
+            text.push_str(&format!("\n{}\t{}\t{}", org.id, org.role, org.name));
+        }
+        text
+    }
+
+    pub fn decode(text: &str) -> Option<Me> {
+        let mut lines = text.split('\n');
+        let user = lines.next()?.to_string();
+        let mut orgs = Vec::new();
+        for line in lines {
+            let mut fields = line.splitn(3, '\t');
+            orgs.push(OrgSummary {
+                id: OrgId::parse(fields.next()?)?,
+                role: Role::from_name(fields.next()?)?,
+                name: fields.next()?.to_string(),
+            });
+        }
+        let mut orgs = orgs.into_iter();
+        let org = orgs.next()?;
+        Some(Me {
+            user,
+            org,
+            orgs: orgs.collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caller_header_round_trips_and_refuses_anything_else() {
+        let caller = Caller {
+            org: OrgId::parse("org_0123456789abcdef").unwrap(),
+            account: AccountId::parse("acct_00ff").unwrap(),
+        };
+        assert_eq!(Caller::from_header(&caller.header()), Some(caller));
+        for bad in ["", "org_a", "org_a acct_", "acct_1 org_a", "org_a acct_1 x"] {
+            assert_eq!(Caller::from_header(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn answers_round_trip_as_text() {
+        let org = |id: &str, name: &str, role| OrgSummary {
+            id: OrgId::parse(id).unwrap(),
+            name: name.into(),
+            role,
+        };
+        let me = Me {
+            user: "Ada Lovelace <ada@example.com>".into(),
+            org: org("org_b", "Beta & Sons, Ltd.", Role::Operator),
+            orgs: vec![org("org_a", "Alpha\u{e9} Goods", Role::Admin)],
+        };
+        assert_eq!(Me::decode(&me.encode()), Some(me.clone()));
+        let alone = Me { orgs: vec![], ..me };
+        assert_eq!(Me::decode(&alone.encode()), Some(alone));
+        assert_eq!(Me::decode("Ada"), None);
+        assert_eq!(Me::decode("Ada\norg_a\troot\tAlpha"), None);
+        let started = Started {
+            org: OrgId::parse("org_a").unwrap(),
+            account: AccountId::parse("acct_1").unwrap(),
+            role: Role::Viewer,
+        };
+        assert_eq!(Started::decode(&started.encode()), Some(started));
+        assert_eq!(Started::decode("org_a acct_1 viewer extra"), None);
+    }
+}
