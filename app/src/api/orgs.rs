@@ -4,10 +4,10 @@
 
 use super::{Client, ClientError, encode};
 use api::orgs::{
-    AUDIT_PATH, AcceptInvite, AccountId, AuditPage, CREATE_ORG_PATH, CreateOrg, INVITE_PATH,
-    INVITES_PATH, InviteCreated, InviteList, InvitePreview, InviteRequest, MEMBER_PATH,
-    MEMBERS_PATH, MemberList, OrgId, PASSWORD_SIGN_IN_PATH, PUBLIC_INVITE_PATH, PasswordSignIn,
-    RoleChange, SWITCH_ORG_PATH, SwitchOrg,
+    ACCEPT_INVITE_PATH, AUDIT_PATH, AcceptInvite, AccountId, AuditPage, CREATE_ORG_PATH, CreateOrg,
+    INVITE_PATH, INVITES_PATH, InviteCreated, InviteList, InvitePreview, InviteRequest,
+    InviteToken, MEMBER_PATH, MEMBERS_PATH, MemberList, OrgId, PASSWORD_SIGN_IN_PATH,
+    PREVIEW_INVITE_PATH, PasswordSignIn, RoleChange, SWITCH_ORG_PATH, SwitchOrg,
 };
 use api::session::{Role, SessionInfo};
 use gloo_net::http::Request;
@@ -81,22 +81,15 @@ impl Client {
 
     /// What accepting the invitation `token` would do (anyone may ask).
     pub async fn invite_preview(self, token: String) -> Result<InvitePreview, ClientError> {
-        self.send(Request::get(&with_id(PUBLIC_INVITE_PATH, &token)))
+        self.send_json(Request::post(PREVIEW_INVITE_PATH), &InviteToken { token })
             .await
     }
 
     /// Joins the invitation's organization, creating the account if the
     /// email has none; the person is signed in to it.
-    pub async fn accept_invite(
-        self,
-        token: String,
-        request: AcceptInvite,
-    ) -> Result<(), ClientError> {
+    pub async fn accept_invite(self, request: AcceptInvite) -> Result<(), ClientError> {
         let info: SessionInfo = self
-            .send_json(
-                Request::post(&with_id(PUBLIC_INVITE_PATH, &token)),
-                &request,
-            )
+            .send_json(Request::post(ACCEPT_INVITE_PATH), &request)
             .await?;
         self.session.set(Some(info));
         Ok(())
@@ -119,6 +112,6 @@ mod tests {
     #[test]
     fn ids_fill_the_table_paths_encoded() {
         assert_eq!(with_id(MEMBER_PATH, "acct_01"), "/api/org/members/acct_01");
-        assert_eq!(with_id(PUBLIC_INVITE_PATH, "a/b"), "/api/invites/a%2Fb");
+        assert_eq!(with_id(INVITE_PATH, "a/b"), "/api/org/invites/a%2Fb");
     }
 }

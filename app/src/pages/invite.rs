@@ -132,11 +132,12 @@ fn JoinForm(token: String, offer: InvitePreview) -> impl IntoView {
         async move {
             let typed_name = name.get_untracked().trim().to_string();
             let request = AcceptInvite {
+                token,
                 email: email.get_untracked().trim().to_string(),
                 password: password.get_untracked(),
                 name: (!existing.get_untracked() && !typed_name.is_empty()).then_some(typed_name),
             };
-            client.accept_invite(token, request).await?;
+            client.accept_invite(request).await?;
             navigate("/", Default::default());
             Ok(())
         }
