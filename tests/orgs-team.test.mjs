@@ -218,6 +218,7 @@ test('the last admin is protected, a removed member is out at the next request, 
   await late.page.goto(usedLink);
   await late.page.getByTestId('refusal').getByText('already been used').waitFor({ timeout: T });
   assert.match(await late.page.locator('.error-kicker').innerText(), /EDGE\.INVITE\.USED/);
+  await late.page.getByRole('link', { name: 'Sign in' }).waitFor();
   await first.context.close();
   await late.context.close();
   const link = await team.invite('viewer');

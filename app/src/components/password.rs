@@ -17,10 +17,13 @@ pub fn PasswordInput(
     let shown = RwSignal::new(false);
     let problem = move || problem.and_then(|p| p.get());
     let hint_id = format!("{id}-hint");
-    let described_by = move || match (problem(), hint) {
-        (Some(_), _) => Some(advice_id(id)),
-        (None, Some(_)) => Some(hint_id.clone()),
-        (None, None) => None,
+    let described_by = {
+        let hint_id = hint_id.clone();
+        move || match (problem(), hint) {
+            (Some(_), _) => Some(advice_id(id)),
+            (None, Some(_)) => Some(hint_id.clone()),
+            (None, None) => None,
+        }
     };
     view! {
         <label for=id>{label}</label>
@@ -36,7 +39,7 @@ pub fn PasswordInput(
             prop:value=move || value.get()
             on:input=move |ev| value.set(event_target_value(&ev))
         />
-        {hint.map(|text| view! { <p class="hint" id=format!("{id}-hint")>{text}</p> })}
+        {hint.map(|text| view! { <p class="hint" id=hint_id.clone()>{text}</p> })}
         {advice(id.to_string(), problem)}
         <label class="check">
             <input type="checkbox" prop:checked=move || shown.get()

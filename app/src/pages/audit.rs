@@ -1,7 +1,7 @@
 //! The audit log (admins): who changed what in the organization, newest
 //! first, a page at a time.
 
-use crate::api::{Client, ClientError};
+use crate::api::Client;
 use crate::components::dates::When;
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
@@ -60,7 +60,7 @@ pub fn AuditLogPage() -> impl IntoView {
                 extend(l, page);
             }
         });
-        Ok::<(), ClientError>(())
+        Ok(())
     });
     view! {
         <h1>"Audit log"</h1>

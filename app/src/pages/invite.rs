@@ -97,10 +97,17 @@ fn Invitation(token: String) -> impl IntoView {
         None => busy("Reading the invitation…"),
         Some(Err(error)) => {
             let next = invite_refusal(error.code());
+            // Used: perhaps by this person, who then signs in.
+            let used = error.code() == Some(&ErrorCode::EdgeInviteUsed);
             let retry = matches!(error, ClientError::Network(_)).then(|| {
                 view! { <button type="button" class="secondary" on:click=move |_| preview.refetch()>"Try again"</button> }
             });
-            view! { {refused(error, next)} {retry} }.into_any()
+            view! {
+                {refused(error, next)}
+                {retry}
+                {used.then(|| view! { <p><a href="/">"Sign in"</a></p> })}
+            }
+            .into_any()
         }
         Some(Ok(offer)) => view! { <JoinForm token=token.clone() offer /> }.into_any(),
     }
