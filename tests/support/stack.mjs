@@ -111,7 +111,10 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   secret('SESSION_SECRET', sessionSecret);
   for (const [name, value] of Object.entries(secrets)) secret(name, value);
   const registry = mkdtempSync(path.join(tmpdir(), 'parcel-registry-'));
-  const start = (config, extra = {}) => unstable_startWorker({
+  // Each Worker keeps its state apart: two workerd processes on one
+  // directory lock each other's SQLite on a restart (SQLITE_BUSY).
+  const own = (name) => persist && path.join(persist, 'workers', name);
+  const start = (config, extra = {}, persistTo = persist) => unstable_startWorker({
     config: path.join(ROOT, config),
     envFiles: [],
     // The config's build still runs once (scripts/build-edge, a no-op when
@@ -121,7 +124,7 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     dev: {
       server: { hostname: '127.0.0.1', port: 0 },
       inspector: false,
-      persist,
+      persist: persistTo,
       watch: false,
       logLevel,
       registry,
@@ -130,17 +133,31 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   });
   // The accounts Worker signs setup links with the same SESSION_SECRET.
   const accountsBindings = { SESSION_SECRET: bindings.SESSION_SECRET };
-  const [pdf, accounts, worker] = await Promise.all([
-    start('pdf/wrangler.toml'),
-    start('accounts/wrangler.toml', { bindings: accountsBindings }),
+  const started = await Promise.allSettled([
+    start('pdf/wrangler.toml', {}, own('pdf')),
+    start('accounts/wrangler.toml', { bindings: accountsBindings }, own('accounts')),
     start('wrangler.toml', { bindings }),
   ]);
-  await Promise.all([pdf.ready, accounts.ready, worker.ready]);
+  const running = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
+  const ready = await Promise.allSettled(running.map((w) => w.ready));
+  const failed = [...started, ...ready].find((s) => s.status === 'rejected');
+  if (failed) {
+    // A Worker left running would keep the test process alive for good.
+    await Promise.allSettled(running.map((w) => w.dispose()));
+    rmSync(registry, { recursive: true, force: true });
+    throw failed.reason;
+  }
+  const [pdf, accounts, worker] = running;
   const url = (await worker.url).toString().replace(/\/$/, '');
   return {
     ...edgeClient(url),
     async stop() {
-      await Promise.all([worker.dispose(), accounts.dispose(), pdf.dispose()]);
+      // One at a time, the main Worker (which binds the others) first: a
+      // Worker disposed while another's registry update rebuilds it once
+      // left a dispose pending for good. Each gets 20 s, then the next.
+      for (const w of [worker, accounts, pdf]) {
+        await Promise.race([w.dispose(), new Promise((r) => setTimeout(r, 20000).unref())]);
+      }
       rmSync(registry, { recursive: true, force: true });
     },
   };

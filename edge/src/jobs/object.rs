@@ -144,7 +144,10 @@ impl BatchJob {
     }
 
     /// The deployment's settings, read as the fetch handler reads them
-    /// (one parser in the wasm, one copy per isolate).
+    /// (one parser in the wasm, one copy per isolate). Only the
+    /// deployment's organization can make a job today: another has no keys,
+    /// so the gate refuses it first. When organizations get their own keys,
+    /// a job must carry its organization and run with its settings here.
     fn config(&self) -> std::result::Result<Rc<Config>, EdgeError> {
         crate::runtime::config(&self.env)
     }

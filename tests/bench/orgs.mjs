@@ -1,0 +1,80 @@
+// What organizations cost, through the real Workers in workerd (main,
+// accounts, PDF) in front of the simulator:
+//  - the organization lookup: p50/p90 of GET /api/limits (signed in, no
+//    upstream call) for a session of the deployment's own organization
+//    (no lookup: today's path) against one of an organization's (asks the
+//    accounts Worker, which asks the organization's object), alternating;
+//  - a password sign-in (six chained PBKDF2 derivations of 100,000
+//    iterations, and the directory's calls) and a throttled one (the
+//    directory's first call only, no derivation), each from a fresh
+//    address so the counters never interfere.
+//   node tests/bench/orgs.mjs [N=200] [SIGN_INS=15]
+import { randomBytes } from 'node:crypto';
+import { newKeys, newUsers, startEdge, startSim } from '../support/stack.mjs';
+import { Person, newOrgLink } from '../support/orgs.mjs';
+
+const N = Number(process.argv[2]) || 200;
+const SIGN_INS = Number(process.argv[3]) || 15;
+const PASSWORD = 'correct horse battery staple';
+
+const keys = newKeys();
+const users = newUsers();
+const sim = await startSim({ keys });
+const sessionSecret = randomBytes(32).toString('hex');
+const edge = await startEdge({ upstream: sim.url, keys, users, sessionSecret });
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  return `p50 ${at(0.5).toFixed(2)} ms, p90 ${at(0.9).toFixed(2)} ms (n=${s.length})`;
+};
+let address = 0;
+const person = () => new Person(edge.url, { address: `192.0.2.${++address % 250}` });
+try {
+  const link = await newOrgLink(sessionSecret, edge.url);
+  const admin = person();
+  const email = `bench.${randomBytes(4).toString('hex')}@example.com`;
+  const made = await admin.createOrg(link.token, { orgName: 'Bench Co', name: 'Bench', email, password: PASSWORD });
+  if (made.status !== 200) throw new Error(made.text);
+  const deployment = await edge.session(users.admin);
+
+  const timed = async (headers) => {
+    const t0 = performance.now();
+    const res = await fetch(`${edge.url}/api/limits`, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`limits → ${res.status}`);
+    return performance.now() - t0;
+  };
+  const own = { cookie: deployment.cookie };
+  const org = { cookie: admin.cookie };
+  for (let i = 0; i < 20; i++) { await timed(own); await timed(org); } // warm both paths
+  const times = { own: [], org: [] };
+  for (let i = 0; i < N; i++) {
+    times.own.push(await timed(own));
+    times.org.push(await timed(org));
+  }
+  console.log(`GET /api/limits, the deployment's session (no lookup): ${stats(times.own)}`);
+  console.log(`GET /api/limits, an organization's session (lookup):  ${stats(times.org)}`);
+
+  const signIns = [];
+  const throttled = [];
+  for (let i = 0; i < SIGN_INS; i++) {
+    const t0 = performance.now();
+    const res = await person().signIn(email, PASSWORD);
+    signIns.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`sign-in → ${res.status} ${res.text}`);
+  }
+  // An email past its failures: refused by the directory before any hashing.
+  const locked = `locked.${randomBytes(4).toString('hex')}@example.com`;
+  for (let i = 0; i < 5; i++) await person().signIn(locked, 'wrong password!!');
+  for (let i = 0; i < SIGN_INS; i++) {
+    const t0 = performance.now();
+    const res = await person().signIn(locked, 'wrong password!!');
+    throttled.push(performance.now() - t0);
+    if (res.status !== 429) throw new Error(`throttled sign-in → ${res.status}`);
+  }
+  console.log(`password sign-in (6 x 100,000 PBKDF2 + directory): ${stats(signIns)}`);
+  console.log(`throttled sign-in (directory only, no hashing):     ${stats(throttled)}`);
+} finally {
+  await edge.stop();
+  await sim.stop();
+}
