@@ -91,7 +91,7 @@ for (const [vp, viewport] of Object.entries(VIEWPORTS)) {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     await page.goto(stack.edge.url + '/');
-    await page.getByLabel('Access token').waitFor({ timeout: T });
+    await page.getByLabel('Email').waitFor({ timeout: T });
     await axe(page, 'login');
     await screenshot(page, `login-${vp}`);
     const app = new App(page, stack);

@@ -53,6 +53,7 @@ for (const name of ['chromium', 'firefox']) {
     const documents = () => requests.filter((p) => !/\.\w+$/.test(p) && !p.startsWith('/api/')).length;
     try {
       await page.goto(`${stack.edge.url}/`);
+      await d.role(page, 'button', 'Use an access token').click();
       await page.locator('#token').fill(stack.users.admin.token);
       await d.role(page, 'button', 'Sign in').click();
       await d.wait(d.role(page, 'button', 'Sign out'));

@@ -41,6 +41,7 @@ test('firefox: an operator signs in, quotes every carrier and buys the cheapest 
   const problems = watchProblems(page);
   try {
     await page.goto(`${stack.edge.url}/`);
+    await page.locator(aria('button', 'Use an access token')).click();
     await page.locator('#token').fill(stack.users.operator.token);
     await page.locator(aria('button', 'Sign in')).click();
     await page.locator(aria('button', 'Sign out')).setTimeout(T).wait();

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
-import { signInPage, startStack, ROOT } from './support/stack.mjs';
+import { signInPage, startStack, tokenField, ROOT } from './support/stack.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 
 let stack, browser;
@@ -32,7 +32,7 @@ test('the dashboard shows the wallet balance the simulator holds, as money', asy
   assert.match(csp, /frame-ancestors 'none'/);
   assert.doesNotMatch(csp, /unsafe-inline/);
   assert.equal(res.headers()['x-content-type-options'], 'nosniff');
-  await page.getByLabel('Access token').fill(stack.users.admin.token);
+  await (await tokenField(page)).fill(stack.users.admin.token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   const balance = page.getByTestId('balance');
   await balance.waitFor({ timeout: 15000 });
@@ -94,7 +94,7 @@ test('sign-in: a wrong token shows the error, the right one the dashboard; sign-
   const page = await browser.newPage();
   const problems = watchProblems(page);
   await page.goto(stack.edge.url + '/');
-  await page.getByLabel('Access token').fill('pt_' + '0'.repeat(48));
+  await (await tokenField(page)).fill('pt_' + '0'.repeat(48));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('alert').getByText('That access token is not valid.').waitFor({ timeout: 15000 });
   await page.getByLabel('Access token').fill(stack.users.admin.token);
@@ -111,6 +111,7 @@ test('sign-in: a wrong token shows the error, the right one the dashboard; sign-
   await page.getByRole('button', { name: 'Switch to live' }).click();
   await page.getByRole('status').waitFor({ state: 'detached', timeout: 15000 });
   await page.getByRole('button', { name: 'Sign out' }).click();
+  // The login page opens on the way this browser last signed in: the token.
   await page.getByLabel('Access token').waitFor({ timeout: 15000 });
   await page.reload();
   await page.getByLabel('Access token').waitFor({ timeout: 15000 });

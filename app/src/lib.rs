@@ -16,9 +16,9 @@ use components::loader::{busy, failed};
 use components::shell::Shell;
 use leptos::prelude::*;
 use leptos_router::components::Router;
+use leptos_router::hooks::use_location;
 
-/// The first session check, then the login page or the shell around the
-/// pages.
+/// The router around the frame.
 #[component]
 pub fn App(
     /// The chunks of the build (the dashboard's bin has them).
@@ -27,21 +27,39 @@ pub fn App(
     provide_context(chunks);
     let client = Client::provide();
     state::clock::Clock::provide();
-    let session = state::session::use_session(client);
     view! {
         <Router>
-            {move || match session.started.get() {
-                None => busy("Loading…"),
-                Some(Err(error)) => failed(error, session.start),
-                Some(Ok(())) => match client.session.get() {
-                    None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
-                    Some(info) => view! {
-                        <Shell session=info switch_mode=session.switch_mode sign_out=session.sign_out>
-                            {pages::routes(chunks.pages)}
-                        </Shell>
-                    }.into_any(),
-                },
-            }}
+            <Frame chunks client />
         </Router>
+    }
+}
+
+/// A page anyone may open (an invitation, a setup link) as it is; else the
+/// first session check, then the login page or the shell around the pages.
+#[component]
+fn Frame(chunks: pages::chunks::Chunks, client: Client) -> impl IntoView {
+    // Inside the router: switching organizations lands on `/`.
+    let session = state::session::use_session(client);
+    let location = use_location();
+    let open = Memo::new(move |_| location.pathname.with(|p| pages::open_to_anyone(p)));
+    let framed = move || match session.started.get() {
+        None => busy("Loading…"),
+        Some(Err(error)) => failed(error, session.start),
+        Some(Ok(())) => match client.session.get() {
+            None => view! { <main id="main"><pages::login::LoginPage /></main> }.into_any(),
+            Some(info) => view! {
+                <Shell session=info switch_mode=session.switch_mode
+                    switch_org=session.switch_org sign_out=session.sign_out>
+                    {pages::routes(chunks.pages)}
+                </Shell>
+            }
+            .into_any(),
+        },
+    };
+    move || match open.get() {
+        Some(path) => {
+            view! { <main id="main">{pages::page_view(path, chunks.pages)}</main> }.into_any()
+        }
+        None => framed(),
     }
 }

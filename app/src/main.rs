@@ -3,7 +3,9 @@
 //! need; split at the `#[wasm_split]` functions below.
 
 use app::pages::chunks::{Chunks, Load, Page};
-use app::pages::{carriers, label, labels, ship, status, tracking, wallet, webhooks};
+use app::pages::{
+    audit, carriers, invite, label, labels, new_org, ship, status, team, tracking, wallet, webhooks,
+};
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
 
@@ -41,6 +43,10 @@ chunk_pages! {
     "/wallet" => wallet: wallet_page => view! { <wallet::WalletPage /> };
     "/webhooks" => webhooks: webhooks_page => view! { <webhooks::WebhooksPage /> };
     "/status" => status: api_status => view! { <status::StatusPage /> };
+    "/team" => team: team_page => view! { <team::TeamPage /> };
+    "/audit" => team: audit_log => view! { <audit::AuditLogPage /> };
+    "/invite" => join: invite_page => view! { <invite::InvitePage /> };
+    "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -127,3 +127,81 @@ export class TrackingPage {
     return this.timeline().locator('li strong').allInnerTexts();
   }
 }
+
+/** The login page's email and password form (organizations, issue 21). */
+export class PasswordSignIn {
+  constructor(page) { this.page = page; }
+  async signIn(email, password) {
+    await this.page.getByLabel('Email', { exact: true }).fill(email);
+    await this.page.getByLabel('Password', { exact: true }).fill(password);
+    await this.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+}
+
+/** The shell's organization: `Acme · admin`, and the switch when there are several. */
+export class OrgShell {
+  constructor(page) { this.page = page; }
+  current() { return this.page.locator('.who'); }
+  menu() { return this.page.getByRole('navigation', { name: 'Main' }); }
+  async switchTo(name) {
+    const select = this.page.getByLabel('Organization', { exact: true });
+    const value = await select.locator('option', { hasText: name }).getAttribute('value');
+    await select.selectOption(value);
+    await this.page.getByRole('button', { name: 'Switch', exact: true }).click();
+  }
+}
+
+/**
+ * The pages a link opens: `/new-org#…` (organization, name, email,
+ * password) and `/invite#…` (new account or existing, then join).
+ */
+export class JoinPage {
+  constructor(page) { this.page = page; }
+  async createOrg({ orgName, name, email, password }) {
+    await this.page.getByLabel('Organization name').fill(orgName);
+    await this.page.getByLabel('Your name').fill(name);
+    await this.page.getByLabel('Email', { exact: true }).fill(email);
+    await this.page.getByLabel('Choose a password').fill(password);
+    await this.page.getByRole('button', { name: 'Create organization' }).click();
+  }
+  offer() { return this.page.locator('#offer'); }
+  async join({ name, email, password, existing = false }) {
+    await this.offer().waitFor({ timeout: T });
+    if (existing) await this.page.getByLabel('I already have an account').check();
+    if (name) await this.page.getByLabel('Your name (optional)').fill(name);
+    await this.page.getByLabel('Email', { exact: true }).fill(email);
+    await this.page.getByLabel(existing ? 'Password' : 'Choose a password', { exact: true }).fill(password);
+    await this.page.getByRole('button', { name: /^Join / }).click();
+  }
+  refusal() { return this.page.getByTestId('refusal'); }
+}
+
+/** Team: members (role, removal) and invitations (the link shown once, revoking). */
+export class TeamPage {
+  constructor(page) { this.page = page; }
+  members() { return this.page.getByRole('table', { name: /^Members/ }); }
+  member(name) { return this.members().getByRole('row').filter({ hasText: name }); }
+  invitations() { return this.page.getByRole('table', { name: /^Invitations/ }); }
+  /** The invitations in `state` (Pending, Accepted, Revoked, Expired). */
+  invites(state) {
+    return this.invitations().locator('tbody tr').filter({ has: this.page.locator('td[data-label="State"]', { hasText: state }) });
+  }
+  /** Creates an invitation link for `role`; returns the link as shown. */
+  async invite(role, days) {
+    await this.page.getByLabel('Role', { exact: true }).selectOption(role);
+    if (days !== undefined) await this.page.getByLabel('Expires after (days)').fill(String(days));
+    await this.page.getByRole('button', { name: 'Create invitation link' }).click();
+    const link = this.page.getByRole('textbox', { name: 'Invitation link' });
+    await this.page.getByRole('heading', { name: `Invitation link for a new ${role}` }).waitFor({ timeout: T });
+    return link.inputValue();
+  }
+  async setRole(name, role) {
+    await this.page.getByLabel(`Role of ${name}`).selectOption(role);
+    await this.page.getByRole('button', { name: `Save role of ${name}` }).click();
+  }
+  async remove(name) {
+    await this.page.getByRole('button', { name: `Remove ${name}` }).click();
+    await this.page.getByRole('group', { name: `Remove ${name}?`, exact: false }).getByRole('button', { name: 'Yes, remove' }).click();
+  }
+  refusal() { return this.page.getByTestId('refusal'); }
+}

@@ -239,10 +239,22 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
   return stack;
 }
 
+/**
+ * The login page's access-token input. The page opens on email and
+ * password, or on the token if this browser last signed in with one.
+ */
+export async function tokenField(page) {
+  // The switch to the other way is always shown, named after that way.
+  await page.getByRole('button', { name: /^Use (an access token|email and password)$/ }).waitFor({ timeout: 15000 });
+  const other = page.getByRole('button', { name: 'Use an access token' });
+  if (await other.isVisible()) await other.click();
+  return page.getByLabel('Access token');
+}
+
 /** Signs `user` in through the app's login page in a Playwright page. */
 export async function signInPage(page, stack, user) {
   await page.goto(stack.edge.url + '/');
-  await page.getByLabel('Access token').fill(user.token);
+  await (await tokenField(page)).fill(user.token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 15000 });
 }

@@ -5,6 +5,7 @@
 
 mod error;
 pub mod live;
+mod orgs;
 
 pub use error::ClientError;
 

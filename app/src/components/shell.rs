@@ -1,21 +1,24 @@
 use crate::api::Client;
 use crate::components::error_view::ErrorView;
+use crate::components::org_switch::OrgSwitcher;
 use crate::pages::PAGES;
-use crate::state::session::other_mode;
+use crate::state::session::{OrgSwitch, other_mode};
 use crate::state::write::Write;
 use api::KeyEnv;
 use api::session::SessionInfo;
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-/// The signed-in frame: the menu of the pages the session may use, who is
-/// signed in, the live/sandbox switch for admins, the sandbox banner and
-/// the key alert.
+/// The signed-in frame: the menu of the pages the session may use, the
+/// organization (and the switch to the person's others), who is signed
+/// in, the live/sandbox switch for admins, the sandbox banner and the key
+/// alert.
 #[component]
 pub fn Shell(
     session: SessionInfo,
     /// Switches the session's mode (admins, both keys configured).
     switch_mode: Write,
+    switch_org: OrgSwitch,
     sign_out: Write,
     children: Children,
 ) -> impl IntoView {
@@ -43,17 +46,26 @@ pub fn Shell(
         .collect_view();
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
-        {sandbox.then(|| view! {
-            <p class="banner banner-sandbox" role="status">
-                "Sandbox mode: labels are not mailable and nothing is charged."
-            </p>
-        })}
+        {if session.modes.is_empty() {
+            Some(view! {
+                <p class="banner banner-sandbox" role="status">
+                    "No API key yet: this organization cannot ship until an admin enters its keys."
+                </p>
+            }.into_any())
+        } else {
+            sandbox.then(|| view! {
+                <p class="banner banner-sandbox" role="status">
+                    "Sandbox mode: labels are not mailable and nothing is charged."
+                </p>
+            }.into_any())
+        }}
         {key_alert}
         <header class="topbar">
             <A href="/" attr:class="brand">"Parcel"</A>
             <nav aria-label="Main">{links}</nav>
             <div class="who">
-                <span>{session.user.clone()} " · " {session.role.as_str()}</span>
+                <OrgSwitcher current=session.org.clone() role=session.role orgs=session.orgs.clone() switch=switch_org />
+                <span>{session.user.clone()}</span>
                 {can_switch.then(|| view! {
                     <button type="button" class="secondary" disabled=move || switch_mode.pending()
                         on:click=move |_| switch_mode.submit()>
@@ -66,7 +78,7 @@ pub fn Shell(
                 </button>
             </div>
         </header>
-        {move || switch_mode.error().or_else(|| sign_out.error()).map(|error| view! {
+        {move || switch_mode.error().or_else(|| switch_org.write.error()).or_else(|| sign_out.error()).map(|error| view! {
             <div class="shell-error"><ErrorView error /></div>
         })}
         <main id="main" tabindex="-1">{children()}</main>

@@ -1,43 +1,100 @@
 use crate::api::Client;
 use crate::components::error_view::ErrorView;
+use crate::components::field::focus;
+use crate::state::stored;
 use crate::state::write::Write;
+use api::orgs::PasswordSignIn;
 use leptos::prelude::*;
 
-/// Sign-in with the access token an admin gave the user. The token goes to
-/// the Worker once; the browser keeps only the HttpOnly session cookie.
+/// Whether this browser last signed in with an access token: the page
+/// opens on that form again.
+const TOKEN_LAST: &str = "parcel.sign-in.token";
+
+/// Sign-in with email and password, or with an access token (scripts, a
+/// deployment whose people are configured as tokens). Either goes to the
+/// Worker once; the browser keeps only the HttpOnly session cookie. A
+/// throttled sign-in (`EDGE.SIGN_IN.THROTTLED`) counts down in the error
+/// view. One form whose other way is hidden, not rebuilt: the page is in
+/// every first load.
 #[component]
 pub fn LoginPage() -> impl IntoView {
     let client = Client::get();
+    let by_token = RwSignal::new(stored::load::<bool>(TOKEN_LAST));
+    let email = RwSignal::new(String::new());
+    let password = RwSignal::new(String::new());
     let token = RwSignal::new(String::new());
     let sign_in = Write::new(move || async move {
-        let typed = token.get_untracked().trim().to_string();
-        client.sign_in(typed).await.map(drop)
+        // Read before the call: a session replaces this page.
+        let with_token = by_token.get_untracked();
+        let signed_in = if with_token {
+            let typed = token.get_untracked().trim().to_string();
+            client.sign_in(typed).await.map(drop)
+        } else {
+            let request = PasswordSignIn {
+                email: email.get_untracked().trim().to_string(),
+                password: password.get_untracked(),
+            };
+            client.sign_in_password(request).await
+        };
+        if signed_in.is_ok() {
+            stored::store(TOKEN_LAST, &with_token);
+        }
+        signed_in
     });
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        if !token.get_untracked().trim().is_empty() {
+        let filled = if by_token.get_untracked() {
+            !token.get_untracked().trim().is_empty()
+        } else {
+            !email.get_untracked().trim().is_empty() && !password.get_untracked().is_empty()
+        };
+        if filled {
             sign_in.submit();
         }
     };
+    let other_way = move |_| {
+        sign_in.clear();
+        by_token.update(|t| *t = !*t);
+        let first = if by_token.get_untracked() {
+            "token"
+        } else {
+            "email"
+        };
+        // Once the other way is shown: a hidden input takes no focus.
+        request_animation_frame(move || focus(first));
+    };
+    let input =
+        move |ev: leptos::ev::Event, value: RwSignal<String>| value.set(event_target_value(&ev));
     view! {
         <section class="login card" aria-labelledby="login-title">
             <h1 id="login-title">"Sign in to Parcel"</h1>
             <form on:submit=submit>
-                <label for="token">"Access token"</label>
-                <input
-                    id="token"
-                    name="token"
-                    type="password"
-                    autocomplete="current-password"
-                    required
-                    prop:value=move || token.get()
-                    on:input=move |ev| token.set(event_target_value(&ev))
-                />
-                <p class="hint">"Your administrator gives you this token; it starts with pt_."</p>
+                <div hidden=move || by_token.get()>
+                    <label for="email">"Email"</label>
+                    <input id="email" name="email" type="email" autocomplete="username"
+                        required=move || !by_token.get()
+                        prop:value=move || email.get() on:input=move |ev| input(ev, email) />
+                    <label for="password">"Password"</label>
+                    <input id="password" name="password" type="password" autocomplete="current-password"
+                        required=move || !by_token.get()
+                        prop:value=move || password.get() on:input=move |ev| input(ev, password) />
+                </div>
+                <div hidden=move || !by_token.get()>
+                    <label for="token">"Access token"</label>
+                    <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint"
+                        required=move || by_token.get()
+                        prop:value=move || token.get() on:input=move |ev| input(ev, token) />
+                    <p class="hint" id="token-hint">"For scripts, and people an admin gave a token: it starts with pt_."</p>
+                </div>
                 <button type="submit" disabled=move || sign_in.pending()>
                     {move || sign_in.label("Sign in", "Signing in…")}
                 </button>
             </form>
+            <p>
+                <button type="button" class="link" on:click=other_way>
+                    {move || if by_token.get() { "Use email and password" } else { "Use an access token" }}
+                </button>
+            </p>
             {move || sign_in.error().map(|error| view! { <ErrorView error /> })}
         </section>
     }

@@ -1,23 +1,29 @@
 //! One page per route; each page owns its data. `PAGES` is the one table
-//! of them: it makes the routes, the main menu (`components::shell`) and
-//! the guard that keeps a role from a page it has no scope for. Pages most
-//! visits never open are chunks of the build, fetched when first shown
-//! (`chunks`).
+//! of them: it makes the routes, the main menu (`components::shell`), the
+//! guard that keeps a role from a page it has no scope for, and the pages
+//! anyone may open without signing in (the links people join by). Pages
+//! most visits never open are chunks of the build, fetched when first
+//! shown (`chunks`).
 
+pub mod audit;
 pub mod carriers;
 pub mod chunks;
+pub mod invite;
 pub mod label;
 pub mod labels;
 pub mod login;
+pub mod new_org;
 pub mod not_found;
 pub mod ship;
 pub mod status;
+pub mod team;
 pub mod tracking;
 pub mod wallet;
 pub mod webhooks;
 
 use crate::api::Client;
 use api::Scope;
+use api::session::{Role, SessionInfo};
 use leptos::children::ToChildren;
 use leptos::prelude::*;
 use leptos::tachys::view::iterators::StaticVec;
@@ -32,89 +38,124 @@ pub struct Page {
     /// The menu entry, and the heading of the guard.
     pub title: &'static str,
     pub in_menu: bool,
-    /// What a session needs to use the page (`None`: every signed-in user),
-    /// and what the guard says a role without it cannot do.
-    pub scope: Option<(Scope, &'static str)>,
+    pub guard: Guard,
 }
 
-const SHIP: Option<(Scope, &str)> = Some((Scope::RatesRead, "request rates"));
-const LABELS: Option<(Scope, &str)> = Some((Scope::LabelsRead, "see labels"));
-const BATCHES: Option<(Scope, &str)> = Some((Scope::BatchesRead, "see batch jobs"));
+/// Who may use a page; the text says what the guard tells a role that may not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// Every signed-in user.
+    SignedIn,
+    /// Sessions that may use the scope.
+    Scope(Scope, &'static str),
+    /// The organization's admins.
+    Admin(&'static str),
+    /// Anyone, signed in or not, without the menu: the pages a link opens.
+    Anyone,
+}
 
-pub static PAGES: [Page; 12] = [
+const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
+const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
+const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
+
+pub static PAGES: [Page; 16] = [
     Page {
         path: "/",
         title: "Ship",
         in_menu: false,
-        scope: SHIP,
+        guard: SHIP,
     },
     Page {
         path: "/ship",
         title: "Ship",
         in_menu: true,
-        scope: SHIP,
+        guard: SHIP,
     },
     Page {
         path: "/labels",
         title: "Labels",
         in_menu: true,
-        scope: LABELS,
+        guard: LABELS,
     },
     Page {
         path: "/labels/:id",
         title: "Label",
         in_menu: false,
-        scope: LABELS,
+        guard: LABELS,
     },
     Page {
         path: "/batches",
         title: "Batches",
         in_menu: true,
-        scope: BATCHES,
+        guard: BATCHES,
     },
     // Before `/batches/:id`: the router takes the first match.
     Page {
         path: "/batches/new",
         title: "New batch",
         in_menu: false,
-        scope: BATCHES,
+        guard: BATCHES,
     },
     Page {
         path: "/batches/:id",
         title: "Batch",
         in_menu: false,
-        scope: BATCHES,
+        guard: BATCHES,
     },
     Page {
         path: "/tracking",
         title: "Tracking",
         in_menu: true,
-        scope: Some((Scope::TrackingRead, "track parcels")),
+        guard: Guard::Scope(Scope::TrackingRead, "track parcels"),
     },
     Page {
         path: "/carriers",
         title: "Carrier accounts",
         in_menu: true,
-        scope: Some((Scope::CarrierAccountsRead, "see carrier accounts")),
+        guard: Guard::Scope(Scope::CarrierAccountsRead, "see carrier accounts"),
     },
     Page {
         path: "/wallet",
         title: "Wallet",
         in_menu: true,
-        scope: Some((Scope::WalletRead, "see the wallet")),
+        guard: Guard::Scope(Scope::WalletRead, "see the wallet"),
     },
     Page {
         path: "/webhooks",
         title: "Webhooks",
         in_menu: true,
         // The Worker's inbox and ledger answer to labels:read.
-        scope: Some((Scope::LabelsRead, "see webhook events")),
+        guard: Guard::Scope(Scope::LabelsRead, "see webhook events"),
     },
     Page {
         path: "/status",
         title: "API status",
         in_menu: true,
-        scope: None,
+        guard: Guard::SignedIn,
+    },
+    Page {
+        path: "/team",
+        title: "Team",
+        in_menu: true,
+        guard: Guard::Admin("manage the team"),
+    },
+    Page {
+        path: "/audit",
+        title: "Audit log",
+        in_menu: true,
+        guard: Guard::Admin("read the audit log"),
+    },
+    Page {
+        path: api::orgs::INVITE_PAGE,
+        title: "Accept an invitation",
+        in_menu: false,
+        guard: Guard::Anyone,
+    },
+    Page {
+        path: api::orgs::NEW_ORG_PAGE,
+        title: "Create your organization",
+        in_menu: false,
+        guard: Guard::Anyone,
     },
 ];
 
@@ -122,7 +163,7 @@ pub static PAGES: [Page; 12] = [
 /// (`components::shell`) does not reach every page's code. The pages that
 /// are chunks (`on_demand`) are fetched when first shown, behind the
 /// guard, so a role without their scope never fetches them.
-fn page_view(path: &str, on_demand: chunks::OnDemand) -> AnyView {
+pub(crate) fn page_view(path: &str, on_demand: chunks::OnDemand) -> AnyView {
     match path {
         "/" | "/ship" => view! { <ship::ShipPage /> }.into_any(),
         _ => match on_demand(path) {
@@ -137,32 +178,68 @@ pub fn page(path: &str) -> Option<&'static Page> {
     PAGES.iter().find(|p| p.path == path)
 }
 
-impl Page {
-    /// Whether the signed-in session may use the page.
-    pub fn allowed(&self, client: Client) -> bool {
-        self.scope.is_none_or(|(scope, _)| client.can(scope))
-    }
+/// The page anyone may open at the URL path `path`, shown outside the
+/// signed-in frame whether or not someone is signed in.
+pub fn open_to_anyone(path: &str) -> Option<&'static str> {
+    page(path.trim_end_matches('/'))
+        .filter(|p| p.guard == Guard::Anyone)
+        .map(|p| p.path)
+}
 
-    /// The page (`view`), or what the role cannot do instead of a page
-    /// whose every call would be refused.
-    pub fn show(&'static self, view: impl FnOnce() -> AnyView) -> AnyView {
-        match self.scope {
-            Some((scope, cannot)) if !self.allowed(Client::get()) => view! {
-                <h1>{self.title}</h1>
-                <p class="notice" data-testid="guard">
-                    {format!("Your role cannot {cannot} ({}). An admin can grant it.", scope.as_str())}
-                </p>
-            }
-            .into_any(),
-            _ => view(),
+impl Guard {
+    /// Why `session` may not use a page so guarded (`None`: it may).
+    pub fn refusal(self, session: &SessionInfo) -> Option<String> {
+        match self {
+            Guard::SignedIn | Guard::Anyone => None,
+            Guard::Scope(scope, _) if session.scopes.contains(&scope) => None,
+            // A new organization's role is not the reason: it has no key yet.
+            Guard::Scope(_, cannot) if session.modes.is_empty() => Some(format!(
+                "This organization has no API key yet, so nobody can {cannot}. An admin enters its keys."
+            )),
+            Guard::Scope(scope, cannot) => Some(format!(
+                "Your role cannot {cannot} ({}). An admin can grant it.",
+                scope.as_str()
+            )),
+            Guard::Admin(_) if session.org.id.is_deployment() => Some(
+                "This deployment's people are set in its Worker settings (USERS), not here: an organization made with scripts/new-org has them in the app.".into(),
+            ),
+            Guard::Admin(_) if session.role == Role::Admin => None,
+            Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
         }
     }
 }
 
-/// The router's routes, made from `PAGES`.
+impl Page {
+    /// Whether the signed-in session may use the page (tracked).
+    pub fn allowed(&self, client: Client) -> bool {
+        client
+            .session
+            .with(|s| s.as_ref().is_some_and(|s| self.guard.refusal(s).is_none()))
+    }
+
+    /// The page (`view`), or why the session cannot use it instead of a
+    /// page whose every call would be refused.
+    pub fn show(&'static self, view: impl FnOnce() -> AnyView) -> AnyView {
+        let refusal = Client::get()
+            .session
+            .with(|s| s.as_ref().and_then(|s| self.guard.refusal(s)));
+        match refusal {
+            None => view(),
+            Some(why) => view! {
+                <h1>{self.title}</h1>
+                <p class="notice" data-testid="guard">{why}</p>
+            }
+            .into_any(),
+        }
+    }
+}
+
+/// The router's routes, made from `PAGES` (the signed-in frame's: the open
+/// pages are shown outside it).
 pub fn routes(on_demand: chunks::OnDemand) -> impl IntoView {
     let defs: StaticVec<_> = PAGES
         .iter()
+        .filter(|page| page.guard != Guard::Anyone)
         .map(|page| {
             NestedRoute::new(PagePath(page.path), move || {
                 page.show(|| page_view(page.path, on_demand))
@@ -247,8 +324,80 @@ mod tests {
                 "Carrier accounts",
                 "Wallet",
                 "Webhooks",
-                "API status"
+                "API status",
+                "Team",
+                "Audit log"
             ]
+        );
+        // The links people join by are open, and only they are.
+        let open: Vec<_> = PAGES
+            .iter()
+            .filter_map(|p| open_to_anyone(p.path))
+            .collect();
+        assert_eq!(open, ["/invite", "/new-org"]);
+        assert_eq!(open_to_anyone("/invite/"), Some("/invite"));
+        assert_eq!(open_to_anyone("/team"), None);
+    }
+
+    #[test]
+    fn guards_say_why_a_session_may_not() {
+        use api::KeyEnv;
+        use api::orgs::{OrgId, OrgSummary};
+        let session = |role: Role, org: OrgId, keys: bool| {
+            let summary = OrgSummary {
+                id: org,
+                name: "Acme".into(),
+                role,
+            };
+            SessionInfo {
+                user: "Ada".into(),
+                orgs: vec![summary.clone()],
+                org: summary,
+                role,
+                scopes: if keys { vec![Scope::RatesRead] } else { vec![] },
+                mode: KeyEnv::Sandbox,
+                modes: if keys { vec![KeyEnv::Sandbox] } else { vec![] },
+                can_switch_mode: false,
+                can_rotate_keys: false,
+                key_problem: None,
+                expires_at: 0,
+            }
+        };
+        let acme = || OrgId::parse("org_acme").unwrap();
+        let team = page("/team").unwrap().guard;
+        assert_eq!(team.refusal(&session(Role::Admin, acme(), false)), None);
+        assert_eq!(
+            team.refusal(&session(Role::Operator, acme(), true))
+                .as_deref(),
+            Some("Only admins can manage the team.")
+        );
+        // The deployment's own organization has its people in its settings.
+        assert!(
+            team.refusal(&session(Role::Admin, OrgId::deployment(), true))
+                .unwrap()
+                .contains("USERS")
+        );
+        let ship = page("/ship").unwrap().guard;
+        assert_eq!(ship.refusal(&session(Role::Viewer, acme(), true)), None);
+        assert!(
+            ship.refusal(&session(Role::Admin, acme(), false))
+                .unwrap()
+                .starts_with("This organization has no API key yet")
+        );
+        assert_eq!(
+            page("/wallet")
+                .unwrap()
+                .guard
+                .refusal(&session(Role::Viewer, acme(), true))
+                .as_deref(),
+            Some("Your role cannot see the wallet (wallet:read). An admin can grant it.")
+        );
+        assert_eq!(
+            page("/status")
+                .unwrap()
+                .guard
+                .refusal(&session(Role::Viewer, acme(), false)),
+            None
         );
     }
 

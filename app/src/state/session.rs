@@ -1,12 +1,15 @@
 //! The signed-in session, beyond the login form: the first check when the
-//! app starts, the live/sandbox switch and sign-out. The session itself is
-//! `Client::session`; a 401 `EDGE.SESSION.REQUIRED` on any call clears it.
+//! app starts, the live/sandbox switch, the switch to another organization
+//! and sign-out. The session itself is `Client::session`; a 401
+//! `EDGE.SESSION.REQUIRED` on any call clears it.
 
 use crate::api::{Client, ClientError};
 use crate::state::write::Write;
 use api::KeyEnv;
+use api::orgs::OrgId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_router::hooks::use_navigate;
 
 #[derive(Clone, Copy)]
 pub struct Session {
@@ -18,7 +21,41 @@ pub struct Session {
     pub start: Callback<()>,
     /// To the other mode than the session's (admins, both keys configured).
     pub switch_mode: Write,
+    pub switch_org: OrgSwitch,
     pub sign_out: Write,
+}
+
+/// The switch to another of the person's organizations: the new session
+/// builds every page anew, on the landing page (an address names one
+/// organization's things: a label, a job).
+#[derive(Clone, Copy)]
+pub struct OrgSwitch {
+    to: RwSignal<Option<OrgId>>,
+    pub write: Write,
+}
+
+impl OrgSwitch {
+    fn new(client: Client) -> Self {
+        let to = RwSignal::new(None::<OrgId>);
+        let navigate = use_navigate();
+        let write = Write::new(move || {
+            let navigate = navigate.clone();
+            async move {
+                if let Some(org) = to.get_untracked() {
+                    client.switch_org(org).await?;
+                    navigate("/", Default::default());
+                }
+                Ok(())
+            }
+        });
+        OrgSwitch { to, write }
+    }
+
+    /// Switches to `org` (a switch still running has read its own).
+    pub fn to(self, org: OrgId) {
+        self.to.set(Some(org));
+        self.write.submit();
+    }
 }
 
 /// The mode the switch leads to.
@@ -29,6 +66,18 @@ pub fn other_mode(mode: KeyEnv) -> KeyEnv {
     }
 }
 
+/// Reads the session again after a change that may concern the person
+/// themselves (their role, their membership), and replaces it only if it
+/// changed: a new session builds every page anew. An ended one signs out.
+pub async fn reread(client: Client) {
+    if let Ok(info) = client.session().await
+        && client.session.with_untracked(|s| s.as_ref() != Some(&info))
+    {
+        client.session.set(Some(info));
+    }
+}
+
+/// Inside the router (the organization switch navigates).
 pub fn use_session(client: Client) -> Session {
     let started = RwSignal::new(None);
     let start = Callback::new(move |()| {
@@ -58,6 +107,7 @@ pub fn use_session(client: Client) -> Session {
         started,
         start,
         switch_mode,
+        switch_org: OrgSwitch::new(client),
         sign_out: Write::new(move || client.sign_out()),
     }
 }

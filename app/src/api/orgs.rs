@@ -1,0 +1,117 @@
+//! Organizations, their people and invitations (`api::orgs`) on the one
+//! typed client. A call that signs someone in (a password, an accepted
+//! invitation, a new organization, a switch) makes its answer the session.
+
+use super::{Client, ClientError, encode};
+use api::orgs::{
+    ACCEPT_INVITE_PATH, AUDIT_PATH, AcceptInvite, AccountId, AuditPage, CREATE_ORG_PATH, CreateOrg,
+    INVITE_PATH, INVITES_PATH, InviteCreated, InviteList, InvitePreview, InviteRequest,
+    InviteToken, MEMBER_PATH, MEMBERS_PATH, MemberList, OrgId, PASSWORD_SIGN_IN_PATH,
+    PREVIEW_INVITE_PATH, PasswordSignIn, RoleChange, SWITCH_ORG_PATH, SwitchOrg,
+};
+use api::session::{Role, SessionInfo};
+use gloo_net::http::Request;
+use leptos::prelude::*;
+
+/// One of the table's `{id}` paths for `id`.
+fn with_id(pattern: &str, id: &str) -> String {
+    pattern.replace("{id}", &encode(id))
+}
+
+impl Client {
+    pub async fn sign_in_password(self, request: PasswordSignIn) -> Result<(), ClientError> {
+        let info: SessionInfo = self
+            .send_json(Request::post(PASSWORD_SIGN_IN_PATH), &request)
+            .await?;
+        self.session.set(Some(info));
+        Ok(())
+    }
+
+    /// Makes another of the person's organizations the session's.
+    pub async fn switch_org(self, org: OrgId) -> Result<(), ClientError> {
+        let info: SessionInfo = self
+            .send_json(Request::put(SWITCH_ORG_PATH), &SwitchOrg { org })
+            .await?;
+        self.session.set(Some(info));
+        Ok(())
+    }
+
+    /// A new organization from a setup link; its first admin is signed in.
+    pub async fn create_org(self, request: CreateOrg) -> Result<(), ClientError> {
+        let info: SessionInfo = self
+            .send_json(Request::post(CREATE_ORG_PATH), &request)
+            .await?;
+        self.session.set(Some(info));
+        Ok(())
+    }
+
+    pub async fn members(self) -> Result<MemberList, ClientError> {
+        self.send(Request::get(MEMBERS_PATH)).await
+    }
+
+    pub async fn set_member_role(
+        self,
+        account: AccountId,
+        role: Role,
+    ) -> Result<MemberList, ClientError> {
+        self.send_json(
+            Request::put(&with_id(MEMBER_PATH, account.as_str())),
+            &RoleChange { role },
+        )
+        .await
+    }
+
+    pub async fn remove_member(self, account: AccountId) -> Result<MemberList, ClientError> {
+        self.send(Request::delete(&with_id(MEMBER_PATH, account.as_str())))
+            .await
+    }
+
+    pub async fn invites(self) -> Result<InviteList, ClientError> {
+        self.send(Request::get(INVITES_PATH)).await
+    }
+
+    /// The answer holds the link's token: shown once, never stored here.
+    pub async fn create_invite(self, request: InviteRequest) -> Result<InviteCreated, ClientError> {
+        self.send_json(Request::post(INVITES_PATH), &request).await
+    }
+
+    pub async fn revoke_invite(self, id: String) -> Result<InviteList, ClientError> {
+        self.send(Request::delete(&with_id(INVITE_PATH, &id))).await
+    }
+
+    /// What accepting the invitation `token` would do (anyone may ask).
+    pub async fn invite_preview(self, token: String) -> Result<InvitePreview, ClientError> {
+        self.send_json(Request::post(PREVIEW_INVITE_PATH), &InviteToken { token })
+            .await
+    }
+
+    /// Joins the invitation's organization, creating the account if the
+    /// email has none; the person is signed in to it.
+    pub async fn accept_invite(self, request: AcceptInvite) -> Result<(), ClientError> {
+        let info: SessionInfo = self
+            .send_json(Request::post(ACCEPT_INVITE_PATH), &request)
+            .await?;
+        self.session.set(Some(info));
+        Ok(())
+    }
+
+    /// The audit log, newest first: the latest page, or the one before `before`.
+    pub async fn audit(self, before: Option<u64>) -> Result<AuditPage, ClientError> {
+        let url = match before {
+            Some(seq) => format!("{AUDIT_PATH}?before={seq}"),
+            None => AUDIT_PATH.to_string(),
+        };
+        self.send(Request::get(&url)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_fill_the_table_paths_encoded() {
+        assert_eq!(with_id(MEMBER_PATH, "acct_01"), "/api/org/members/acct_01");
+        assert_eq!(with_id(INVITE_PATH, "a/b"), "/api/org/invites/a%2Fb");
+    }
+}

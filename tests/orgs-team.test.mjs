@@ -1,0 +1,301 @@
+// Organizations in the dashboard (issue 21's first done-when, without the
+// keys, which are not built yet), in Chromium through the real Worker in
+// workerd: a new organization from a scripts/new-org link; its admin signs
+// in by password and invites an operator and a viewer by link; they join in
+// their own browser contexts, set passwords and sign in; each sees and can
+// do what the role allows. Then each refusal of a link, the last admin,
+// removal, a throttled sign-in, and one person in two organizations
+// switching from the menu. axe on every new page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import AxeBuilder from '@axe-core/playwright';
+import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
+import { newOrgLink } from './support/orgs.mjs';
+import { launch, screenshot } from './support/browser.mjs';
+import { JoinPage, OrgShell, PasswordSignIn, T, TeamPage } from './support/pages.mjs';
+
+const PASSWORD = 'correct horse battery staple';
+let sim, edge, browser, sessionSecret;
+before(async () => {
+  const keys = newKeys();
+  sim = await startSim({ keys });
+  sessionSecret = randomBytes(32).toString('hex');
+  edge = await startEdge({ upstream: sim.url, keys, users: newUsers(), sessionSecret });
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await edge?.stop();
+  await sim?.stop();
+});
+
+const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
+
+async function axe(page, name) {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on ${name}`);
+}
+
+/** A fresh browser context (one person), failing on any wasm panic or page error. */
+async function person() {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error' && /panicked|RuntimeError/.test(m.text())) errors.push(m.text()); });
+  return { context, page, errors, go: (p) => page.goto(edge.url + p) };
+}
+
+/** A new organization made in the browser from a scripts/new-org link; its admin is signed in. */
+async function newOrg(orgName) {
+  const link = await newOrgLink(sessionSecret, edge.url);
+  const admin = await person();
+  admin.email = email('ada');
+  admin.name = 'Ada Admin';
+  await admin.go(link.path);
+  await admin.page.getByRole('heading', { name: 'Create your organization' }).waitFor({ timeout: T });
+  await new JoinPage(admin.page).createOrg({ orgName, name: admin.name, email: admin.email, password: PASSWORD });
+  await admin.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+  return { admin, link };
+}
+
+/** `who` opens an invitation link in their own context and joins as a new person. */
+async function accept(link, who, name) {
+  const p = await person();
+  p.email = email(who);
+  p.name = name;
+  await p.page.goto(link);
+  await new JoinPage(p.page).join({ name, email: p.email, password: PASSWORD });
+  await p.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+  return p;
+}
+
+/** What the signed-in page's session may call: the team endpoint's status. */
+const membersStatus = (page) => page.evaluate(async () => (await fetch('/api/org/members')).status);
+
+let acme;
+test('a new organization from a setup link; its admin signs in by password and invites an operator and a viewer, who join and sign in; each does what the role allows', async () => {
+  // The setup page checks the form before anything is made.
+  const link = await newOrgLink(sessionSecret, edge.url);
+  const admin = await person();
+  await admin.go(link.path);
+  const join = new JoinPage(admin.page);
+  await join.createOrg({ orgName: 'Acme Parcels', name: 'Ada Admin', email: 'ada', password: 'short' });
+  await admin.page.getByText('Enter your email address, like ada@example.com.').waitFor({ timeout: T });
+  assert.equal(await admin.page.getByLabel('Email', { exact: true }).getAttribute('aria-invalid'), 'true');
+  assert.equal(await admin.page.evaluate(() => document.activeElement.id), 'email', 'focus on the first field with a problem');
+  await admin.page.getByText('Use at least 12 characters').waitFor();
+  await axe(admin.page, 'new organization');
+  await screenshot(admin.page, 'orgs-new-org');
+  admin.email = email('ada');
+  admin.name = 'Ada Admin';
+  await join.createOrg({ orgName: 'Acme Parcels', name: admin.name, email: admin.email, password: PASSWORD });
+  const shell = new OrgShell(admin.page);
+  await admin.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+  assert.equal(new URL(admin.page.url()).pathname, '/');
+  assert.match(await shell.current().innerText(), /Acme Parcels · admin/);
+  // No keys yet (entering them is not built): the landing page says so, not "your role".
+  await admin.page.getByRole('status').getByText('No API key yet').waitFor();
+  assert.match(await admin.page.getByTestId('guard').innerText(), /^This organization has no API key yet, so nobody can request rates/);
+  // The link made one organization: opened again, it is refused with what to do.
+  const again = await person();
+  await again.go(link.path);
+  await new JoinPage(again.page).createOrg({ orgName: 'Acme 2', name: 'Eve', email: email('eve'), password: PASSWORD });
+  await again.page.getByTestId('refusal').getByText('scripts/new-org').waitFor({ timeout: T });
+  assert.match(await again.page.locator('.error-kicker').innerText(), /EDGE\.ORG\.SETUP_INVALID/);
+  await again.context.close();
+
+  // Signs out, then in by email and password; a wrong password is refused first.
+  await admin.page.getByRole('button', { name: 'Sign out' }).click();
+  const signIn = new PasswordSignIn(admin.page);
+  await signIn.signIn(admin.email, 'not the password at all');
+  await admin.page.getByRole('alert').getByText('EDGE.SIGN_IN.FAILED').waitFor({ timeout: T });
+  await axe(admin.page, 'sign-in refused');
+  await signIn.signIn(admin.email.toUpperCase(), PASSWORD);
+  await admin.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+  for (const name of ['Team', 'Audit log']) await shell.menu().getByRole('link', { name }).waitFor();
+
+  // Team: the admin invites an operator and a viewer; each link is shown once.
+  await shell.menu().getByRole('link', { name: 'Team' }).click();
+  const team = new TeamPage(admin.page);
+  await team.member(admin.email).waitFor({ timeout: T });
+  const operatorLink = await team.invite('operator', 3);
+  assert.match(operatorLink, new RegExp(`^${edge.url}/invite#\\S{20,}$`));
+  await admin.page.getByText('This link is shown once.').waitFor();
+  await axe(admin.page, 'team with a new link');
+  await screenshot(admin.page, 'orgs-team-link');
+  await admin.page.getByRole('button', { name: 'Done' }).click();
+  assert.equal(await admin.page.getByRole('textbox', { name: 'Invitation link' }).count(), 0, 'the link is gone once done');
+  const viewerLink = await team.invite('viewer');
+  await admin.page.waitForFunction(() => document.querySelectorAll('tr[data-invite]').length === 2, null, { timeout: T });
+  assert.equal(await team.invites('Pending').count(), 2);
+
+  // They join in their own browsers, as new people with passwords.
+  const preview = await person();
+  await preview.page.goto(operatorLink);
+  const offer = await new JoinPage(preview.page).offer().innerText();
+  assert.match(offer, /^Join Acme Parcels as operator, invited by Ada Admin/);
+  await axe(preview.page, 'invitation');
+  await screenshot(preview.page, 'orgs-invite');
+  await preview.context.close();
+  const operator = await accept(operatorLink, 'olly', 'Olly Operator');
+  const viewer = await accept(viewerLink, 'vera', 'Vera Viewer');
+  for (const [p, role] of [[operator, 'operator'], [viewer, 'viewer']]) {
+    const s = new OrgShell(p.page);
+    assert.match(await s.current().innerText(), new RegExp(`Acme Parcels · ${role}`));
+    // They set a password: signing out and in again with it works.
+    await p.page.getByRole('button', { name: 'Sign out' }).click();
+    await new PasswordSignIn(p.page).signIn(p.email, PASSWORD);
+    await p.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+    // Not an admin: no team pages in the menu, the guard on them, the Worker refuses.
+    assert.equal(await s.menu().getByRole('link', { name: 'Team' }).count(), 0);
+    assert.equal(await s.menu().getByRole('link', { name: 'Audit log' }).count(), 0);
+    await p.go('/team');
+    assert.equal(await p.page.getByTestId('guard').innerText(), 'Only admins can manage the team.');
+    await p.go('/audit');
+    assert.equal(await p.page.getByTestId('guard').innerText(), 'Only admins can read the audit log.');
+    assert.equal(await membersStatus(p.page), 403);
+  }
+
+  // The admin sees both, their invitations accepted, and the audit log in words.
+  await admin.page.reload();
+  await team.member(operator.email).waitFor({ timeout: T });
+  assert.match(await team.member(operator.email).innerText(), /Olly Operator/);
+  assert.equal(await admin.page.getByLabel('Role of Vera Viewer').inputValue(), 'viewer');
+  assert.equal(await team.invites('Accepted').count(), 2);
+  assert.equal(await membersStatus(admin.page), 200);
+  await shell.menu().getByRole('link', { name: 'Audit log' }).click();
+  const log = admin.page.getByRole('table', { name: /audit log/ });
+  await log.waitFor({ timeout: T });
+  const what = await log.locator('tbody td[data-label="What"]').allInnerTexts();
+  assert.equal(what.at(-1), 'Created the organization', 'newest first: the creation last');
+  for (const words of ['Invited someone', 'Joined']) assert.ok(what.includes(words), `${words} in ${what}`);
+  await axe(admin.page, 'audit log');
+  await screenshot(admin.page, 'orgs-audit');
+
+  // A role change takes effect at the viewer's next page.
+  await shell.menu().getByRole('link', { name: 'Team' }).click();
+  await team.setRole('Vera Viewer', 'operator');
+  await admin.page.getByRole('button', { name: 'Save role of Vera Viewer' }).waitFor({ state: 'detached', timeout: T });
+  await viewer.page.reload();
+  await viewer.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+  assert.match(await new OrgShell(viewer.page).current().innerText(), /Acme Parcels · operator/);
+
+  for (const p of [admin, operator, viewer]) assert.deepEqual(p.errors, []);
+  acme = { admin, operator, viewer, shell, team };
+});
+
+test('the last admin is protected, a removed member is out at the next request, and a used, revoked or unknown link says what to do', async () => {
+  assert.ok(acme, 'needs the organization of the first test');
+  const { admin, operator, team } = acme;
+  // The team's tables at phone width: readable, nothing scrolls sideways.
+  await admin.page.setViewportSize({ width: 390, height: 844 });
+  await axe(admin.page, 'team at phone width');
+  const overflow = await admin.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the team page scrolls sideways by ${overflow}px at phone width`);
+  await screenshot(admin.page, 'orgs-team-phone');
+  await admin.page.setViewportSize({ width: 1280, height: 800 });
+  // Demoting the only admin is refused next to the table, with what to do first.
+  await team.setRole('Ada Admin', 'viewer');
+  await team.refusal().getByText('make another member admin first').waitFor({ timeout: T });
+  assert.match(await admin.page.locator('.error-kicker').innerText(), /EDGE\.MEMBER\.LAST_ADMIN/);
+  await axe(admin.page, 'team with a refusal');
+  await admin.page.getByLabel('Role of Ada Admin').selectOption('admin');
+
+  // Removal asks first; the removed operator's next request signs them out.
+  await team.remove('Olly Operator');
+  await team.member(operator.email).waitFor({ state: 'detached', timeout: T });
+  await operator.page.reload();
+  await operator.page.getByLabel('Email', { exact: true }).waitFor({ timeout: T });
+
+  // A used link, a revoked one and an unknown one: each its own words; no link at all too.
+  const usedLink = await team.invite('viewer');
+  await admin.page.getByRole('button', { name: 'Done' }).click();
+  const first = await accept(usedLink, 'una', 'Una Used');
+  const late = await person();
+  await late.page.goto(usedLink);
+  await late.page.getByTestId('refusal').getByText('already been used').waitFor({ timeout: T });
+  assert.match(await late.page.locator('.error-kicker').innerText(), /EDGE\.INVITE\.USED/);
+  await late.page.getByRole('link', { name: 'Sign in' }).waitFor();
+  await first.context.close();
+  await late.context.close();
+  const link = await team.invite('viewer');
+  await admin.page.getByRole('button', { name: 'Done' }).click();
+  const row = team.invites('Pending');
+  await row.getByRole('button', { name: /^Revoke/ }).click();
+  await row.waitFor({ state: 'detached', timeout: T });
+  assert.equal(await team.invites('Revoked').count(), 1);
+  const stranger = await person();
+  await stranger.page.goto(link);
+  await stranger.page.getByTestId('refusal').getByText('An admin withdrew this invitation').waitFor({ timeout: T });
+  assert.match(await stranger.page.locator('.error-kicker').innerText(), /EDGE\.INVITE\.REVOKED/);
+  await axe(stranger.page, 'a withdrawn invitation');
+  await stranger.go(`/invite#${'0'.repeat(16)}${randomBytes(32).toString('base64url')}`);
+  await stranger.page.getByTestId('refusal').getByText('This invitation link is not known').waitFor({ timeout: T });
+  await stranger.go('/invite');
+  await stranger.page.getByText('This page opens from an invitation link').waitFor({ timeout: T });
+  assert.deepEqual([...admin.errors, ...stranger.errors], []);
+  await stranger.context.close();
+});
+
+test('sign-in: past the threshold the login page counts down from Retry-After', async () => {
+  const p = await person();
+  await p.go('/');
+  const signIn = new PasswordSignIn(p.page);
+  const nobody = email('nobody');
+  // Each answer is a new error view with its own request id.
+  const requestId = () => p.page.evaluate(() => document.querySelector('[data-testid="request-id"]')?.textContent ?? '');
+  let throttled = false;
+  for (let i = 0; i < 10 && !throttled; i++) {
+    const before = await requestId();
+    await signIn.signIn(nobody, 'not the password at all');
+    await p.page.waitForFunction((b) => {
+      const id = document.querySelector('[data-testid="request-id"]')?.textContent;
+      return id && id !== b;
+    }, before, { timeout: T });
+    throttled = /EDGE\.SIGN_IN\.THROTTLED/.test(await p.page.locator('.error-kicker').innerText());
+  }
+  assert.ok(throttled, 'throttled within ten attempts');
+  const countdown = await p.page.getByTestId('retry-countdown').innerText();
+  const seconds = Number(/try again in (\d+) s/.exec(countdown)?.[1]);
+  assert.ok(seconds > 60, countdown);
+  await axe(p.page, 'sign-in throttled');
+  await p.context.close();
+});
+
+test('one person in two organizations: joins the second with their password and switches from the menu', async () => {
+  assert.ok(acme, 'needs the organization of the first test');
+  const { admin, shell } = acme;
+  const beta = await newOrg('Beta Goods');
+  await beta.admin.go('/team');
+  const link = await new TeamPage(beta.admin.page).invite('viewer');
+  // Acme's admin joins Beta with the account they have; a wrong password first.
+  await admin.page.goto(link);
+  const join = new JoinPage(admin.page);
+  await join.join({ email: admin.email, password: 'not my password at all', existing: true });
+  await join.refusal().getByText('already has a Parcel account').waitFor({ timeout: T });
+  await join.join({ email: admin.email, password: PASSWORD, existing: true });
+  await admin.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+  assert.equal(new URL(admin.page.url()).pathname, '/');
+  const select = admin.page.getByLabel('Organization', { exact: true });
+  assert.match(await select.locator('option:checked').innerText(), /Beta Goods · viewer/);
+  assert.deepEqual((await select.locator('option').allInnerTexts()).sort(), ['Acme Parcels · admin', 'Beta Goods · viewer']);
+  assert.equal(await shell.menu().getByRole('link', { name: 'Team' }).count(), 0, 'a viewer in Beta');
+  await axe(admin.page, 'the switcher');
+  await screenshot(admin.page, 'orgs-switcher');
+  // From Beta's viewer page on /status, the switch lands on Acme's landing page, as its admin.
+  await admin.page.goto(`${edge.url}/status`);
+  await shell.switchTo('Acme Parcels');
+  await admin.page.waitForFunction(() => location.pathname === '/', null, { timeout: T });
+  await shell.menu().getByRole('link', { name: 'Team' }).waitFor({ timeout: T });
+  assert.match(await select.locator('option:checked').innerText(), /Acme Parcels · admin/);
+  assert.equal(await membersStatus(admin.page), 200);
+  // The keyboard reaches it: Tab from the menu's last link lands on the select.
+  await shell.menu().getByRole('link', { name: 'Audit log' }).focus();
+  await admin.page.keyboard.press('Tab');
+  assert.equal(await admin.page.evaluate(() => document.activeElement.id), 'org');
+  assert.deepEqual(admin.errors, []);
+  await beta.admin.context.close();
+});
