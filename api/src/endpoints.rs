@@ -286,6 +286,8 @@ pub enum OwnId {
     PreviewInvite,
     AcceptInvite,
     Audit,
+    OrgKeys,
+    SetOrgKeys,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,7 +315,7 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
 
 use crate::{inbox, jobs, orgs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 44] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 46] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -370,6 +372,8 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 44] = [
     ),
     own(OwnId::AcceptInvite, Method::Post, orgs::ACCEPT_INVITE_PATH),
     own(OwnId::Audit, Method::Get, orgs::AUDIT_PATH),
+    own(OwnId::OrgKeys, Method::Get, orgs::ORG_KEYS_PATH),
+    own(OwnId::SetOrgKeys, Method::Put, orgs::ORG_KEYS_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

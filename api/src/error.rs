@@ -139,6 +139,10 @@ error_codes! {
         EdgeOrgUnavailable = "EDGE.ORG.UNAVAILABLE", 503;
         EdgeOrgManagedBySettings = "EDGE.ORG.MANAGED_BY_SETTINGS", 409;
         EdgeDirectoryUnavailable = "EDGE.DIRECTORY.UNAVAILABLE", 503;
+        EdgeKeyMalformed = "EDGE.KEY.MALFORMED", 422;
+        EdgeKeyRefused = "EDGE.KEY.REFUSED", 422;
+        EdgeKeyCheckUnavailable = "EDGE.KEY.CHECK_UNAVAILABLE", 503;
+        EdgeKeyNoNext = "EDGE.KEY.NO_NEXT", 409;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;
         WebhookSignatureMalformed = "WEBHOOK.SIGNATURE.MALFORMED", 401;
         WebhookSignatureInvalid = "WEBHOOK.SIGNATURE.INVALID", 401;

@@ -16,6 +16,8 @@
 //! | `POST /api/invites/preview`        | anyone     | `InviteToken` → `InvitePreview`        |
 //! | `POST /api/invites/accept`         | anyone     | `AcceptInvite` → `SessionInfo` + cookie |
 //! | `GET /api/org/audit`               | admin      | → `AuditPage` (`?before=` for older)   |
+//! | `GET /api/org/keys`                | admin      | → `OrgKeyList`                         |
+//! | `PUT /api/org/keys`                | admin      | `KeyChange` → `OrgKeyList`             |
 //!
 //! Refusals: `EDGE.SIGN_IN.FAILED` (401, the same for an unknown email and
 //! a wrong password), `EDGE.SIGN_IN.THROTTLED` (429 with `Retry-After`),
@@ -23,7 +25,9 @@
 //! `EDGE.MEMBER.NOT_FOUND`, `EDGE.ORG.NOT_FOUND` (never says whether another
 //! organization exists), `EDGE.ORG.SETUP_INVALID`, `EDGE.PASSWORD.WEAK`,
 //! `EDGE.ORG.MANAGED_BY_SETTINGS` (409: the deployment's own organization,
-//! configured by Worker secrets, has no team or audit pages).
+//! configured by Worker secrets, has no team or audit pages),
+//! `EDGE.KEY.MALFORMED`, `EDGE.KEY.REFUSED` (the service refused the key:
+//! nothing saved), `EDGE.KEY.CHECK_UNAVAILABLE`, `EDGE.KEY.NO_NEXT`.
 
 use crate::session::Role;
 use serde::{Deserialize, Serialize};
@@ -41,6 +45,7 @@ pub const INVITE_PATH: &str = "/api/org/invites/{id}";
 pub const PREVIEW_INVITE_PATH: &str = "/api/invites/preview";
 pub const ACCEPT_INVITE_PATH: &str = "/api/invites/accept";
 pub const AUDIT_PATH: &str = "/api/org/audit";
+pub const ORG_KEYS_PATH: &str = "/api/org/keys";
 
 /// The dashboard page an invitation link opens: `/invite#{token}` (the
 /// fragment never reaches a server log or a `Referer`).
@@ -329,9 +334,67 @@ pub struct AuditPage {
     pub next_before: Option<u64>,
 }
 
+/// `PUT /api/org/keys`: the organization's v1 keys, entered in the app.
+/// A key is saved only after a harmless read with it succeeded; its mode
+/// is its prefix's. The rotation: `set` a `next` key, verify and activate
+/// it (`POST /api/keys/{mode}/verify`, `…/activate`), then `promote` it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum KeyChange {
+    Set {
+        key: String,
+        slot: crate::session::KeySlot,
+    },
+    /// The `next` key becomes the mode's only key (the old one is forgotten).
+    Promote { mode: crate::KeyEnv },
+    /// A rotation abandoned: the `next` key is forgotten.
+    DiscardNext { mode: crate::KeyEnv },
+}
+
+/// One stored key as admins see it: never its value, only `svc_live_…1234`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrgKey {
+    pub mode: crate::KeyEnv,
+    pub slot: crate::session::KeySlot,
+    pub redacted: String,
+    /// As the service stated them when the key was checked.
+    pub scopes: Vec<crate::Scope>,
+    pub set_at: u64,
+    pub set_by: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrgKeyList {
+    pub keys: Vec<OrgKey>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_changes_are_tagged_by_action() {
+        let set: KeyChange = serde_json::from_str(
+            r#"{"action":"set","slot":"next","key":"svc_test_0123456789abcdef0123456789abcdef"}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            set,
+            KeyChange::Set {
+                slot: crate::session::KeySlot::Next,
+                ..
+            }
+        ));
+        let promote: KeyChange =
+            serde_json::from_str(r#"{"action":"promote","mode":"live"}"#).unwrap();
+        assert_eq!(
+            promote,
+            KeyChange::Promote {
+                mode: crate::KeyEnv::Live
+            }
+        );
+        assert!(serde_json::from_str::<KeyChange>(r#"{"action":"delete","mode":"live"}"#).is_err());
+    }
 
     #[test]
     fn ids_are_prefixed_and_path_safe() {

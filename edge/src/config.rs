@@ -7,7 +7,7 @@ use crate::access::users::Users;
 use crate::errors::EdgeError;
 use crate::webhooks::Secrets;
 use api::orgs::OrgId;
-use api::session::KeySlot;
+use api::session::{KeySlot, Role};
 use api::{Address, ApiKey, KeyEnv, Scope};
 use sha2::{Digest, Sha256};
 
@@ -106,12 +106,27 @@ pub enum Keys {
     Both { live: ModeKeys, sandbox: ModeKeys },
 }
 
+impl Keys {
+    pub fn of(live: Option<ModeKeys>, sandbox: Option<ModeKeys>) -> Keys {
+        match (live, sandbox) {
+            (Some(live), Some(sandbox)) => Keys::Both { live, sandbox },
+            (Some(live), None) => Keys::Live(live),
+            (None, Some(sandbox)) => Keys::Sandbox(sandbox),
+            (None, None) => Keys::None,
+        }
+    }
+}
+
 /// The settings a request works with: the deployment's, or (`for_org`) one
 /// organization's, which never holds the deployment's keys, people,
 /// widget origins or webhook secrets.
 pub struct Config {
     /// Whose settings these are.
     pub org: OrgId,
+    /// In an organization's settings made for a request of its session:
+    /// the role its object gives the session's person now (`None`: no
+    /// longer a member). Never set in the deployment's.
+    pub member: Option<Role>,
     /// Base URL of the v1 service, without a trailing slash.
     pub upstream: String,
     pub keys: Keys,
@@ -162,24 +177,20 @@ impl Config {
         let upstream =
             get(names::UPSTREAM_URL).ok_or(invalid(names::UPSTREAM_URL, "it is not set"))?;
         let upstream = validate_upstream(&upstream)?;
-        let keys = match (
+        let keys = Keys::of(
             read_mode(&get, KeyEnv::Live)?,
             read_mode(&get, KeyEnv::Sandbox)?,
-        ) {
-            (Some(live), Some(sandbox)) => Keys::Both { live, sandbox },
-            (Some(live), None) => Keys::Live(live),
-            (None, Some(sandbox)) => Keys::Sandbox(sandbox),
-            (None, None) => {
-                return Err(invalid(
+        );
+        if matches!(keys, Keys::None) {
+            return Err(invalid(
+                names::LIVE_KEY,
+                format!(
+                    "neither {} nor {} is set",
                     names::LIVE_KEY,
-                    format!(
-                        "neither {} nor {} is set",
-                        names::LIVE_KEY,
-                        names::SANDBOX_KEY
-                    ),
-                ));
-            }
-        };
+                    names::SANDBOX_KEY
+                ),
+            ));
+        }
         let upstream_timeout_ms = bounded(
             get(names::UPSTREAM_TIMEOUT_MS),
             names::UPSTREAM_TIMEOUT_MS,
@@ -244,6 +255,7 @@ impl Config {
         };
         Ok(Config {
             org: OrgId::deployment(),
+            member: None,
             upstream,
             keys,
             upstream_timeout_ms,
@@ -281,6 +293,7 @@ impl Config {
     pub fn for_org(&self, org: OrgId) -> Config {
         Config {
             org,
+            member: None,
             upstream: self.upstream.clone(),
             keys: Keys::None,
             upstream_timeout_ms: self.upstream_timeout_ms,
@@ -465,7 +478,7 @@ fn parse_origins(list: &str) -> Result<Vec<String>, EdgeError> {
     Ok(origins)
 }
 
-fn validate_upstream(raw: &str) -> Result<String, EdgeError> {
+pub(crate) fn validate_upstream(raw: &str) -> Result<String, EdgeError> {
     let trimmed = raw.trim().trim_end_matches('/');
     let rest = trimmed
         .strip_prefix("https://")

@@ -177,6 +177,22 @@ pub enum EdgeError {
     /// The account directory did not answer.
     #[cfg(feature = "accounts")]
     DirectoryUnavailable,
+    /// What was entered is not a v1 key (the problem, in words).
+    #[cfg(feature = "accounts")]
+    KeyMalformed(String),
+    /// The service refused the key (`code`, its message): nothing stored.
+    #[cfg(feature = "accounts")]
+    KeyRefused {
+        redacted: String,
+        code: api::ErrorCode,
+        message: String,
+    },
+    /// The key could not be checked (why): nothing stored.
+    #[cfg(feature = "accounts")]
+    KeyCheckUnavailable(String),
+    /// Promote or discard with no rotation under way.
+    #[cfg(feature = "accounts")]
+    KeyNoNext,
     /// Not a member of that organization, or no such organization: the
     /// same answer, so it never tells whether another organization exists.
     OrgNotFound,
@@ -272,6 +288,14 @@ impl EdgeError {
             EdgeError::ManagedBySettings => ErrorCode::EdgeOrgManagedBySettings,
             #[cfg(feature = "accounts")]
             EdgeError::DirectoryUnavailable => ErrorCode::EdgeDirectoryUnavailable,
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyMalformed(_) => ErrorCode::EdgeKeyMalformed,
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyRefused { .. } => ErrorCode::EdgeKeyRefused,
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyCheckUnavailable(_) => ErrorCode::EdgeKeyCheckUnavailable,
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyNoNext => ErrorCode::EdgeKeyNoNext,
         }
     }
 
@@ -541,6 +565,30 @@ impl EdgeError {
                 "The account directory could not be reached; nothing was changed.".to_string(),
                 "Try again in a moment.".to_string(),
             ),
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyMalformed(problem) => (
+                format!("That is not a v1 API key: {problem}."),
+                "Paste the whole key from the service's dashboard: svc_live_ or svc_test_ and 32 hexadecimal characters.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyRefused {
+                redacted,
+                code,
+                message,
+            } => (
+                format!("The service refused {redacted} ({code}: {message}); it was not saved."),
+                "Check that the key is not revoked or expired, or create a new one in the service's dashboard.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyCheckUnavailable(why) => (
+                format!("The key could not be checked ({why}); it was not saved."),
+                "Try again in a minute.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyNoNext => (
+                "There is no next key in that mode: no rotation is under way.".to_string(),
+                "Add a next key first, verify and activate it, then make it the only one.".to_string(),
+            ),
         };
         let mut error = ApiError::new(self.code(), message, suggestion, request_id.to_string());
         error.outcome_unknown = self.outcome_unknown();
@@ -549,6 +597,8 @@ impl EdgeError {
                 error.with_field(crate::purchases::HEADER)
             }
             EdgeError::InvalidBody(e) => error.with_field(e.field()),
+            #[cfg(feature = "accounts")]
+            EdgeError::KeyMalformed(_) | EdgeError::KeyRefused { .. } => error.with_field("key"),
             EdgeError::JobRows { field, .. } => error.with_field(field.clone()),
             EdgeError::InsufficientScope {
                 required, scopes, ..

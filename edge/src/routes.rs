@@ -47,6 +47,8 @@ pub enum OrgsRoute {
     CreateInvite,
     RevokeInvite(String),
     Audit,
+    OrgKeys,
+    SetOrgKeys,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,6 +216,8 @@ impl Route {
                     OrgsRoute::CreateInvite => OwnId::CreateInvite,
                     OrgsRoute::RevokeInvite(_) => OwnId::RevokeInvite,
                     OrgsRoute::Audit => OwnId::Audit,
+                    OrgsRoute::OrgKeys => OwnId::OrgKeys,
+                    OrgsRoute::SetOrgKeys => OwnId::SetOrgKeys,
                 })
                 .pattern
             }
@@ -369,6 +373,8 @@ pub fn route(
         OwnId::CreateInvite => orgs(OrgsRoute::CreateInvite),
         OwnId::RevokeInvite => orgs(OrgsRoute::RevokeInvite(param)),
         OwnId::Audit => orgs(OrgsRoute::Audit),
+        OwnId::OrgKeys => orgs(OrgsRoute::OrgKeys),
+        OwnId::SetOrgKeys => orgs(OrgsRoute::SetOrgKeys),
     })
 }
 

@@ -101,10 +101,19 @@ pub async fn create_key(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<New
             revoked: false,
             unlimited: req.unlimited,
             limits,
+            calls: 0,
         },
     );
     let body = json!({"key": key, "account": account, "env": req.env, "scopes": req.scopes, "expires_at": req.expires_at, "limits": req.limits});
     Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// What the simulator saw of a key: its account and how many requests presented it.
+pub async fn get_key(State(sim): State<Arc<Sim>>, Path(key): Path<String>) -> Reply {
+    let world = sim.world();
+    let record = world.key(&key).ok_or_else(|| not_found("That key"))?;
+    let body = json!({"account": record.account, "env": record.env, "revoked": record.revoked, "calls": record.calls});
+    Ok(Json(body).into_response())
 }
 
 pub async fn revoke_key(State(sim): State<Arc<Sim>>, Path(key): Path<String>) -> Reply {

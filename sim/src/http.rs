@@ -140,6 +140,7 @@ fn authorize(
     let mut world = sim.world();
     let (token, key) = bearer_key(&world, req.headers(), now)?;
     let token = token.as_str();
+    world.presented(token);
     let Some(endpoint) = endpoint else {
         let allowed: Vec<&str> = endpoints::allowed_methods(path)
             .into_iter()

@@ -82,6 +82,7 @@ pub fn app(sim: Arc<Sim>) -> Router {
     let control = Router::new()
         .route("/__sim/reset", post(control::reset))
         .route("/__sim/keys", post(control::create_key))
+        .route("/__sim/keys/{key}", get(control::get_key))
         .route("/__sim/keys/{key}/revoke", post(control::revoke_key))
         .route("/__sim/clock/advance", post(control::advance_clock))
         .route("/__sim/clock/freeze", post(control::freeze_clock))

@@ -24,8 +24,8 @@ export class Person {
     this.address = address;
   }
 
-  async call(method, route, body) {
-    const headers = { origin: this.url };
+  async call(method, route, body, extra = {}) {
+    const headers = { origin: this.url, ...extra };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.cookie) headers.cookie = this.cookie;
     if (this.address) headers['cf-connecting-ip'] = this.address;

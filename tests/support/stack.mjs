@@ -99,9 +99,9 @@ export async function startSim({ keys, env = {} } = {}) {
  * bindings, each in a workerd of its own: they find each other in a dev
  * registry of their own. `persist`: a directory for the Durable
  * Objects' SQLite files, so a second start with the same directory (and
- * `sessionSecret`) is the same deployment restarted.
+ * `sessionSecret` and `masterKeys`) is the same deployment restarted.
  */
-export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, persist = false, sessionSecret = randomBytes(32).toString('hex'), logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
+export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, persist = false, sessionSecret = randomBytes(32).toString('hex'), masterKeys = `k1:${randomBytes(32).toString('hex')}`, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
   for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
   const secret = (name, value) => { if (value) bindings[name] = { type: 'secret_text', value }; };
@@ -109,6 +109,7 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   secret('SVC_SANDBOX_KEY', keys.sandbox);
   secret('USERS', users && usersSecret(users));
   secret('SESSION_SECRET', sessionSecret);
+  secret('MASTER_KEYS', masterKeys);
   for (const [name, value] of Object.entries(secrets)) secret(name, value);
   const registry = mkdtempSync(path.join(tmpdir(), 'parcel-registry-'));
   // Each Worker keeps its state apart: two workerd processes on one
@@ -131,8 +132,14 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     },
     ...extra,
   });
-  // The accounts Worker signs setup links with the same SESSION_SECRET.
-  const accountsBindings = { SESSION_SECRET: bindings.SESSION_SECRET };
+  // The accounts Worker signs setup links with the same SESSION_SECRET,
+  // seals organizations' keys with the MASTER_KEYS the main Worker opens
+  // them with, and checks new keys against the same service.
+  const accountsBindings = {
+    SESSION_SECRET: bindings.SESSION_SECRET,
+    MASTER_KEYS: bindings.MASTER_KEYS,
+    UPSTREAM_URL: bindings.UPSTREAM_URL,
+  };
   const started = await Promise.allSettled([
     start('pdf/wrangler.toml', {}, own('pdf')),
     start('accounts/wrangler.toml', { bindings: accountsBindings }, own('accounts')),

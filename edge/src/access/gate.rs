@@ -192,7 +192,8 @@ pub fn require(
     required: &[Scope],
 ) -> Result<KeyEnv, EdgeError> {
     let mode = principal.mode(config);
-    let key_scopes = crate::upstream::key_scopes::current(mode, &config.keys_for(mode)?.scopes);
+    let configured = &config.keys_for(mode)?.scopes;
+    let key_scopes = crate::upstream::key_scopes::current(&config.org, mode, configured);
     for scope in required {
         require_scope(principal, *scope, config, &key_scopes)?;
     }

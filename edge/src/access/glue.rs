@@ -36,7 +36,10 @@ pub(crate) async fn session_response(
         Ok(keys) => {
             let (key, _) = control::active_key(env, &config.org, keys).await;
             let problem = control::key_problem(env, &config.org, key).await;
-            (key_scopes::current(mode, &keys.scopes), problem)
+            (
+                key_scopes::current(&config.org, mode, &keys.scopes),
+                problem,
+            )
         }
         // An organization without keys yet: signed in, nothing to call with.
         Err(_) => (Vec::new(), None),
@@ -58,7 +61,7 @@ pub(crate) async fn principal(
     config: &Config,
     facts: &Facts<'_>,
 ) -> Result<Principal, EdgeError> {
-    not_signed_out(env, gate::identify(config, facts)?, facts.now).await
+    not_signed_out(env, config, gate::identify(config, facts)?, facts.now).await
 }
 
 /// A signed-in dashboard user (the widget cannot reach the dashboard endpoints).
@@ -71,7 +74,7 @@ pub(crate) async fn signed_in(
     let user = gate::signed_in_user(config, facts)?
         .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))?;
     gate::check_same_origin(facts)?;
-    let principal = not_signed_out(env, user, facts.now).await?;
+    let principal = not_signed_out(env, config, user, facts.now).await?;
     trace.caller(&principal);
     Ok(principal)
 }
@@ -80,7 +83,12 @@ pub(crate) async fn signed_in(
 /// organization, still a member, with the role the organization's object
 /// gives now (asked on every request, so a removal or a role change
 /// counts from the next one).
-async fn not_signed_out(env: &Env, principal: Principal, now: u64) -> Result<Principal, EdgeError> {
+async fn not_signed_out(
+    env: &Env,
+    config: &Config,
+    principal: Principal,
+    now: u64,
+) -> Result<Principal, EdgeError> {
     let Principal::User { session, role } = principal else {
         return Ok(principal);
     };
@@ -91,9 +99,16 @@ async fn not_signed_out(env: &Env, principal: Principal, now: u64) -> Result<Pri
     if session.org.is_deployment() {
         return Ok(Principal::User { session, role });
     }
-    let role = crate::orgs::front::member_role(env, &session)
-        .await?
-        .ok_or(ended)?;
+    // The request's settings were made for this session (`runtime::tenant`)
+    // with the role the organization's object gives the person now.
+    let role = if config.org == session.org {
+        config.member
+    } else {
+        crate::orgs::front::session_settings(env, config, &session)
+            .await?
+            .member
+    };
+    let role = role.ok_or(ended)?;
     Ok(Principal::User { session, role })
 }
 
@@ -190,7 +205,8 @@ pub(crate) async fn handle(
         }
         SessionRoute::Limits => {
             let mode = principal.mode(config);
-            reply::json(200, &with_budgets(|b| console::limits(mode, b)), &[])
+            let limits = with_budgets(&config.org, |b| console::limits(mode, b));
+            reply::json(200, &limits, &[])
         }
         SessionRoute::Keys => {
             gate::require_admin(&principal, "see and rotate the API keys")?;
@@ -223,7 +239,7 @@ async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> 
         let activated = control::activated(env, &config.org, keys).await;
         let (key, _) = keys.active(activated.as_deref());
         let problem = control::key_problem(env, &config.org, key).await;
-        let scopes = key_scopes::current(mode, &keys.scopes);
+        let scopes = key_scopes::current(&config.org, mode, &keys.scopes);
         modes.push(console::mode_keys(
             keys,
             activated.as_deref(),

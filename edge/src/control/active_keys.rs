@@ -2,10 +2,11 @@
 //! in the control store), as this isolate last read it: trusted for
 //! [`ACTIVE_KEY_SECONDS`] before reading again.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
+use crate::orgs::PerOrg;
 use api::KeyEnv;
+use api::orgs::OrgId;
 
 pub const ACTIVE_KEY_SECONDS: u64 = 10;
 
@@ -30,15 +31,15 @@ impl ActiveKeys {
 }
 
 thread_local! {
-    static ACTIVE: RefCell<ActiveKeys> = RefCell::new(ActiveKeys::default());
+    static ACTIVE: PerOrg<ActiveKeys> = PerOrg::default();
 }
 
-pub fn get(mode: KeyEnv, now: u64) -> Option<Option<String>> {
-    ACTIVE.with(|a| a.borrow().get(mode, now).map(|f| f.map(String::from)))
+pub fn get(org: &OrgId, mode: KeyEnv, now: u64) -> Option<Option<String>> {
+    ACTIVE.with(|a| a.with(org, |a| a.get(mode, now).map(|f| f.map(String::from))))
 }
 
-pub fn remember(mode: KeyEnv, fingerprint: Option<String>, now: u64) {
-    ACTIVE.with(|a| a.borrow_mut().remember(mode, fingerprint, now));
+pub fn remember(org: &OrgId, mode: KeyEnv, fingerprint: Option<String>, now: u64) {
+    ACTIVE.with(|a| a.with(org, |a| a.remember(mode, fingerprint, now)));
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ pub(crate) async fn revoke(
 pub(crate) async fn activated(env: &Env, org: &OrgId, keys: &ModeKeys) -> Option<String> {
     keys.next.as_ref()?;
     let now = now_s();
-    if let Some(fp) = active_keys::get(keys.mode, now) {
+    if let Some(fp) = active_keys::get(org, keys.mode, now) {
         return fp;
     }
     // If the store cannot answer, keep using the current key (never a guess).
@@ -63,7 +63,7 @@ pub(crate) async fn activated(env: &Env, org: &OrgId, keys: &ModeKeys) -> Option
         .await
         .ok()
         .flatten();
-    active_keys::remember(keys.mode, fp.clone(), now);
+    active_keys::remember(org, keys.mode, fp.clone(), now);
     fp
 }
 
@@ -88,7 +88,7 @@ pub(crate) async fn activate(
         fingerprint: fp.clone(),
     };
     ask::<Control, _>(env, &control(org), call).await?;
-    active_keys::remember(keys.mode, Some(fp), now_s());
+    active_keys::remember(org, keys.mode, Some(fp), now_s());
     Ok(())
 }
 

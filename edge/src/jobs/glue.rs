@@ -188,11 +188,12 @@ async fn create(
         &named(config, &id),
         Create {
             id: id.clone(),
+            org: config.org.clone(),
             request,
             mode,
             created_by: session.user.clone(),
             // The pace starts from the limit this isolate last saw for quotes.
-            rates_limit: with_budgets(|b| b.limit_seen(mode, EndpointId::GetRates)),
+            rates_limit: with_budgets(&config.org, |b| b.limit_seen(mode, EndpointId::GetRates)),
             rates_share: config.batch_rates_share,
             max_chunk_rows: config.batch_max_chunk_rows,
         },

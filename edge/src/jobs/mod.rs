@@ -60,6 +60,7 @@ pub enum JobCall {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Create {
     pub id: String,
+    pub org: api::orgs::OrgId,
     pub request: CreateJob,
     pub mode: KeyEnv,
     pub created_by: String,

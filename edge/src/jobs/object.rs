@@ -19,6 +19,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use api::jobs::{Job as JobView, JobSummary, JobUpdate, MAX_PAGE_ROWS, RowView, RowsPage};
+use api::orgs::OrgId;
 use serde::Deserialize;
 use worker::{
     Date, DurableObject, Env, Request, Response, Result, SqlStorage, State, WebSocket,
@@ -54,7 +55,13 @@ pub struct BatchJob {
     last_feed_ms: Cell<u64>,
     /// Rows changed since the feed was last told, by index (the newest view).
     unsent: RefCell<BTreeMap<u32, RowView>>,
+    /// An organization's settings with its keys, and when they were asked.
+    org_config: RefCell<Option<(u64, Rc<Config>)>>,
 }
+
+/// How long a job trusts its organization's keys before asking again: a
+/// rotation or a removed key reaches a running job within this time.
+const ORG_SETTINGS_MS: u64 = 60_000;
 
 #[derive(Deserialize)]
 struct Text {
@@ -143,13 +150,23 @@ impl BatchJob {
         Ok(sql)
     }
 
-    /// The deployment's settings, read as the fetch handler reads them
-    /// (one parser in the wasm, one copy per isolate). Only the
-    /// deployment's organization can make a job today: another has no keys,
-    /// so the gate refuses it first. When organizations get their own keys,
-    /// a job must carry its organization and run with its settings here.
-    fn config(&self) -> std::result::Result<Rc<Config>, EdgeError> {
-        crate::runtime::config(&self.env)
+    /// The settings of the job's organization: the deployment's, read as
+    /// the fetch handler reads them, or another organization's with its
+    /// own keys, never the deployment's.
+    async fn config(&self, org: &OrgId) -> std::result::Result<Rc<Config>, EdgeError> {
+        let base = crate::runtime::config(&self.env)?;
+        if org.is_deployment() {
+            return Ok(base);
+        }
+        if let Some((at, config)) = self.org_config.borrow().as_ref()
+            && now_ms().saturating_sub(*at) < ORG_SETTINGS_MS
+        {
+            return Ok(config.clone());
+        }
+        let config =
+            Rc::new(crate::orgs::front::org_settings(&self.env, &base, org.clone()).await?);
+        *self.org_config.borrow_mut() = Some((now_ms(), config.clone()));
+        Ok(config)
     }
 
     /// The job, read from storage on first use (`false`: no job here).
@@ -240,10 +257,10 @@ impl BatchJob {
         }
         if list {
             let summary = JobSummary::from(&job);
-            // A job runs with the deployment's settings (`config`), so it is
-            // the deployment's organization's: only it has keys to run one.
-            let deployment = api::orgs::OrgId::deployment();
-            if let Err(e) = control::record_job(&self.env, &deployment, summary).await {
+            let Some(org) = self.with_job(|j| j.core.org.clone()) else {
+                return;
+            };
+            if let Err(e) = control::record_job(&self.env, &org, summary).await {
                 worker::console_error!("the jobs list missed job {}: {}", job.id, e.code());
             }
         }
@@ -268,10 +285,12 @@ impl BatchJob {
 
     /// Makes `call` with the key of the job's mode, through the one upstream path.
     async fn call(&self, call: &Call, request_id: &str) -> Outcome {
-        let (config, mode) = match (self.config(), self.with_job(|j| j.core.mode)) {
-            (Ok(config), Some(mode)) => (config, mode),
-            (Err(e), _) => return calls::unsent(call, e, request_id),
-            (_, None) => return calls::unsent(call, EdgeError::JobUnavailable, request_id),
+        let Some((org, mode)) = self.with_job(|j| (j.core.org.clone(), j.core.mode)) else {
+            return calls::unsent(call, EdgeError::JobUnavailable, request_id);
+        };
+        let config = match self.config(&org).await {
+            Ok(config) => config,
+            Err(e) => return calls::unsent(call, e, request_id),
         };
         let caller = Caller {
             env: &self.env,
@@ -347,6 +366,7 @@ impl BatchJob {
         match call {
             JobCall::Create(Create {
                 id,
+                org,
                 request,
                 mode,
                 created_by,
@@ -362,6 +382,7 @@ impl BatchJob {
                 let job = Job::plan(
                     Plan {
                         id,
+                        org,
                         name,
                         mode,
                         created_by,
@@ -458,6 +479,7 @@ impl DurableObject for BatchJob {
             tables_ready: Cell::new(false),
             last_feed_ms: Cell::new(0),
             unsent: RefCell::new(BTreeMap::new()),
+            org_config: RefCell::new(None),
         }
     }
 

@@ -7,22 +7,25 @@
 
 use api::orgs::{
     AcceptInvite as AcceptBody, AccountId, CreateOrg, InviteCreated, InviteList, InviteRequest,
-    InviteToken, MemberList, OrgId, OrgSummary, PasswordSignIn, RoleChange, SwitchOrg,
-    normalize_email, password_problem,
+    InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, PasswordSignIn, RoleChange,
+    SwitchOrg, normalize_email, password_problem,
 };
 use api::session::Role;
 use api::validation::BodyError;
+use api::{ApiKey, Scope};
 use sha2::{Digest, Sha256};
 use worker::web_sys::{Request, Response};
 use worker::{Context, Env, event};
 
 use super::directory::{self, Account, Directory};
+use super::keys::{self, StoredKey, Verdict};
 use super::passwords::{self, PasswordRecord};
+use super::sealing::{self, Purpose, glue::master_keys};
 use super::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
-use super::wire::{self, Caller, Me, Started};
+use super::wire::{self, Caller, Checked, Me, SealedKey, Started};
 use super::{
-    Actor, Check, Create, CreateInvite, Joining, Membership, Org, Remove, RevokeInvite, SetRole,
-    SignedIn, crypto, rules, tokens,
+    Access, Actor, Check, Create, CreateInvite, Joining, Membership, MoveKey, Org, Remove, Reseal,
+    RevokeInvite, SetKey, SetRole, SignedIn, crypto, rules, tokens,
 };
 use crate::errors::{EdgeError, SignInReason};
 use crate::routes::{self, OrgsRoute, Route};
@@ -513,8 +516,155 @@ async fn team(
         | OrgsRoute::CreateOrg
         | OrgsRoute::PreviewInvite
         | OrgsRoute::AcceptInvite
-        | OrgsRoute::SwitchOrg => Err(EdgeError::RouteNotFound { path: req.url() }),
+        | OrgsRoute::SwitchOrg
+        | OrgsRoute::OrgKeys
+        | OrgsRoute::SetOrgKeys => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
+}
+
+/// Checks `key` with harmless calls (`keys::PROBES`): its scopes, or why
+/// it cannot be stored.
+async fn check_key(env: &Env, key: &ApiKey) -> Result<Vec<Scope>, EdgeError> {
+    use crate::config::{DEFAULT_UPSTREAM_TIMEOUT_MS, names, validate_upstream};
+    let upstream = env.var(names::UPSTREAM_URL).map(|v| v.to_string());
+    let upstream = validate_upstream(&upstream.unwrap_or_default())?;
+    let mut trace = crate::runtime::Trace::default();
+    let unknown = |e: EdgeError| EdgeError::KeyCheckUnavailable(e.to_api_error("").message);
+    for probe in &keys::PROBES {
+        let forward = crate::upstream::proxy::plan(probe.method, probe.path, None, &upstream)?;
+        let body = probe.body.unwrap_or_default().as_bytes();
+        let answer = crate::upstream::send::send(
+            &forward,
+            probe.method,
+            key.expose(),
+            body,
+            DEFAULT_UPSTREAM_TIMEOUT_MS,
+            &mut trace,
+        )
+        .await
+        .map_err(unknown)?;
+        let answer = answer.store().await.map_err(unknown)?;
+        match keys::judge(answer.status, &answer.body) {
+            Verdict::Passed => {}
+            Verdict::Scopes(scopes) => return Ok(scopes),
+            Verdict::Refused { code, message } => {
+                return Err(EdgeError::KeyRefused {
+                    redacted: key.redacted(),
+                    code,
+                    message,
+                });
+            }
+            Verdict::Unknown(why) => return Err(EdgeError::KeyCheckUnavailable(why)),
+        }
+    }
+    Ok(Scope::ALL.to_vec())
+}
+
+fn key_list(stored: Vec<StoredKey>) -> OrgKeyList {
+    OrgKeyList {
+        keys: stored.iter().map(StoredKey::view).collect(),
+    }
+}
+
+async fn org_keys(
+    route: OrgsRoute,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, EdgeError> {
+    let now = now_s();
+    if route == OrgsRoute::OrgKeys {
+        let (org, _) = admin(caller, env, "see the API keys").await?;
+        let stored = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?;
+        return reply::json(200, &key_list(stored), &[]);
+    }
+    let (org, actor) = admin(caller, env, "change the API keys").await?;
+    let stored = match json_body::<KeyChange>(&req, MAX_BODY).await? {
+        KeyChange::Set { key, slot } => {
+            let key =
+                ApiKey::parse(key.trim()).map_err(|e| EdgeError::KeyMalformed(e.to_string()))?;
+            let masters = master_keys(env)?;
+            let scopes = check_key(env, &key).await?;
+            let before = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?;
+            let stored = StoredKey {
+                mode: key.env(),
+                slot: keys::rotation::slot_for(&before, key.env(), slot),
+                sealed: sealing::glue::seal(&masters, &org, Purpose::V1Key, key.expose()).await?,
+                redacted: key.redacted(),
+                scopes,
+                set_at: now,
+                set_by: actor.label,
+            };
+            ask::<Org, _>(env, org.as_str(), SetKey { key: stored }).await?
+        }
+        change @ (KeyChange::Promote { mode } | KeyChange::DiscardNext { mode }) => {
+            let promote = matches!(change, KeyChange::Promote { .. });
+            let call = MoveKey {
+                actor,
+                mode,
+                promote,
+                at: now,
+            };
+            ask::<Org, _>(env, org.as_str(), call)
+                .await?
+                .map_err(EdgeError::from)?
+        }
+    };
+    reply::json(200, &key_list(stored), &[])
+}
+
+/// What the main Worker needs for a request of `org`: the sealed keys, and
+/// the caller's role if a caller is named. Keys sealed by an older master
+/// key are sealed again with the current one as they are read, so a
+/// master key rotation completes as organizations are used.
+async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Checked, EdgeError> {
+    let (role, stored) = match caller {
+        Some(caller) => {
+            let access = Access {
+                account: caller.account.clone(),
+            };
+            match ask::<Org, _>(env, org.as_str(), access).await? {
+                Some((role, stored)) => (Some(role), stored),
+                None => return Ok(Checked::default()),
+            }
+        }
+        None => (
+            None,
+            ask::<Org, _>(env, org.as_str(), super::Keys {}).await?,
+        ),
+    };
+    if let Ok(masters) = master_keys(env) {
+        for key in stored.iter().filter(|k| masters.is_stale(&k.sealed)) {
+            let resealed = async {
+                let plain = sealing::glue::open(&masters, org, Purpose::V1Key, &key.sealed).await?;
+                sealing::glue::seal(&masters, org, Purpose::V1Key, &plain).await
+            };
+            match resealed.await {
+                Ok(to) => {
+                    let call = Reseal {
+                        from: key.sealed.clone(),
+                        to,
+                    };
+                    ask::<Org, _>(env, org.as_str(), call).await?;
+                }
+                Err(e) => {
+                    worker::console_error!("{org}: a key could not be sealed again: {}", e.code())
+                }
+            }
+        }
+    }
+    Ok(Checked {
+        role,
+        keys: stored
+            .into_iter()
+            .map(|k| SealedKey {
+                mode: k.mode,
+                slot: k.slot,
+                sealed: k.sealed,
+                scopes: k.scopes,
+            })
+            .collect(),
+    })
 }
 
 /// Another of the caller's organizations, if they are a member of it.
@@ -542,8 +692,15 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
     };
     match path {
         "/check" => {
-            let role = membership(env, &asked()?).await?.map(|m| m.role);
-            return reply::text(200, role.map_or("", Role::as_str));
+            let caller = asked()?;
+            let checked = checked(env, &caller.org, Some(&caller)).await?;
+            return reply::text(200, &checked.encode());
+        }
+        "/keys" => {
+            let org = header(&req, wire::ORG_HEADER)
+                .and_then(|o| OrgId::parse(&o))
+                .ok_or(EdgeError::OrgNotFound)?;
+            return reply::text(200, &checked(env, &org, None).await?.encode());
         }
         "/me" => {
             let me = me(env, &asked()?).await?;
@@ -580,6 +737,7 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         }
         OrgsRoute::AcceptInvite => accept_invite(req, env).await,
         OrgsRoute::SwitchOrg => switch_org(req, env, &asked()?).await,
+        OrgsRoute::OrgKeys | OrgsRoute::SetOrgKeys => org_keys(route, req, env, &asked()?).await,
         route => team(route, req, env, &asked()?, query).await,
     }
 }

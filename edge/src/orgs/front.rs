@@ -3,16 +3,21 @@
 //! endpoints forwarded to the accounts Worker after the origin and session
 //! checks; a sign-in it answers becomes a session cookie here.
 
-use api::orgs::AccountId;
-use api::session::Role;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use api::orgs::{AccountId, OrgId};
+use api::session::KeySlot;
+use api::{ApiKey, KeyEnv};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
-use super::wire::{self, Caller, Me, Started};
+use super::sealing::{self, Purpose};
+use super::wire::{self, Caller, Checked, Me, Started};
 use crate::access::gate::{self, Facts, Principal};
 use crate::access::glue::{session_response, signed_in};
 use crate::access::session::{SESSION_SECONDS, Session};
-use crate::config::Config;
+use crate::config::{Config, Keys, ModeKeys};
 use crate::errors::{EdgeError, SignInReason};
 use crate::routes::OrgsRoute;
 use crate::runtime::js::{lines, with_headers};
@@ -38,35 +43,116 @@ async fn fetch(env: &Env, request: worker::Request) -> Result<worker::Response, 
         .map_err(|_| EdgeError::OrgUnavailable)
 }
 
-/// One of the accounts Worker's own reads about `caller`: its status and body.
-async fn send(env: &Env, url: &str, caller: &str) -> Result<(u16, String), EdgeError> {
+/// One of the accounts Worker's own reads (about the caller or the
+/// organization `header` names): its status and body.
+async fn send(env: &Env, url: &str, header: (&str, &str)) -> Result<(u16, String), EdgeError> {
     let unavailable = || EdgeError::OrgUnavailable;
-    let headers = [(wire::CALLER_HEADER, caller)];
+    let headers = [header];
     let request = new_request(url, "POST", &headers, None).ok_or_else(unavailable)?;
     let mut response = fetch(env, request).await?;
     let text = response.text().await.map_err(|_| unavailable())?;
     Ok((response.status_code(), text))
 }
 
-/// The person's role in their session's organization, as its object says
-/// now (`None`: no longer a member).
-pub(crate) async fn member_role(env: &Env, session: &Session) -> Result<Option<Role>, EdgeError> {
-    let Some(caller) = caller(session) else {
-        return Ok(None);
-    };
-    let header = caller.header();
-    let (status, text) = send(env, wire::CHECK_URL, &header).await?;
+thread_local! {
+    /// Opened keys by organization and ciphertext: opening is a WebCrypto
+    /// call; a changed or resealed key is a new ciphertext.
+    static OPENED: RefCell<HashMap<String, ApiKey>> = RefCell::new(HashMap::new());
+}
+
+async fn open_key(env: &Env, org: &OrgId, sealed: &str) -> Result<ApiKey, EdgeError> {
+    let id = format!("{org} {sealed}");
+    if let Some(key) = OPENED.with(|o| o.borrow().get(&id).cloned()) {
+        return Ok(key);
+    }
+    let masters = sealing::glue::master_keys(env)?;
+    let plain = sealing::glue::open(&masters, org, Purpose::V1Key, sealed).await?;
+    let key = ApiKey::parse(&plain).map_err(|_| EdgeError::Internal {
+        what: "read a stored key",
+    })?;
+    OPENED.with(|o| o.borrow_mut().insert(id, key.clone()));
+    Ok(key)
+}
+
+/// `org`'s settings with its keys, from what the accounts Worker answered.
+async fn settings(
+    env: &Env,
+    base: &Config,
+    org: OrgId,
+    checked: Checked,
+) -> Result<Config, EdgeError> {
+    let mut config = base.for_org(org);
+    config.member = checked.role;
+    let (mut live, mut sandbox): (Option<ModeKeys>, Option<ModeKeys>) = (None, None);
+    // Current keys come before next ones (the object lists them by mode, then slot).
+    for key in checked.keys {
+        let opened = open_key(env, &config.org, &key.sealed).await?;
+        let slot = match key.mode {
+            KeyEnv::Live => &mut live,
+            KeyEnv::Sandbox => &mut sandbox,
+        };
+        match (key.slot, slot.as_mut()) {
+            (KeySlot::Current, _) => {
+                *slot = Some(ModeKeys {
+                    mode: key.mode,
+                    current: opened,
+                    next: None,
+                    scopes: key.scopes,
+                })
+            }
+            (KeySlot::Next, Some(keys)) => keys.next = Some(opened),
+            (KeySlot::Next, None) => {}
+        }
+    }
+    config.keys = Keys::of(live, sandbox);
+    Ok(config)
+}
+
+async fn checked(env: &Env, url: &str, header: (&str, &str)) -> Result<Checked, EdgeError> {
+    let (status, text) = send(env, url, header).await?;
     if status != 200 {
         return Err(EdgeError::OrgUnavailable);
     }
-    Ok(Role::from_name(&text))
+    Checked::decode(&text).ok_or(EdgeError::OrgUnavailable)
+}
+
+/// The settings of a request of `session`: its organization's, with its
+/// keys and the person's role as the organization's object says now
+/// (`member` is `None` once they are no longer a member).
+pub(crate) async fn session_settings(
+    env: &Env,
+    base: &Config,
+    session: &Session,
+) -> Result<Config, EdgeError> {
+    let checked = match caller(session) {
+        Some(caller) => {
+            checked(
+                env,
+                wire::CHECK_URL,
+                (wire::CALLER_HEADER, &caller.header()),
+            )
+            .await?
+        }
+        None => Checked::default(),
+    };
+    settings(env, base, session.org.clone(), checked).await
+}
+
+/// An organization's settings with its keys, for its batch jobs.
+pub(crate) async fn org_settings(
+    env: &Env,
+    base: &Config,
+    org: OrgId,
+) -> Result<Config, EdgeError> {
+    let checked = checked(env, wire::KEYS_URL, (wire::ORG_HEADER, org.as_str())).await?;
+    settings(env, base, org, checked).await
 }
 
 /// Who the person is and their organizations, for the session answer.
 pub(crate) async fn me(env: &Env, session: &Session) -> Result<Me, EdgeError> {
     let ended = || EdgeError::SignInRequired(SignInReason::SessionEnded);
     let header = caller(session).ok_or_else(ended)?.header();
-    let (status, text) = send(env, wire::ME_URL, &header).await?;
+    let (status, text) = send(env, wire::ME_URL, (wire::CALLER_HEADER, &header)).await?;
     if status != 200 {
         return Err(EdgeError::OrgUnavailable);
     }
@@ -85,7 +171,7 @@ async fn start(
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     let now = now_s();
-    let org_config = config.for_org(started.org.clone());
+    let org_config = org_settings(env, config, started.org.clone()).await?;
     let session = Session {
         sid: random_hex(16)?,
         org: started.org,

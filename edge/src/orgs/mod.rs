@@ -18,8 +18,10 @@
 // Only the accounts Worker asks the directory.
 #[cfg(feature = "accounts")]
 pub mod directory;
+pub mod keys;
 pub mod passwords;
 pub mod rules;
+pub mod sealing;
 pub mod throttle;
 pub mod tokens;
 pub mod wire;
@@ -43,6 +45,24 @@ use serde::{Deserialize, Serialize};
 
 use crate::errors::EdgeError;
 use crate::objects::Object;
+
+/// A per-isolate cache with one value per organization (learned limits,
+/// key scopes, the active key): what one organization's calls taught the
+/// isolate never steers another's.
+pub struct PerOrg<T>(std::cell::RefCell<std::collections::HashMap<OrgId, T>>);
+
+impl<T> Default for PerOrg<T> {
+    fn default() -> Self {
+        PerOrg(Default::default())
+    }
+}
+
+impl<T: Default> PerOrg<T> {
+    /// Runs `f` on `org`'s value. Never held across an `.await`.
+    pub fn with<R>(&self, org: &OrgId, f: impl FnOnce(&mut T) -> R) -> R {
+        f(self.0.borrow_mut().entry(org.clone()).or_default())
+    }
+}
 
 /// Which of an organization's objects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +143,11 @@ pub enum OrgCall {
     PreviewInvite(PreviewInvite),
     AcceptInvite(AcceptInvite),
     Audit(Audit),
+    Access(Access),
+    Keys(Keys),
+    SetKey(SetKey),
+    MoveKey(MoveKey),
+    Reseal(Reseal),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -229,6 +254,41 @@ pub struct Audit {
     pub before: Option<u64>,
 }
 
+/// A request of an organization's session: the person's role now and the
+/// organization's sealed keys, in one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Access {
+    pub account: AccountId,
+}
+
+/// The organization's sealed keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Keys {}
+
+/// Store a checked, sealed key in its mode and slot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetKey {
+    pub key: keys::StoredKey,
+}
+
+/// The rotation's end: `promote` makes the mode's next key its current
+/// one; otherwise the next key is discarded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveKey {
+    pub actor: Actor,
+    pub mode: api::KeyEnv,
+    pub promote: bool,
+    pub at: u64,
+}
+
+/// A key sealed again under the current master key (`from` is what was
+/// stored: a concurrent change wins).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reseal {
+    pub from: String,
+    pub to: String,
+}
+
 /// Why the organization's object refused a change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Refusal {
@@ -239,6 +299,7 @@ pub enum Refusal {
     InviteExpired,
     InviteUsed,
     InviteRevoked,
+    NoNextKey,
 }
 
 #[cfg(feature = "accounts")]
@@ -252,6 +313,7 @@ impl From<Refusal> for EdgeError {
             Refusal::InviteExpired => EdgeError::InviteExpired,
             Refusal::InviteUsed => EdgeError::InviteUsed,
             Refusal::InviteRevoked => EdgeError::InviteRevoked,
+            Refusal::NoNextKey => EdgeError::KeyNoNext,
         }
     }
 }
@@ -277,6 +339,11 @@ crate::calls! {
     PreviewInvite(PreviewInvite) => Result<InvitePreview, Refusal>,
     AcceptInvite(AcceptInvite) => Result<Accepted, Refusal>,
     Audit(Audit) => AuditPage,
+    Access(Access) => Option<(Role, Vec<keys::StoredKey>)>,
+    Keys(Keys) => Vec<keys::StoredKey>,
+    SetKey(SetKey) => Vec<keys::StoredKey>,
+    MoveKey(MoveKey) => Result<Vec<keys::StoredKey>, Refusal>,
+    Reseal(Reseal) => (),
 }
 
 /// An audit line the object writes with a change (the log is append-only:

@@ -10,10 +10,11 @@ use api::session::Role;
 use serde::Deserialize;
 use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, durable_object};
 
+use super::keys::StoredKey;
 use super::rules::{self, InviteFacts};
 use super::{
-    AUDIT_PAGE, Accepted, AuditLine, Check, Create, CreateInvite, Joining, Membership, Org,
-    OrgCall, Refusal, Remove, RevokeInvite, SetRole, SignedIn,
+    AUDIT_PAGE, Accepted, Access, AuditLine, Check, Create, CreateInvite, Joining, Membership,
+    MoveKey, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite, SetKey, SetRole, SignedIn,
 };
 use crate::objects::reply;
 
@@ -107,6 +108,8 @@ impl Organization {
                 "CREATE TABLE IF NOT EXISTS members (account TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL, joined_at INTEGER NOT NULL, last_sign_in INTEGER)",
                 "CREATE TABLE IF NOT EXISTS invites (id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL, created_by TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, accepted_by TEXT, revoked INTEGER NOT NULL DEFAULT 0)",
                 "CREATE TABLE IF NOT EXISTS audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL)",
+                // `json` is a `StoredKey`: its key only sealed (`orgs::sealing`).
+                "CREATE TABLE IF NOT EXISTS keys (mode TEXT NOT NULL, slot TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (mode, slot))",
             ] {
                 sql.exec(ddl, None)?;
             }
@@ -276,6 +279,98 @@ impl Organization {
         Ok(Ok(Self::member_list(sql)?))
     }
 
+    fn keys(sql: &SqlStorage) -> Result<Vec<StoredKey>> {
+        #[derive(Deserialize)]
+        struct Row {
+            json: String,
+        }
+        let rows: Vec<Row> = sql
+            .exec("SELECT json FROM keys ORDER BY mode, slot", None)?
+            .to_array()?;
+        rows.iter()
+            .map(|r| serde_json::from_str(&r.json).map_err(internal))
+            .collect()
+    }
+
+    fn put_key(sql: &SqlStorage, key: &StoredKey) -> Result<()> {
+        sql.exec(
+            "INSERT OR REPLACE INTO keys (mode, slot, json) VALUES (?, ?, ?)",
+            vec![
+                key.mode.as_str().into(),
+                key.slot.as_str().into(),
+                serde_json::to_string(key).map_err(internal)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn set_key(sql: &SqlStorage, key: StoredKey) -> Result<Vec<StoredKey>> {
+        Self::put_key(sql, &key)?;
+        let scopes: Vec<&str> = key.scopes.iter().map(|s| s.as_str()).collect();
+        Self::audit(
+            sql,
+            key.set_at,
+            AuditLine {
+                actor: key.set_by.clone(),
+                action: AuditAction::KeySet,
+                detail: format!(
+                    "{} key ({}) set to {}, scopes: {}",
+                    key.mode,
+                    key.slot.as_str(),
+                    key.redacted,
+                    scopes.join(", ")
+                ),
+            },
+        )?;
+        Self::keys(sql)
+    }
+
+    fn move_key(
+        sql: &SqlStorage,
+        m: MoveKey,
+    ) -> Result<std::result::Result<Vec<StoredKey>, Refusal>> {
+        use api::session::KeySlot;
+        let stored = Self::keys(sql)?;
+        let Some(next) = stored
+            .into_iter()
+            .find(|k| k.mode == m.mode && k.slot == KeySlot::Next)
+        else {
+            return Ok(Err(Refusal::NoNextKey));
+        };
+        sql.exec(
+            "DELETE FROM keys WHERE mode = ? AND slot = ?",
+            vec![m.mode.as_str().into(), KeySlot::Next.as_str().into()],
+        )?;
+        let detail = if m.promote {
+            Self::put_key(
+                sql,
+                &StoredKey {
+                    slot: KeySlot::Current,
+                    ..next.clone()
+                },
+            )?;
+            format!(
+                "{} key rotated: {} is now the only one",
+                m.mode, next.redacted
+            )
+        } else {
+            format!(
+                "{} key rotation abandoned: {} discarded",
+                m.mode, next.redacted
+            )
+        };
+        Self::audit(
+            sql,
+            m.at,
+            AuditLine {
+                actor: m.actor.label,
+                action: AuditAction::KeySet,
+                detail,
+            },
+        )?;
+        Ok(Ok(Self::keys(sql)?))
+    }
+
     fn answer(&self, call: OrgCall) -> Result<String> {
         let sql = self.sql()?;
         let json = match call {
@@ -433,6 +528,25 @@ impl Organization {
                     _ => Err(Refusal::InviteUnknown),
                 };
                 reply::<Org, super::AcceptInvite>(&answer)
+            }
+            OrgCall::Access(Access { account }) => {
+                let access = match Self::membership(&sql, account.as_str())? {
+                    Some(m) => Some((m.role, Self::keys(&sql)?)),
+                    None => None,
+                };
+                reply::<Org, Access>(&access)
+            }
+            OrgCall::Keys(_) => reply::<Org, super::Keys>(&Self::keys(&sql)?),
+            OrgCall::SetKey(SetKey { key }) => reply::<Org, SetKey>(&Self::set_key(&sql, key)?),
+            OrgCall::MoveKey(m) => reply::<Org, MoveKey>(&Self::move_key(&sql, m)?),
+            OrgCall::Reseal(Reseal { from, to }) => {
+                for mut key in Self::keys(&sql)? {
+                    if key.sealed == from {
+                        key.sealed = to.clone();
+                        Self::put_key(&sql, &key)?;
+                    }
+                }
+                reply::<Org, Reseal>(&())
             }
             OrgCall::Audit(super::Audit { before }) => {
                 #[derive(Deserialize)]

@@ -14,12 +14,16 @@
 //! Worker more wasm than the few lines below.
 
 use api::orgs::{AccountId, OrgId, OrgSummary};
-use api::session::Role;
+use api::session::{KeySlot, Role};
+use api::{KeyEnv, Scope};
 
 pub const BINDING: &str = "ACCOUNTS";
-/// `POST` with the caller: their role's name now, or an empty body if
-/// they are no longer a member (plain text: it is on every request).
+/// `POST` with the caller: [`Checked`] (plain text: it is on every request).
 pub const CHECK_URL: &str = "https://accounts/check";
+/// `POST` with [`ORG_HEADER`]: [`Checked`] without a role (the
+/// organization's batch jobs run with its keys).
+pub const KEYS_URL: &str = "https://accounts/keys";
+pub const ORG_HEADER: &str = "parcel-org";
 /// `POST` with the caller: [`Me`], or an empty body if they are no longer a member.
 pub const ME_URL: &str = "https://accounts/me";
 /// Where forwarded endpoints go: this origin and the request's own path.
@@ -71,6 +75,65 @@ impl Started {
             role: Role::from_name(parts.next()?)?,
         };
         parts.next().is_none().then_some(started)
+    }
+}
+
+/// One of the organization's keys as the main Worker gets it: sealed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedKey {
+    pub mode: KeyEnv,
+    pub slot: KeySlot,
+    pub sealed: String,
+    pub scopes: Vec<Scope>,
+}
+
+/// The person's role now (`None`: not a member, or not asked) and the
+/// organization's sealed keys. As text: the role's name (or nothing) on
+/// the first line, then `{mode}\t{slot}\t{sealed}\t{scope,scope}` per key.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Checked {
+    pub role: Option<Role>,
+    pub keys: Vec<SealedKey>,
+}
+
+impl Checked {
+    pub fn encode(&self) -> String {
+        let mut text = self.role.map_or("", Role::as_str).to_string();
+        for key in &self.keys {
+            let scopes: Vec<&str> = key.scopes.iter().map(|s| s.as_str()).collect();
+            text.push_str(&format!(
+                "\n{}\t{}\t{}\t{}",
+                key.mode,
+                key.slot.as_str(),
+                key.sealed,
+                scopes.join(",")
+            ));
+        }
+        text
+    }
+
+    pub fn decode(text: &str) -> Option<Checked> {
+        let mut lines = text.split('\n');
+        let role = match lines.next()? {
+            "" => None,
+            name => Some(Role::from_name(name)?),
+        };
+        let mut keys = Vec::new();
+        for line in lines {
+            let mut fields = line.split('\t');
+            let mut next = || fields.next();
+            keys.push(SealedKey {
+                mode: KeyEnv::from_name(next()?)?,
+                slot: KeySlot::from_name(next()?)?,
+                sealed: next()?.to_string(),
+                scopes: next()?
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(|s| s.parse().ok())
+                    .collect::<Option<_>>()?,
+            });
+        }
+        Some(Checked { role, keys })
     }
 }
 
@@ -156,5 +219,36 @@ mod tests {
         };
         assert_eq!(Started::decode(&started.encode()), Some(started));
         assert_eq!(Started::decode("org_a acct_1 viewer extra"), None);
+        let checked = Checked {
+            role: Some(Role::Operator),
+            keys: vec![
+                SealedKey {
+                    mode: KeyEnv::Live,
+                    slot: KeySlot::Current,
+                    sealed: "k1.aXY.Y3Q".into(),
+                    scopes: vec![Scope::RatesRead, Scope::WalletRead],
+                },
+                SealedKey {
+                    mode: KeyEnv::Sandbox,
+                    slot: KeySlot::Next,
+                    sealed: "k1.aXY.Y3R".into(),
+                    scopes: vec![],
+                },
+            ],
+        };
+        assert_eq!(Checked::decode(&checked.encode()), Some(checked.clone()));
+        let outsider = Checked::default();
+        assert_eq!(outsider.encode(), "");
+        assert_eq!(Checked::decode(""), Some(outsider));
+        let keys_only = Checked {
+            role: None,
+            ..checked
+        };
+        assert_eq!(Checked::decode(&keys_only.encode()), Some(keys_only));
+        assert_eq!(Checked::decode("admin\nlive\tcurrent\tk1.a.b"), None);
+        assert_eq!(
+            Checked::decode("admin\nlive\tcurrent\tk1.a.b\tnot:a-scope"),
+            None
+        );
     }
 }

@@ -39,20 +39,28 @@ pub(crate) fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
     Ok(config)
 }
 
-/// The settings of the organization the request's session names (the
-/// deployment's without a valid session: the gate then refuses it). Made
-/// per request: a map of them per isolate weighed more in the wasm than
-/// the copy costs.
-fn tenant(config: Rc<Config>, cookie: Option<&str>, now: u64) -> Rc<Config> {
+/// The settings of the organization the request's session names, with
+/// its keys and the person's role now (the deployment's without a valid
+/// session: the gate then refuses it). Made per request: the accounts
+/// Worker is asked anyway (a removal counts from the next request), and
+/// the keys it answers sealed are opened once per isolate.
+#[cfg(not(feature = "accounts"))]
+async fn tenant(
+    env: &Env,
+    config: Rc<Config>,
+    cookie: Option<&str>,
+    now: u64,
+) -> Result<Rc<Config>, EdgeError> {
     use crate::access::session::{Session, cookie_value};
-    let org = cookie
+    let session = cookie
         .and_then(cookie_value)
         .and_then(|value| Session::decode_cached(value, &config.session_secret, now).ok())
-        .map(|session| session.org)
-        .filter(|org| !org.is_deployment());
-    match org {
-        Some(org) => Rc::new(config.for_org(org)),
-        None => config,
+        .filter(|session| !session.org.is_deployment());
+    match session {
+        Some(session) => Ok(Rc::new(
+            crate::orgs::front::session_settings(env, &config, &session).await?,
+        )),
+        None => Ok(config),
     }
 }
 
@@ -203,7 +211,7 @@ async fn handle(
     // A session works with its organization's settings; the storefront's
     // framed calls stay the deployment's whatever cookie the browser has.
     let config = if route.acts_for_session() && incoming.framed_by.is_none() {
-        tenant(config, incoming.cookie.as_deref(), now_s())
+        tenant(env, config, incoming.cookie.as_deref(), now_s()).await?
     } else {
         config
     };

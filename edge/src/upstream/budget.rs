@@ -5,12 +5,13 @@
 //! [`Budgets`] is what this isolate last saw: a cache, so a new isolate
 //! only costs the upstream's own 429s until it has seen the windows again.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
 use api::{Endpoint, EndpointId, KeyEnv};
 
 use crate::errors::{Budget, EdgeError};
+use crate::orgs::PerOrg;
+use api::orgs::OrgId;
 
 /// What the upstream said in its last answer for one endpoint and key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -116,12 +117,12 @@ impl Budgets {
 }
 
 thread_local! {
-    static BUDGETS: RefCell<Budgets> = RefCell::new(Budgets::default());
+    static BUDGETS: PerOrg<Budgets> = PerOrg::default();
 }
 
-/// Runs `f` on this isolate's budgets. Never held across an `.await`.
-pub fn with_budgets<T>(f: impl FnOnce(&mut Budgets) -> T) -> T {
-    BUDGETS.with(|b| f(&mut b.borrow_mut()))
+/// Runs `f` on this isolate's budgets of `org`'s keys. Never held across an `.await`.
+pub fn with_budgets<T>(org: &OrgId, f: impl FnOnce(&mut Budgets) -> T) -> T {
+    BUDGETS.with(|b| b.with(org, f))
 }
 
 #[cfg(test)]

@@ -50,7 +50,9 @@ pub(crate) async fn call<'a>(
     )
     .await?;
     if let Some(window) = window(&answer.headers) {
-        with_budgets(|b| b.record(mode, forward.endpoint.id, window, now_s()));
+        with_budgets(&config.org, |b| {
+            b.record(mode, forward.endpoint.id, window, now_s())
+        });
     }
     Ok(Called {
         status: answer.status,
@@ -114,7 +116,7 @@ async fn learn_from_error(
     if code == ErrorCode::AuthKeyInsufficientScope {
         if let Some(scopes) = envelope.error.key_scopes {
             let scopes: Vec<Scope> = scopes.iter().filter_map(|s| s.parse().ok()).collect();
-            key_scopes::learn(mode, scopes);
+            key_scopes::learn(org, mode, scopes);
         }
     } else if is_key_problem(&code) {
         control::report_key_problem(env, org, key, &code).await;

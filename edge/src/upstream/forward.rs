@@ -88,7 +88,9 @@ pub(crate) async fn forward(
         headers.push(("Age", age.to_string()));
         return reply::respond(&hit, Some("cached"), &headers);
     }
-    with_budgets(|b| b.check(mode, endpoint, caller, config.widget.share, now))?;
+    with_budgets(&config.org, |b| {
+        b.check(mode, endpoint, caller, config.widget.share, now)
+    })?;
 
     if endpoint.spends_money() {
         let purchase = crate::purchases::glue::Purchase {
@@ -177,7 +179,7 @@ pub(crate) async fn read_for<'a>(
 ) -> Result<(StoredResponse, &'a ApiKey), EdgeError> {
     let endpoint = forward.endpoint;
     let mode = gate::require(principal, config, &[endpoint.scope])?;
-    with_budgets(|b| {
+    with_budgets(&config.org, |b| {
         b.check(
             mode,
             endpoint,

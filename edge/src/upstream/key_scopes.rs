@@ -1,11 +1,12 @@
 //! The key's scopes as the upstream last stated them: an
 //! `AUTH.KEY.INSUFFICIENT_SCOPE` answer lists them (`key_scopes`), and they
 //! replace the configured ones, so the gate refuses locally what the key
-//! cannot do. A cache per isolate: a new one learns them again.
+//! cannot do. A cache per isolate and organization: a new isolate learns them again.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
+use crate::orgs::PerOrg;
+use api::orgs::OrgId;
 use api::{KeyEnv, Scope};
 
 #[derive(Default)]
@@ -28,17 +29,17 @@ impl KeyScopes {
 }
 
 thread_local! {
-    static KEY_SCOPES: RefCell<KeyScopes> = RefCell::new(KeyScopes::default());
+    static KEY_SCOPES: PerOrg<KeyScopes> = PerOrg::default();
 }
 
-/// The scopes of `mode`'s key as this isolate knows them.
-pub fn current(mode: KeyEnv, configured: &[Scope]) -> Vec<Scope> {
-    KEY_SCOPES.with(|k| k.borrow().of(mode, configured).to_vec())
+/// The scopes of `org`'s `mode` key as this isolate knows them.
+pub fn current(org: &OrgId, mode: KeyEnv, configured: &[Scope]) -> Vec<Scope> {
+    KEY_SCOPES.with(|k| k.with(org, |k| k.of(mode, configured).to_vec()))
 }
 
 /// What the upstream just said the key's scopes are.
-pub fn learn(mode: KeyEnv, scopes: Vec<Scope>) {
-    KEY_SCOPES.with(|k| k.borrow_mut().learn(mode, scopes));
+pub fn learn(org: &OrgId, mode: KeyEnv, scopes: Vec<Scope>) {
+    KEY_SCOPES.with(|k| k.with(org, |k| k.learn(mode, scopes)));
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ pub mod proxy;
 pub(crate) mod call;
 #[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod forward;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+// The accounts Worker checks an organization's new keys with it.
+#[cfg(target_arch = "wasm32")]
 pub(crate) mod send;
 
 use serde::{Deserialize, Serialize};

@@ -20,6 +20,9 @@ pub struct KeyRecord {
     /// Per-endpoint limits that replace the table's for this key (set by
     /// `/__sim/keys` for tests, e.g. a 5,000-row job in CI).
     pub limits: HashMap<EndpointId, u32>,
+    /// Requests that presented this key (valid or refused after
+    /// authentication), so a test can show a key was never used.
+    pub calls: u64,
 }
 
 impl KeyRecord {
@@ -58,6 +61,13 @@ impl World {
     pub fn add_key(&mut self, token: String, record: KeyRecord) {
         self.account_mut(&record.account);
         self.keys.insert(token, record);
+    }
+
+    /// One more request presented `token`.
+    pub fn presented(&mut self, token: &str) {
+        if let Some(k) = self.keys.get_mut(token) {
+            k.calls += 1;
+        }
     }
 
     /// Revokes a key; false if there is no such key.

@@ -162,6 +162,7 @@ impl World {
                     revoked: false,
                     unlimited: false,
                     limits: HashMap::new(),
+                    calls: 0,
                 },
             );
         }

@@ -32,6 +32,7 @@ use api::jobs::{
     Approval, ChunkState, Cost, Decide, Estimate, JobProblem, JobRow, JobState, JobStats,
     RetryReleased, RowQuote, RowState, RowView, Rule,
 };
+use api::orgs::OrgId;
 use api::{ApiError, KeyEnv, Rate, RatesRequest, Wallet};
 use serde::{Deserialize, Serialize};
 
@@ -269,6 +270,10 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Core {
     pub id: String,
+    /// Whose job it is: it runs with that organization's keys. Jobs stored
+    /// before organizations existed are the deployment's.
+    #[serde(default = "OrgId::deployment")]
+    pub org: OrgId,
     pub name: String,
     pub mode: KeyEnv,
     pub created_by: String,
@@ -326,6 +331,7 @@ pub struct Refusal(pub String);
 /// What a new job is made of (`POST /api/jobs`, checked).
 pub struct Plan {
     pub id: String,
+    pub org: OrgId,
     pub name: String,
     pub mode: KeyEnv,
     pub created_by: String,
@@ -340,6 +346,7 @@ impl Job {
     pub fn plan(plan: Plan, now: u64) -> Job {
         let core = Core {
             id: plan.id,
+            org: plan.org,
             name: plan.name,
             mode: plan.mode,
             created_by: plan.created_by,

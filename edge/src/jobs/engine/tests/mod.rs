@@ -51,6 +51,7 @@ pub(crate) fn rows(n: usize) -> Vec<JobRow> {
 pub(crate) fn planned(rows: Vec<JobRow>, approval: Approval, mode: KeyEnv, max_chunk: u32) -> Job {
     Job::plan(
         Plan {
+            org: api::orgs::OrgId::deployment(),
             id: "job_1".into(),
             name: "test".into(),
             mode,

@@ -1,0 +1,278 @@
+// Each organization's own v1 keys through the three Workers in workerd, in
+// front of the real simulator (where each organization's keys belong to an
+// account of its own): an admin enters keys, each checked first and then
+// shown only by its last four; forwarded calls, labels, idempotency keys
+// and batch jobs run with the session's organization's key and never reach
+// the other's; the persisted objects and the log hold no plaintext key;
+// after the master key is rotated every organization still works.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ALL_SCOPES, newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
+import { Person, newOrgLink } from './support/orgs.mjs';
+import { untilJob } from './support/jobs.mjs';
+
+const PASSWORD = 'correct horse battery staple';
+const secret = () => randomBytes(32).toString('hex');
+let sim, edge, options, persist, deploymentKeys;
+/** Every log line of every start of the stack. */
+const logs = () => [...earlierLogs, ...edge.logs];
+const earlierLogs = [];
+const simKeys = {};
+
+before(async () => {
+  deploymentKeys = newKeys();
+  sim = await startSim({ keys: deploymentKeys });
+  persist = mkdtempSync(path.join(tmpdir(), 'parcel-org-keys-'));
+  options = {
+    upstream: sim.url, keys: deploymentKeys, users: newUsers(), persist,
+    sessionSecret: secret(), masterKeys: `k1:${secret()}`,
+  };
+  edge = await startEdgeProcess(options);
+});
+after(async () => {
+  await edge?.stop();
+  await sim?.stop();
+  if (persist) rmSync(persist, { recursive: true, force: true });
+});
+
+let addresses = 0;
+const person = () => new Person(edge.url, { address: `203.0.113.${++addresses}` });
+
+/** A key of the simulator's `account`, remembered for the at-rest scans. */
+async function simKey(account, env, scopes = ALL_SCOPES) {
+  const { key } = await sim.control('POST', '/__sim/keys', { env, scopes, account });
+  simKeys[key] = account;
+  return key;
+}
+const calls = async (key) => (await sim.control('GET', `/__sim/keys/${key}`)).calls;
+
+function assertError(res, status, code) {
+  assert.equal(res.status, status, res.text);
+  const e = res.json.error;
+  assert.equal(e.code, code, res.text);
+  for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(e[f], f);
+  return e;
+}
+
+async function newOrg(name) {
+  const link = await newOrgLink(options.sessionSecret, edge.url);
+  const admin = person();
+  admin.email = `admin.${randomBytes(4).toString('hex')}@example.com`;
+  const res = await admin.createOrg(link.token, { orgName: name, name: `${name} Admin`, email: admin.email, password: PASSWORD });
+  assert.equal(res.status, 200, res.text);
+  admin.org = res.json.org;
+  return admin;
+}
+
+const setKey = (who, key, slot = 'current') => who.call('PUT', '/api/org/keys', { action: 'set', slot, key });
+
+const address = (name, street1, zip, state) => ({ name, street1, city: 'Brooklyn', state, zip, country: 'US' });
+const shipment = {
+  from_address: address('Ada Shop Inc', '500 Market St Suite 3', '94105', 'CA'),
+  to_address: address('Grace Hopper', '12 Elm St', '11201', 'NY'),
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+};
+
+/** Quotes and buys one label in the session's mode with `idempotencyKey`. */
+async function buy(who, idempotencyKey = randomUUID()) {
+  const quote = await who.call('POST', '/api/v1/rates', shipment);
+  assert.equal(quote.status, 200, quote.text);
+  const label = await fetch(`${edge.url}/api/v1/labels`, {
+    method: 'POST',
+    headers: { cookie: who.cookie, origin: edge.url, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    body: JSON.stringify({ rate_id: quote.json.rates[0].id }),
+  });
+  return { status: label.status, replayed: label.headers.get('idempotent-replayed'), json: await label.json() };
+}
+
+let acme, beta, acmeSandbox, acmeLive;
+
+test('an admin enters the organization\'s keys: each is checked first, its scopes recorded, and only its last four shown after', async () => {
+  acme = await newOrg('Acme');
+  assert.deepEqual((await acme.call('GET', '/api/org/keys')).json, { keys: [] });
+  // No keys yet: a forwarded call says so instead of using anyone else's.
+  assertError(await acme.call('GET', '/api/v1/wallet'), 409, 'EDGE.MODE.UNAVAILABLE');
+
+  const malformed = assertError(await setKey(acme, 'svc_test_not-a-key'), 422, 'EDGE.KEY.MALFORMED');
+  assert.equal(malformed.field, 'key');
+  const unknown = `svc_test_${randomBytes(16).toString('hex')}`;
+  const refused = assertError(await setKey(acme, unknown), 422, 'EDGE.KEY.REFUSED');
+  assert.match(refused.message, /AUTH\.KEY\.INVALID/);
+  assert.ok(!refused.message.includes(unknown), 'the refusal shows the key redacted only');
+  const revoked = await simKey('acct_acme', 'sandbox');
+  await sim.control('POST', `/__sim/keys/${revoked}/revoke`);
+  assert.match(assertError(await setKey(acme, revoked), 422, 'EDGE.KEY.REFUSED').message, /AUTH\.KEY\.REVOKED/);
+  assert.deepEqual((await acme.call('GET', '/api/org/keys')).json, { keys: [] }, 'nothing refused was stored');
+
+  // A live key with two scopes: the check learns exactly those.
+  acmeLive = await simKey('acct_acme', 'live', ['rates:read', 'addresses:read']);
+  const live = await setKey(acme, acmeLive);
+  assert.equal(live.status, 200, live.text);
+  assert.deepEqual(live.json.keys.map((k) => [k.mode, k.slot, k.redacted, k.scopes]),
+    [['live', 'current', `svc_live_…${acmeLive.slice(-4)}`, ['rates:read', 'addresses:read']]]);
+  acmeSandbox = await simKey('acct_acme', 'sandbox');
+  const both = await setKey(acme, acmeSandbox);
+  assert.equal(both.status, 200, both.text);
+  const sandbox = both.json.keys.find((k) => k.mode === 'sandbox');
+  assert.deepEqual(sandbox.scopes, ALL_SCOPES);
+  assert.equal(sandbox.set_by, `Acme Admin <${acme.email}>`);
+  for (const res of [live, both, await acme.call('GET', '/api/org/keys'), await acme.call('GET', '/api/keys'), await acme.call('GET', '/api/org/audit')]) {
+    for (const key of [acmeLive, acmeSandbox]) assert.ok(!res.text.includes(key.slice(9)), 'no answer carries a key');
+  }
+  const audit = (await acme.call('GET', '/api/org/audit')).json.entries.filter((e) => e.action === 'key_set');
+  assert.equal(audit.length, 2);
+  assert.match(audit[0].detail, /^sandbox key \(current\) set to svc_test_…/);
+
+  // The session works with them: live (the default once a live key exists)
+  // is bounded by the live key's two scopes, sandbox has all.
+  const session = (await acme.call('GET', '/api/session')).json;
+  assert.equal(session.mode, 'live');
+  assertError(await acme.call('GET', '/api/v1/wallet'), 403, 'AUTH.KEY.INSUFFICIENT_SCOPE');
+  assert.equal((await acme.call('PUT', '/api/session/mode', { mode: 'sandbox' })).status, 200);
+  const before = await calls(acmeSandbox);
+  const wallet = await acme.call('GET', '/api/v1/wallet');
+  assert.equal(wallet.status, 200, wallet.text);
+  assert.equal(wallet.json.sandbox, true);
+  assert.equal(await calls(acmeSandbox), before + 1, 'the call went upstream with the organization\'s own key');
+
+  // Only admins change keys.
+  const invited = await acme.invite('operator');
+  const operator = person();
+  assert.equal((await operator.accept(invited.json.token, { email: `op.${randomBytes(3).toString('hex')}@example.com`, password: PASSWORD })).status, 200);
+  assertError(await setKey(operator, acmeSandbox), 403, 'EDGE.ROLE.FORBIDDEN');
+  assertError(await operator.call('GET', '/api/org/keys'), 403, 'EDGE.ROLE.FORBIDDEN');
+});
+
+test('the rotation in the app: a next key is checked, verified, activated, then made the only one', async () => {
+  const next = await simKey('acct_acme', 'sandbox');
+  const added = await setKey(acme, next, 'next');
+  assert.equal(added.status, 200, added.text);
+  assert.deepEqual(added.json.keys.filter((k) => k.mode === 'sandbox').map((k) => k.slot), ['current', 'next']);
+  const verified = await acme.call('POST', '/api/keys/sandbox/verify');
+  assert.equal(verified.json.ok, true, verified.text);
+  assert.equal((await acme.call('POST', '/api/keys/sandbox/activate')).status, 200);
+  const before = await calls(next);
+  assert.equal((await acme.call('GET', '/api/v1/wallet')).status, 200);
+  assert.equal(await calls(next), before + 1, 'the activated next key makes the calls');
+  const promoted = await acme.call('PUT', '/api/org/keys', { action: 'promote', mode: 'sandbox' });
+  assert.equal(promoted.status, 200, promoted.text);
+  assert.deepEqual(promoted.json.keys.filter((k) => k.mode === 'sandbox').map((k) => [k.slot, k.redacted]), [['current', `svc_test_…${next.slice(-4)}`]]);
+  assertError(await acme.call('PUT', '/api/org/keys', { action: 'promote', mode: 'sandbox' }), 409, 'EDGE.KEY.NO_NEXT');
+  const old = await calls(acmeSandbox);
+  assert.equal((await acme.call('GET', '/api/v1/wallet')).status, 200);
+  assert.equal(await calls(acmeSandbox), old, 'the old key is no longer used');
+  acmeSandbox = next;
+  // A rotation abandoned: the next key is forgotten, the current one stays.
+  await setKey(acme, await simKey('acct_acme', 'sandbox'), 'next');
+  const discarded = await acme.call('PUT', '/api/org/keys', { action: 'discard_next', mode: 'sandbox' });
+  assert.deepEqual(discarded.json.keys.filter((k) => k.mode === 'sandbox').map((k) => k.slot), ['current']);
+});
+
+test('two organizations: labels, idempotency keys and jobs stay with their own; the simulator sees no call with the other\'s key', async () => {
+  beta = await newOrg('Beta');
+  const betaSandbox = await simKey('acct_beta', 'sandbox');
+  assert.equal((await setKey(beta, betaSandbox)).status, 200);
+  const deploymentCalls = await calls(deploymentKeys.sandbox);
+
+  const idem = randomUUID();
+  const a = await buy(acme, idem);
+  assert.equal(a.status, 201, JSON.stringify(a.json));
+  const acmeCalls = await calls(acmeSandbox);
+
+  // Beta's session on Acme's label: the service finds no such label for
+  // Beta's account, and the answer says nothing of Acme.
+  for (const route of [`/api/v1/labels/${a.json.id}`, `/api/labels/${a.json.id}/pdf`]) {
+    const res = await beta.call('GET', route);
+    assert.equal(res.status, 404, `${route}: ${res.text}`);
+    assert.ok(!res.text.includes('Acme') && !res.text.includes(acme.org.id), res.text);
+  }
+  assertError(await beta.call('DELETE', `/api/v1/labels/${a.json.id}`, undefined, { 'idempotency-key': randomUUID() }), 404, 'LABEL.NOT_FOUND');
+  // The same Idempotency-Key in Beta is Beta's own purchase, not Acme's replay.
+  const b = await buy(beta, idem);
+  assert.equal(b.status, 201, JSON.stringify(b.json));
+  assert.equal(b.replayed, null);
+  assert.notEqual(b.json.id, a.json.id);
+  assert.equal((await buy(acme, idem)).json.id, a.json.id, 'Acme\'s replay is still Acme\'s label');
+
+  // A batch job of Beta's runs with Beta's key.
+  const betaBefore = await calls(betaSandbox);
+  const job = await beta.call('POST', '/api/jobs', {
+    name: 'beta.csv', rule: { rule: 'cheapest' },
+    approval: { approval: 'buy_as_quoted', max_row_cents: 100000, max_total_cents: 10000000 },
+    rows: [1, 2].map((n) => ({ reference: `#${n}`, from_address: shipment.from_address, to_address: address(`Customer ${n}`, `${n} Elm St`, '11201', 'NY'), parcel: shipment.parcel })),
+  });
+  assert.equal(job.status, 201, job.text);
+  assert.equal(job.json.mode, 'sandbox');
+  assert.equal((await beta.call('POST', `/api/jobs/${job.json.id}/start`)).status, 200);
+  const s = { json: async (p) => { const r = await beta.call('GET', p); assert.equal(r.status, 200, r.text); return r.json; } };
+  const done = await untilJob(s, job.json.id, (j) => ['completed', 'paused', 'stopped'].includes(j.state), {
+    tick: async (j) => { if (j.chunks.some((c) => c.state === 'processing')) await sim.control('POST', '/__sim/clock/advance', { seconds: 60 }); },
+  });
+  assert.equal(done.state, 'completed', JSON.stringify(done.problem));
+  assert.equal(done.counts.bought, 2);
+  assert.ok(await calls(betaSandbox) > betaBefore, 'the job called with Beta\'s key');
+  // Acme cannot see Beta's job, its rows or its results.
+  for (const route of [`/api/jobs/${job.json.id}`, `/api/jobs/${job.json.id}/rows`, `/api/jobs/${job.json.id}/results.csv`]) {
+    assertError(await acme.call('GET', route), 404, 'EDGE.JOB.NOT_FOUND');
+  }
+  assert.ok(!(await acme.call('GET', '/api/jobs')).json.jobs.some((j) => j.id === job.json.id));
+  assert.ok((await beta.call('GET', '/api/jobs')).json.jobs.some((j) => j.id === job.json.id));
+  // Beta's labels were bought on Beta's account: Acme's session cannot read them.
+  const rows = (await s.json(`/api/jobs/${job.json.id}/rows`)).rows;
+  assertError(await acme.call('GET', `/api/v1/labels/${rows[0].label_id}`), 404, 'LABEL.NOT_FOUND');
+
+  assert.equal(await calls(acmeSandbox) - acmeCalls, 2, 'only Acme\'s own two calls since (the replay\'s quote, the read of Beta\'s label) used its key');
+  assert.equal(await calls(deploymentKeys.sandbox), deploymentCalls, 'no organization used the deployment\'s key');
+});
+
+/** Every file under `dir`, read as bytes. */
+function files(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map((f) => path.join(dir, f))
+    .filter((f) => statSync(f).isFile())
+    .map((f) => ({ f, bytes: readFileSync(f) }));
+}
+
+test('keys at rest: no persisted object or log line holds a key; after the master key is rotated every organization still works', { timeout: 180000 }, async () => {
+  const keys = Object.keys(simKeys);
+  assert.ok(keys.length >= 6);
+  const scan = () => {
+    for (const { f, bytes } of files(persist)) {
+      for (const key of keys) assert.ok(!bytes.includes(key.slice(9)), `${f} holds a key`);
+    }
+    for (const key of keys) assert.ok(!logs().some((l) => l.includes(key.slice(9))), 'the log holds a key');
+  };
+  const sealedWith = (kid) => files(persist).some(({ bytes }) => bytes.includes(`"sealed":"${kid}.`));
+  scan();
+  assert.ok(sealedWith('k1'));
+
+  // A second master key in front: what k1 sealed still opens, and is
+  // sealed again with k2 as each organization is used.
+  const restart = async (masterKeys) => {
+    earlierLogs.push(...edge.logs);
+    await edge.stop();
+    options = { ...options, masterKeys };
+    edge = await startEdgeProcess(options);
+    for (const who of [acme, beta]) who.url = edge.url;
+  };
+  const k1 = options.masterKeys;
+  await restart(`k2:${secret()},${k1}`);
+  for (const who of [acme, beta]) {
+    const wallet = await who.call('GET', '/api/v1/wallet');
+    assert.equal(wallet.status, 200, wallet.text);
+  }
+  assert.ok(sealedWith('k2'));
+  // Then k1 is removed: both organizations, used since, still work.
+  await restart(options.masterKeys.split(',')[0]);
+  for (const who of [acme, beta]) assert.equal((await who.call('GET', '/api/v1/wallet')).status, 200);
+  assert.ok(!sealedWith('k1'), 'nothing is left sealed with the removed master key');
+  // A master key missing for what was sealed is a setting to fix, said as such.
+  await restart(`k3:${secret()}`);
+  const lost = assertError(await acme.call('GET', '/api/v1/wallet'), 503, 'EDGE.CONFIG.INVALID');
+  assert.match(lost.message, /MASTER_KEYS/);
+  scan();
+});
