@@ -155,6 +155,22 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   }
   const [pdf, accounts, worker] = running;
   const url = (await worker.url).toString().replace(/\/$/, '');
+  // Ready is not yet reachable: the main Worker finds the accounts Worker
+  // through the dev registry a moment later. Its own answer says when: an
+  // unknown invitation is 404 from the accounts Worker, 503 before (bounded).
+  for (const end = Date.now() + 30000; ;) {
+    const res = await fetch(`${url}/api/invites/preview`, {
+      method: 'POST', headers: { origin: url, 'content-type': 'application/json' }, body: '{"token":"x"}',
+    });
+    if (res.status !== 503) break;
+    if (Date.now() > end) {
+      const why = await res.text();
+      await Promise.allSettled(running.map((w) => w.dispose()));
+      rmSync(registry, { recursive: true, force: true });
+      throw new Error(`the main Worker did not reach the accounts Worker within 30 s: ${why}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return {
     ...edgeClient(url),
     async stop() {
