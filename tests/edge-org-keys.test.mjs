@@ -7,7 +7,7 @@
 // after the master key is rotated every organization still works.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -229,6 +229,47 @@ test('two organizations: labels, idempotency keys and jobs stay with their own; 
 
   assert.equal(await calls(acmeSandbox) - acmeCalls, 1, 'only Acme\'s own call since (its read of Beta\'s label; the replay is answered by the Worker) used its key');
   assert.equal(await calls(deploymentKeys.sandbox), deploymentCalls, 'no organization used the deployment\'s key');
+});
+
+test('webhooks: each organization has its own URL and secret; a delivery lands only in its inbox, and the other\'s secret does not verify it', async () => {
+  const secrets = {};
+  const hook = {};
+  for (const [name, who, account] of [['acme', acme, 'acct_acme'], ['beta', beta, 'acct_beta']]) {
+    const view = await who.call('GET', '/api/org/webhook');
+    assert.equal(view.status, 200, view.text);
+    assert.deepEqual(view.json, { path: `/hooks/v1/label-created/${who.org.id}`, secrets: [] });
+    hook[name] = edge.url + view.json.path;
+    assert.equal(assertError(await who.call('PUT', '/api/org/webhook', { action: 'set', slot: 'current', secret: 'short' }), 422, 'VALIDATION.FIELD.INVALID').field, 'secret');
+    secrets[name] = `whsec_${randomBytes(16).toString('hex')}`;
+    simKeys[secrets[name]] = account; // scanned at rest with the keys
+    const set = await who.call('PUT', '/api/org/webhook', { action: 'set', slot: 'current', secret: secrets[name] });
+    assert.equal(set.status, 200, set.text);
+    assert.deepEqual(set.json.secrets.map((s) => [s.slot, s.redacted]), [['current', `…${secrets[name].slice(-4)}`]]);
+    assert.ok(!set.text.includes(secrets[name]));
+    await sim.control('PUT', `/__sim/accounts/${account}/webhook`, { url: hook[name], secret: secrets[name] });
+  }
+  // Acme buys; the service delivers to Acme's URL, signed with Acme's secret.
+  const bought = await buy(acme, randomUUID());
+  assert.equal(bought.status, 201, JSON.stringify(bought.json));
+  const inbox = (who) => who.call('GET', `/api/webhooks/inbox?q=${bought.json.id}`);
+  for (const end = Date.now() + 20000; !(await inbox(acme)).json.accepted.some((e) => e.label.id === bought.json.id);) {
+    assert.ok(Date.now() < end, 'the delivery reaches Acme\'s inbox within 20 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual((await inbox(beta)).json.accepted, [], 'and never Beta\'s');
+  // The same event signed with Beta's secret, to Acme's URL: refused.
+  const body = JSON.stringify({ event: 'label.created', data: bought.json });
+  const sign = (secret) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  const post = (url, secret) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-signature': sign(secret) }, body });
+  const forged = await post(hook.acme, secrets.beta);
+  assert.equal(forged.status, 401);
+  assert.equal((await forged.json()).error.code, 'WEBHOOK.SIGNATURE.INVALID');
+  // An organization that does not exist answers as one without a secret.
+  const unknown = await post(`${edge.url}/hooks/v1/label-created/org_${randomBytes(8).toString('hex')}`, secrets.acme);
+  assert.equal(unknown.status, 503);
+  assert.equal((await unknown.json()).error.code, 'WEBHOOK.SECRET.MISSING');
+  const audit = (await acme.call('GET', '/api/org/audit')).json.entries.filter((e) => e.action === 'webhook_secret_set');
+  assert.match(audit[0].detail, /^webhook secret \(current\) set to …/);
 });
 
 /** Every file under `dir`, read as bytes. */

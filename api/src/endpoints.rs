@@ -288,6 +288,9 @@ pub enum OwnId {
     Audit,
     OrgKeys,
     SetOrgKeys,
+    ReceiveOrgWebhook,
+    OrgWebhook,
+    SetOrgWebhook,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -315,7 +318,7 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
 
 use crate::{inbox, jobs, orgs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 46] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 49] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -374,6 +377,13 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 46] = [
     own(OwnId::Audit, Method::Get, orgs::AUDIT_PATH),
     own(OwnId::OrgKeys, Method::Get, orgs::ORG_KEYS_PATH),
     own(OwnId::SetOrgKeys, Method::Put, orgs::ORG_KEYS_PATH),
+    own(
+        OwnId::ReceiveOrgWebhook,
+        Method::Post,
+        inbox::ORG_RECEIVE_PATH,
+    ),
+    own(OwnId::OrgWebhook, Method::Get, orgs::ORG_WEBHOOK_PATH),
+    own(OwnId::SetOrgWebhook, Method::Put, orgs::ORG_WEBHOOK_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

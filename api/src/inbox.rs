@@ -11,6 +11,10 @@ use crate::labels::Label;
 /// The URL path a merchant configures as the webhook URL in the service's
 /// dashboard: `https://<worker host>/hooks/v1/label-created`.
 pub const RECEIVE_PATH: &str = "/hooks/v1/label-created";
+/// An organization's own webhook URL: `…/hooks/v1/label-created/{org id}`.
+/// A delivery to it is verified only with that organization's secret and
+/// lands only in its inbox.
+pub const ORG_RECEIVE_PATH: &str = "/hooks/v1/label-created/{id}";
 /// `GET`: [`Ledger`]; `?q=` filters by label id, tracking number or carrier.
 pub const LEDGER_PATH: &str = "/api/ledger";
 /// `GET`: [`Inbox`]; `?q=` as for the ledger, `?state=accepted|rejected`.

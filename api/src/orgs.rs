@@ -18,6 +18,8 @@
 //! | `GET /api/org/audit`               | admin      | → `AuditPage` (`?before=` for older)   |
 //! | `GET /api/org/keys`                | admin      | → `OrgKeyList`                         |
 //! | `PUT /api/org/keys`                | admin      | `KeyChange` → `OrgKeyList`             |
+//! | `GET /api/org/webhook`             | admin      | → `OrgWebhook`                         |
+//! | `PUT /api/org/webhook`             | admin      | `WebhookSecretChange` → `OrgWebhook`   |
 //!
 //! Refusals: `EDGE.SIGN_IN.FAILED` (401, the same for an unknown email and
 //! a wrong password), `EDGE.SIGN_IN.THROTTLED` (429 with `Retry-After`),
@@ -46,6 +48,7 @@ pub const PREVIEW_INVITE_PATH: &str = "/api/invites/preview";
 pub const ACCEPT_INVITE_PATH: &str = "/api/invites/accept";
 pub const AUDIT_PATH: &str = "/api/org/audit";
 pub const ORG_KEYS_PATH: &str = "/api/org/keys";
+pub const ORG_WEBHOOK_PATH: &str = "/api/org/webhook";
 
 /// The dashboard page an invitation link opens: `/invite#{token}` (the
 /// fragment never reaches a server log or a `Referer`).
@@ -367,6 +370,42 @@ pub struct OrgKey {
 pub struct OrgKeyList {
     pub keys: Vec<OrgKey>,
 }
+
+/// `PUT /api/org/webhook`: the secret the service signs the organization's
+/// `label.created` deliveries with, as its dashboard shows it. The
+/// rotation: `set` the new one as `next` (both verify), change it in the
+/// service, then `promote` it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum WebhookSecretChange {
+    Set {
+        secret: String,
+        slot: crate::session::KeySlot,
+    },
+    Promote,
+    DiscardNext,
+}
+
+/// One stored webhook secret as admins see it: never the secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebhookSecretInfo {
+    pub slot: crate::session::KeySlot,
+    /// Its last four characters: `…a1b2`.
+    pub redacted: String,
+    pub set_at: u64,
+    pub set_by: String,
+}
+
+/// `GET /api/org/webhook`: where the service must deliver, and the secrets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrgWebhook {
+    /// The path to append to the dashboard's origin (`ORG_RECEIVE_PATH`).
+    pub path: String,
+    pub secrets: Vec<WebhookSecretInfo>,
+}
+
+/// Webhook secrets: what the service issues is at least this long.
+pub const WEBHOOK_SECRET_MIN_CHARS: usize = 16;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 use crate::errors::EdgeError;
 use crate::upstream::proxy::{self, Forward};
 use api::endpoints::own_endpoint;
-use api::orgs::AccountId;
+use api::orgs::{AccountId, OrgId};
 use api::{KeyEnv, OwnId};
 
 /// Every request the Worker answers itself, by feature, so each feature's
@@ -28,6 +28,8 @@ pub enum Route {
     Jobs(JobsRoute),
     /// Organizations, people and invitations (`orgs`).
     Orgs(OrgsRoute),
+    /// `label.created` deliveries to one organization's webhook URL.
+    OrgWebhook(OrgId),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +51,8 @@ pub enum OrgsRoute {
     Audit,
     OrgKeys,
     SetOrgKeys,
+    OrgWebhook,
+    SetOrgWebhook,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,6 +154,7 @@ impl Route {
             Route::Preflight(_)
             | Route::WidgetPage
             | Route::Webhooks(WebhooksRoute::Receive)
+            | Route::OrgWebhook(_)
             | Route::Access(AccessRoute::SignIn) => false,
         }
     }
@@ -218,9 +223,12 @@ impl Route {
                     OrgsRoute::Audit => OwnId::Audit,
                     OrgsRoute::OrgKeys => OwnId::OrgKeys,
                     OrgsRoute::SetOrgKeys => OwnId::SetOrgKeys,
+                    OrgsRoute::OrgWebhook => OwnId::OrgWebhook,
+                    OrgsRoute::SetOrgWebhook => OwnId::SetOrgWebhook,
                 })
                 .pattern
             }
+            Route::OrgWebhook(_) => own_endpoint(OwnId::ReceiveOrgWebhook).pattern,
         }
     }
 }
@@ -375,6 +383,9 @@ pub fn route(
         OwnId::Audit => orgs(OrgsRoute::Audit),
         OwnId::OrgKeys => orgs(OrgsRoute::OrgKeys),
         OwnId::SetOrgKeys => orgs(OrgsRoute::SetOrgKeys),
+        OwnId::OrgWebhook => orgs(OrgsRoute::OrgWebhook),
+        OwnId::SetOrgWebhook => orgs(OrgsRoute::SetOrgWebhook),
+        OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
     })
 }
 

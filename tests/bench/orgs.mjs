@@ -1,9 +1,11 @@
 // What organizations cost, through the real Workers in workerd (main,
 // accounts, PDF) in front of the simulator:
 //  - the organization lookup: p50/p90 of GET /api/limits (signed in, no
-//    upstream call) for a session of the deployment's own organization
-//    (no lookup: today's path) against one of an organization's (asks the
-//    accounts Worker, which asks the organization's object), alternating;
+//    upstream call) and of a forwarded call (GET /api/v1/wallet, sandbox)
+//    for a session of the deployment's own organization (no lookup:
+//    today's path) against one of an organization's (asks the accounts
+//    Worker, which asks the organization's object for the member's role
+//    and its keys, and opens them), alternating;
 //  - a password sign-in (six chained PBKDF2 derivations of 100,000
 //    iterations, and the directory's calls) and a throttled one (the
 //    directory's first call only, no derivation), each from a fresh
@@ -35,25 +37,33 @@ try {
   const email = `bench.${randomBytes(4).toString('hex')}@example.com`;
   const made = await admin.createOrg(link.token, { orgName: 'Bench Co', name: 'Bench', email, password: PASSWORD });
   if (made.status !== 200) throw new Error(made.text);
+  // Both sessions work in sandbox with the same key (the organization's
+  // entered, checked and sealed as an admin does), so only the lookup differs.
+  const entered = await admin.call('PUT', '/api/org/keys', { action: 'set', slot: 'current', key: keys.sandbox });
+  if (entered.status !== 200) throw new Error(entered.text);
   const deployment = await edge.session(users.admin);
+  const own = { cookie: deployment.cookie, origin: edge.url };
+  const org = { cookie: admin.cookie, origin: edge.url };
+  const mode = await fetch(`${edge.url}/api/session/mode`, { method: 'PUT', headers: { ...own, 'content-type': 'application/json' }, body: '{"mode":"sandbox"}' });
+  if (mode.status !== 200) throw new Error(`mode → ${mode.status}`);
 
-  const timed = async (headers) => {
-    const t0 = performance.now();
-    const res = await fetch(`${edge.url}/api/limits`, { headers });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`limits → ${res.status}`);
-    return performance.now() - t0;
-  };
-  const own = { cookie: deployment.cookie };
-  const org = { cookie: admin.cookie };
-  for (let i = 0; i < 20; i++) { await timed(own); await timed(org); } // warm both paths
-  const times = { own: [], org: [] };
-  for (let i = 0; i < N; i++) {
-    times.own.push(await timed(own));
-    times.org.push(await timed(org));
+  for (const path of ['/api/limits', '/api/v1/wallet']) {
+    const timed = async (headers) => {
+      const t0 = performance.now();
+      const res = await fetch(edge.url + path, { headers });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${path} → ${res.status}`);
+      return performance.now() - t0;
+    };
+    for (let i = 0; i < 20; i++) { await timed(own); await timed(org); } // warm both paths
+    const times = { own: [], org: [] };
+    for (let i = 0; i < N; i++) {
+      times.own.push(await timed(own));
+      times.org.push(await timed(org));
+    }
+    console.log(`GET ${path}, the deployment's session (no lookup): ${stats(times.own)}`);
+    console.log(`GET ${path}, an organization's session (lookup):  ${stats(times.org)}`);
   }
-  console.log(`GET /api/limits, the deployment's session (no lookup): ${stats(times.own)}`);
-  console.log(`GET /api/limits, an organization's session (lookup):  ${stats(times.org)}`);
 
   const signIns = [];
   const throttled = [];

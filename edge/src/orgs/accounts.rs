@@ -7,10 +7,10 @@
 
 use api::orgs::{
     AcceptInvite as AcceptBody, AccountId, CreateOrg, InviteCreated, InviteList, InviteRequest,
-    InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, PasswordSignIn, RoleChange,
-    SwitchOrg, normalize_email, password_problem,
+    InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, OrgWebhook, PasswordSignIn,
+    RoleChange, SwitchOrg, WebhookSecretChange, normalize_email, password_problem,
 };
-use api::session::Role;
+use api::session::{KeySlot, Role};
 use api::validation::BodyError;
 use api::{ApiKey, Scope};
 use sha2::{Digest, Sha256};
@@ -18,14 +18,15 @@ use worker::web_sys::{Request, Response};
 use worker::{Context, Env, event};
 
 use super::directory::{self, Account, Directory};
-use super::keys::{self, StoredKey, Verdict};
+use super::keys::{self, StoredKey, StoredSecret, Verdict};
 use super::passwords::{self, PasswordRecord};
 use super::sealing::{self, Purpose, glue::master_keys};
 use super::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
 use super::wire::{self, Caller, Checked, KeyLine, Me, Started};
 use super::{
-    Access, Actor, Check, Create, CreateInvite, Joining, Membership, MoveKey, Org, Remove, Reseal,
-    RevokeInvite, SetKey, SetRole, SignedIn, crypto, rules, tokens,
+    Access, Actor, Check, Create, CreateInvite, Joining, Membership, MoveKey, MoveWebhookSecret,
+    Org, Remove, Reseal, RevokeInvite, SetKey, SetRole, SetWebhookSecret, SignedIn, crypto, rules,
+    tokens,
 };
 use crate::errors::{EdgeError, SignInReason};
 use crate::routes::{self, OrgsRoute, Route};
@@ -518,7 +519,9 @@ async fn team(
         | OrgsRoute::AcceptInvite
         | OrgsRoute::SwitchOrg
         | OrgsRoute::OrgKeys
-        | OrgsRoute::SetOrgKeys => Err(EdgeError::RouteNotFound { path: req.url() }),
+        | OrgsRoute::SetOrgKeys
+        | OrgsRoute::OrgWebhook
+        | OrgsRoute::SetOrgWebhook => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
 }
 
@@ -575,8 +578,8 @@ async fn org_keys(
     let now = now_s();
     if route == OrgsRoute::OrgKeys {
         let (org, _) = admin(caller, env, "see the API keys").await?;
-        let stored = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?;
-        return reply::json(200, &key_list(stored), &[]);
+        let sealed = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?;
+        return reply::json(200, &key_list(sealed.keys), &[]);
     }
     let (org, actor) = admin(caller, env, "change the API keys").await?;
     let stored = match json_body::<KeyChange>(&req, MAX_BODY).await? {
@@ -585,7 +588,7 @@ async fn org_keys(
                 ApiKey::parse(key.trim()).map_err(|e| EdgeError::KeyMalformed(e.to_string()))?;
             let masters = master_keys(env)?;
             let scopes = check_key(env, &key).await?;
-            let before = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?;
+            let before = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?.keys;
             let stored = StoredKey {
                 mode: key.env(),
                 slot: keys::rotation::slot_for(&before, key.env(), slot),
@@ -613,18 +616,40 @@ async fn org_keys(
     reply::json(200, &key_list(stored), &[])
 }
 
-/// What the main Worker needs for a request of `org`: its keys, opened
-/// (`wire::KeyLine`), and the caller's role if a caller is named. Keys
-/// sealed by an older master key are sealed again with the current one as
-/// they are read, so a master key rotation completes as organizations are used.
+/// Opens `sealed` for `purpose`, sealing again with the current master key
+/// what an older one sealed (a master key rotation completes as
+/// organizations are used).
+async fn open_fresh(
+    env: &Env,
+    masters: &sealing::MasterKeys,
+    org: &OrgId,
+    purpose: Purpose,
+    sealed: Vec<&str>,
+) -> Result<Vec<String>, EdgeError> {
+    if sealed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let opened = sealing::glue::open_all(masters, org, purpose, &sealed).await?;
+    for (from, plain) in sealed.iter().zip(&opened) {
+        if masters.is_stale(from) {
+            let to = sealing::glue::seal(masters, org, purpose, plain).await?;
+            let from = from.to_string();
+            ask::<Org, _>(env, org.as_str(), Reseal { from, to }).await?;
+        }
+    }
+    Ok(opened)
+}
+
+/// What the main Worker needs for a request of `org`: its keys and webhook
+/// secrets, opened (`wire::Checked`), and the caller's role if a caller is named.
 async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Checked, EdgeError> {
-    let (role, stored) = match caller {
+    let (role, sealed) = match caller {
         Some(caller) => {
             let access = Access {
                 account: caller.account.clone(),
             };
             match ask::<Org, _>(env, org.as_str(), access).await? {
-                Some((role, stored)) => (Some(role), stored),
+                Some((role, sealed)) => (Some(role), sealed),
                 None => return Ok(Checked::default()),
             }
         }
@@ -633,26 +658,81 @@ async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Chec
             ask::<Org, _>(env, org.as_str(), super::Keys {}).await?,
         ),
     };
-    if stored.is_empty() {
-        return Ok(Checked { role, keys: vec![] });
-    }
-    let masters = master_keys(env)?;
-    let sealed: Vec<&str> = stored.iter().map(|k| k.sealed.as_str()).collect();
-    let opened = sealing::glue::open_all(&masters, org, Purpose::V1Key, &sealed).await?;
-    let mut keys = Vec::with_capacity(stored.len());
-    for (k, key) in stored.into_iter().zip(opened) {
-        if masters.is_stale(&k.sealed) {
-            let to = sealing::glue::seal(&masters, org, Purpose::V1Key, &key).await?;
-            ask::<Org, _>(env, org.as_str(), Reseal { from: k.sealed, to }).await?;
-        }
-        keys.push(KeyLine {
-            mode: k.mode,
-            slot: k.slot,
-            key,
-            scopes: k.scopes,
+    if sealed.keys.is_empty() && sealed.webhook.is_empty() {
+        return Ok(Checked {
+            role,
+            ..Checked::default()
         });
     }
-    Ok(Checked { role, keys })
+    let masters = master_keys(env)?;
+    let keys = sealed.keys.iter().map(|k| k.sealed.as_str()).collect();
+    let keys = open_fresh(env, &masters, org, Purpose::V1Key, keys).await?;
+    let secrets = sealed.webhook.iter().map(|s| s.sealed.as_str()).collect();
+    let secrets = open_fresh(env, &masters, org, Purpose::WebhookSecret, secrets).await?;
+    Ok(Checked {
+        role,
+        keys: sealed
+            .keys
+            .into_iter()
+            .zip(keys)
+            .map(|(k, key)| KeyLine {
+                mode: k.mode,
+                slot: k.slot,
+                key,
+                scopes: k.scopes,
+            })
+            .collect(),
+        webhook: sealed.webhook.iter().map(|s| s.slot).zip(secrets).collect(),
+    })
+}
+
+async fn org_webhook(
+    route: OrgsRoute,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, EdgeError> {
+    let view = |org: &OrgId, secrets: Vec<StoredSecret>| OrgWebhook {
+        path: api::inbox::ORG_RECEIVE_PATH.replace("{id}", org.as_str()),
+        secrets: secrets.iter().map(StoredSecret::view).collect(),
+    };
+    if route == OrgsRoute::OrgWebhook {
+        let (org, _) = admin(caller, env, "see the webhook settings").await?;
+        let sealed = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?;
+        return reply::json(200, &view(&org, sealed.webhook), &[]);
+    }
+    let (org, actor) = admin(caller, env, "change the webhook secret").await?;
+    let now = now_s();
+    let secrets = match json_body::<WebhookSecretChange>(&req, MAX_BODY).await? {
+        WebhookSecretChange::Set { secret, slot } => {
+            let secret = secret.trim();
+            if let Some(problem) = keys::webhook_secret_problem(secret) {
+                return Err(invalid("secret", problem));
+            }
+            let masters = master_keys(env)?;
+            let before = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?;
+            let has_current = before.webhook.iter().any(|s| s.slot == KeySlot::Current);
+            let stored = StoredSecret {
+                slot: if has_current { slot } else { KeySlot::Current },
+                sealed: sealing::glue::seal(&masters, &org, Purpose::WebhookSecret, secret).await?,
+                redacted: keys::redact_secret(secret),
+                set_at: now,
+                set_by: actor.label,
+            };
+            ask::<Org, _>(env, org.as_str(), SetWebhookSecret { secret: stored }).await?
+        }
+        change @ (WebhookSecretChange::Promote | WebhookSecretChange::DiscardNext) => {
+            let call = MoveWebhookSecret {
+                actor,
+                promote: change == WebhookSecretChange::Promote,
+                at: now,
+            };
+            ask::<Org, _>(env, org.as_str(), call)
+                .await?
+                .map_err(EdgeError::from)?
+        }
+    };
+    reply::json(200, &view(&org, secrets), &[])
 }
 
 /// Another of the caller's organizations, if they are a member of it.
@@ -726,6 +806,9 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         OrgsRoute::AcceptInvite => accept_invite(req, env).await,
         OrgsRoute::SwitchOrg => switch_org(req, env, &asked()?).await,
         OrgsRoute::OrgKeys | OrgsRoute::SetOrgKeys => org_keys(route, req, env, &asked()?).await,
+        OrgsRoute::OrgWebhook | OrgsRoute::SetOrgWebhook => {
+            org_webhook(route, req, env, &asked()?).await
+        }
         route => team(route, req, env, &asked()?, query).await,
     }
 }

@@ -89,6 +89,13 @@ async fn settings(
         }
     }
     config.keys = Keys::of(live, sandbox);
+    for (slot, secret) in checked.webhook {
+        let secret = Some(secret.into_bytes());
+        match slot {
+            KeySlot::Current => config.webhook.current = secret,
+            KeySlot::Next => config.webhook.next = secret,
+        }
+    }
     Ok(config)
 }
 
@@ -106,7 +113,8 @@ pub(crate) async fn session_settings(
     settings(env, base, session.org.clone(), wire::CHECK_URL, header).await
 }
 
-/// An organization's settings with its keys, for its batch jobs and a new session.
+/// An organization's settings with its keys and webhook secrets, for its
+/// batch jobs, its webhook deliveries and a new session.
 pub(crate) async fn org_settings(
     env: &Env,
     base: &Config,

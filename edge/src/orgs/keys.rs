@@ -33,6 +33,63 @@ impl StoredKey {
     }
 }
 
+/// The organization's webhook secret in one slot: sealed, and its last four.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredSecret {
+    pub slot: KeySlot,
+    pub sealed: String,
+    pub redacted: String,
+    pub set_at: u64,
+    pub set_by: String,
+}
+
+impl StoredSecret {
+    pub fn view(&self) -> api::orgs::WebhookSecretInfo {
+        api::orgs::WebhookSecretInfo {
+            slot: self.slot,
+            redacted: self.redacted.clone(),
+            set_at: self.set_at,
+            set_by: self.set_by.clone(),
+        }
+    }
+}
+
+/// Everything an organization keeps sealed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sealed {
+    pub keys: Vec<StoredKey>,
+    pub webhook: Vec<StoredSecret>,
+}
+
+/// A webhook secret as entered: what is wrong with it, if anything (it
+/// travels in a line of text to the main Worker, so no control characters).
+pub fn webhook_secret_problem(secret: &str) -> Option<String> {
+    let n = secret.chars().count();
+    if !(api::orgs::WEBHOOK_SECRET_MIN_CHARS..=256).contains(&n) {
+        return Some(format!(
+            "a webhook secret is {} to 256 characters, as the service's dashboard shows it",
+            api::orgs::WEBHOOK_SECRET_MIN_CHARS
+        ));
+    }
+    secret
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace())
+        .then(|| "a webhook secret has no spaces or control characters".to_string())
+}
+
+/// `…a1b2`: all that is ever shown of a webhook secret.
+pub fn redact_secret(secret: &str) -> String {
+    let tail: String = secret
+        .chars()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("…{tail}")
+}
+
 /// A call that proves one scope without changing anything: a read of an
 /// id that does not exist, or a write with an empty body the service
 /// refuses as invalid. The service checks the key and its scope first.
@@ -178,6 +235,15 @@ mod tests {
         assert!(matches!(judge(401, "nope"), Verdict::Refused { .. }));
         assert!(matches!(judge(429, ""), Verdict::Unknown(_)));
         assert!(matches!(judge(503, ""), Verdict::Unknown(_)));
+    }
+
+    #[test]
+    fn webhook_secrets_are_checked_and_shown_by_their_last_four() {
+        assert_eq!(webhook_secret_problem("whsec_0123456789abcdef"), None);
+        assert!(webhook_secret_problem("short").is_some());
+        assert!(webhook_secret_problem("whsec_0123456789\tabcdef").is_some());
+        assert!(webhook_secret_problem(&"x".repeat(257)).is_some());
+        assert_eq!(redact_secret("whsec_0123456789abcdef"), "…cdef");
     }
 
     #[test]

@@ -148,6 +148,8 @@ pub enum OrgCall {
     SetKey(SetKey),
     MoveKey(MoveKey),
     Reseal(Reseal),
+    SetWebhookSecret(SetWebhookSecret),
+    MoveWebhookSecret(MoveWebhookSecret),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -261,7 +263,8 @@ pub struct Access {
     pub account: AccountId,
 }
 
-/// The organization's sealed keys.
+/// The organization's sealed keys and webhook secrets (nothing, and no
+/// storage made, for an organization that does not exist).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Keys {}
 
@@ -281,7 +284,21 @@ pub struct MoveKey {
     pub at: u64,
 }
 
-/// A key sealed again under the current master key (`from` is what was
+/// Store a sealed webhook secret in its slot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetWebhookSecret {
+    pub secret: keys::StoredSecret,
+}
+
+/// The webhook secret rotation's end, as `MoveKey`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveWebhookSecret {
+    pub actor: Actor,
+    pub promote: bool,
+    pub at: u64,
+}
+
+/// A secret sealed again under the current master key (`from` is what was
 /// stored: a concurrent change wins).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reseal {
@@ -339,11 +356,13 @@ crate::calls! {
     PreviewInvite(PreviewInvite) => Result<InvitePreview, Refusal>,
     AcceptInvite(AcceptInvite) => Result<Accepted, Refusal>,
     Audit(Audit) => AuditPage,
-    Access(Access) => Option<(Role, Vec<keys::StoredKey>)>,
-    Keys(Keys) => Vec<keys::StoredKey>,
+    Access(Access) => Option<(Role, keys::Sealed)>,
+    Keys(Keys) => keys::Sealed,
     SetKey(SetKey) => Vec<keys::StoredKey>,
     MoveKey(MoveKey) => Result<Vec<keys::StoredKey>, Refusal>,
     Reseal(Reseal) => (),
+    SetWebhookSecret(SetWebhookSecret) => Vec<keys::StoredSecret>,
+    MoveWebhookSecret(MoveWebhookSecret) => Result<Vec<keys::StoredSecret>, Refusal>,
 }
 
 /// An audit line the object writes with a change (the log is append-only:

@@ -22,12 +22,14 @@ pub const MIN_SECRET_CHARS: usize = 32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
     V1Key,
+    WebhookSecret,
 }
 
 /// The associated data of `org`'s secret for `purpose`.
 pub fn associated_data(org: &OrgId, purpose: Purpose) -> String {
     let purpose = match purpose {
         Purpose::V1Key => "v1-key",
+        Purpose::WebhookSecret => "webhook-secret",
     };
     format!("parcel/{org}/{purpose}")
 }
@@ -251,5 +253,9 @@ mod tests {
             associated_data(&b, Purpose::V1Key)
         );
         assert_eq!(associated_data(&a, Purpose::V1Key), "parcel/org_a/v1-key");
+        assert_ne!(
+            associated_data(&a, Purpose::V1Key),
+            associated_data(&a, Purpose::WebhookSecret)
+        );
     }
 }

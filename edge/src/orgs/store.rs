@@ -10,11 +10,12 @@ use api::session::Role;
 use serde::Deserialize;
 use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, durable_object};
 
-use super::keys::StoredKey;
+use super::keys::{Sealed, StoredKey, StoredSecret};
 use super::rules::{self, InviteFacts};
 use super::{
     AUDIT_PAGE, Accepted, Access, AuditLine, Check, Create, CreateInvite, Joining, Membership,
-    MoveKey, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite, SetKey, SetRole, SignedIn,
+    MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite, SetKey,
+    SetRole, SetWebhookSecret, SignedIn,
 };
 use crate::objects::reply;
 
@@ -110,6 +111,8 @@ impl Organization {
                 "CREATE TABLE IF NOT EXISTS audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL)",
                 // `json` is a `StoredKey`: its key only sealed (`orgs::sealing`).
                 "CREATE TABLE IF NOT EXISTS keys (mode TEXT NOT NULL, slot TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (mode, slot))",
+                // `json` is a `StoredSecret`, sealed likewise.
+                "CREATE TABLE IF NOT EXISTS webhook (slot TEXT PRIMARY KEY, json TEXT NOT NULL)",
             ] {
                 sql.exec(ddl, None)?;
             }
@@ -292,6 +295,98 @@ impl Organization {
             .collect()
     }
 
+    fn webhook(sql: &SqlStorage) -> Result<Vec<StoredSecret>> {
+        #[derive(Deserialize)]
+        struct Row {
+            json: String,
+        }
+        let rows: Vec<Row> = sql
+            .exec("SELECT json FROM webhook ORDER BY slot", None)?
+            .to_array()?;
+        rows.iter()
+            .map(|r| serde_json::from_str(&r.json).map_err(internal))
+            .collect()
+    }
+
+    fn put_secret(sql: &SqlStorage, secret: &StoredSecret) -> Result<()> {
+        sql.exec(
+            "INSERT OR REPLACE INTO webhook (slot, json) VALUES (?, ?)",
+            vec![
+                secret.slot.as_str().into(),
+                serde_json::to_string(secret).map_err(internal)?.into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn sealed(sql: &SqlStorage) -> Result<Sealed> {
+        Ok(Sealed {
+            keys: Self::keys(sql)?,
+            webhook: Self::webhook(sql)?,
+        })
+    }
+
+    /// Whether the organization was made, read without creating anything
+    /// (a delivery to an unknown organization's URL must not make storage).
+    fn exists(&self) -> Result<bool> {
+        #[derive(Deserialize)]
+        struct Count {
+            n: u64,
+        }
+        let rows: Vec<Count> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'org'",
+                None,
+            )?
+            .to_array()?;
+        Ok(rows.first().is_some_and(|c| c.n > 0))
+    }
+
+    fn move_secret(
+        sql: &SqlStorage,
+        m: MoveWebhookSecret,
+    ) -> Result<std::result::Result<Vec<StoredSecret>, Refusal>> {
+        use api::session::KeySlot;
+        let Some(next) = Self::webhook(sql)?
+            .into_iter()
+            .find(|s| s.slot == KeySlot::Next)
+        else {
+            return Ok(Err(Refusal::NoNextKey));
+        };
+        sql.exec("DELETE FROM webhook WHERE slot = 'next'", None)?;
+        let detail = if m.promote {
+            Self::put_secret(
+                sql,
+                &StoredSecret {
+                    slot: KeySlot::Current,
+                    ..next.clone()
+                },
+            )?;
+            format!(
+                "webhook secret rotated: {} is now the only one",
+                next.redacted
+            )
+        } else {
+            format!(
+                "webhook secret rotation abandoned: {} discarded",
+                next.redacted
+            )
+        };
+        Self::audit(
+            sql,
+            m.at,
+            AuditLine {
+                actor: m.actor.label,
+                action: AuditAction::WebhookSecretSet,
+                detail,
+            },
+        )?;
+        Ok(Ok(Self::webhook(sql)?))
+    }
+
     fn put_key(sql: &SqlStorage, key: &StoredKey) -> Result<()> {
         sql.exec(
             "INSERT OR REPLACE INTO keys (mode, slot, json) VALUES (?, ?, ?)",
@@ -372,6 +467,9 @@ impl Organization {
     }
 
     fn answer(&self, call: OrgCall) -> Result<String> {
+        if matches!(call, OrgCall::Keys(_)) && !self.exists()? {
+            return reply::<Org, super::Keys>(&Sealed::default()).map_err(internal);
+        }
         let sql = self.sql()?;
         let json = match call {
             OrgCall::Create(c) => reply::<Org, Create>(&Self::create(&sql, c)?),
@@ -531,12 +629,12 @@ impl Organization {
             }
             OrgCall::Access(Access { account }) => {
                 let access = match Self::membership(&sql, account.as_str())? {
-                    Some(m) => Some((m.role, Self::keys(&sql)?)),
+                    Some(m) => Some((m.role, Self::sealed(&sql)?)),
                     None => None,
                 };
                 reply::<Org, Access>(&access)
             }
-            OrgCall::Keys(_) => reply::<Org, super::Keys>(&Self::keys(&sql)?),
+            OrgCall::Keys(_) => reply::<Org, super::Keys>(&Self::sealed(&sql)?),
             OrgCall::SetKey(SetKey { key }) => reply::<Org, SetKey>(&Self::set_key(&sql, key)?),
             OrgCall::MoveKey(m) => reply::<Org, MoveKey>(&Self::move_key(&sql, m)?),
             OrgCall::Reseal(Reseal { from, to }) => {
@@ -546,7 +644,33 @@ impl Organization {
                         Self::put_key(&sql, &key)?;
                     }
                 }
+                for mut secret in Self::webhook(&sql)? {
+                    if secret.sealed == from {
+                        secret.sealed = to.clone();
+                        Self::put_secret(&sql, &secret)?;
+                    }
+                }
                 reply::<Org, Reseal>(&())
+            }
+            OrgCall::SetWebhookSecret(SetWebhookSecret { secret }) => {
+                Self::put_secret(&sql, &secret)?;
+                Self::audit(
+                    &sql,
+                    secret.set_at,
+                    AuditLine {
+                        actor: secret.set_by.clone(),
+                        action: AuditAction::WebhookSecretSet,
+                        detail: format!(
+                            "webhook secret ({}) set to {}",
+                            secret.slot.as_str(),
+                            secret.redacted
+                        ),
+                    },
+                )?;
+                reply::<Org, SetWebhookSecret>(&Self::webhook(&sql)?)
+            }
+            OrgCall::MoveWebhookSecret(m) => {
+                reply::<Org, MoveWebhookSecret>(&Self::move_secret(&sql, m)?)
             }
             OrgCall::Audit(super::Audit { before }) => {
                 #[derive(Deserialize)]

@@ -92,13 +92,17 @@ pub struct KeyLine {
 }
 
 /// The person's role now (`None`: not a member, or not asked) and the
-/// organization's keys. As text: the role's name (or nothing) on the first
-/// line, then `{mode}\t{slot}\t{key}\t{scope,scope}` per key.
+/// organization's keys and webhook secrets, opened. As text: the role's
+/// name (or nothing) on the first line, then `{mode}\t{slot}\t{key}\t{scope,scope}`
+/// per key and `webhook\t{slot}\t{secret}` per webhook secret.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Checked {
     pub role: Option<Role>,
     pub keys: Vec<KeyLine>,
+    pub webhook: Vec<(KeySlot, String)>,
 }
+
+const WEBHOOK: &str = "webhook";
 
 impl Checked {
     pub fn encode(&self) -> String {
@@ -113,6 +117,9 @@ impl Checked {
                 scopes.join(",")
             ));
         }
+        for (slot, secret) in &self.webhook {
+            text.push_str(&format!("\n{WEBHOOK}\t{}\t{secret}", slot.as_str()));
+        }
         text
     }
 
@@ -123,11 +130,17 @@ impl Checked {
             name => Some(Role::from_name(name)?),
         };
         let mut keys = Vec::new();
+        let mut webhook = Vec::new();
         for line in lines {
             let mut fields = line.split('\t');
             let mut next = || fields.next();
+            let first = next()?;
+            if first == WEBHOOK {
+                webhook.push((KeySlot::from_name(next()?)?, next()?.to_string()));
+                continue;
+            }
             keys.push(KeyLine {
-                mode: KeyEnv::from_name(next()?)?,
+                mode: KeyEnv::from_name(first)?,
                 slot: KeySlot::from_name(next()?)?,
                 key: next()?.to_string(),
                 scopes: next()?
@@ -137,7 +150,11 @@ impl Checked {
                     .collect::<Option<_>>()?,
             });
         }
-        Some(Checked { role, keys })
+        Some(Checked {
+            role,
+            keys,
+            webhook,
+        })
     }
 }
 
@@ -239,6 +256,7 @@ mod tests {
                     scopes: vec![],
                 },
             ],
+            webhook: vec![(KeySlot::Current, "whsec_0123456789abcdef".into())],
         };
         assert_eq!(Checked::decode(&checked.encode()), Some(checked.clone()));
         let outsider = Checked::default();

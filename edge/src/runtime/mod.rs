@@ -247,6 +247,10 @@ async fn handle(
         Route::Orgs(route) => {
             crate::orgs::front::handle(route, req, env, &config, &facts, request_id, trace).await
         }
+        Route::OrgWebhook(org) => {
+            let config = crate::orgs::front::org_settings(env, &config, org).await?;
+            crate::webhooks::glue::receive(req, env, &config, trace).await
+        }
     }
 }
 

@@ -17,8 +17,10 @@ use api::{KeyEnv, Scope};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
-/// `POST /hooks/v1/label-created`: verify, store once, answer fast.
-async fn receive(
+/// `POST /hooks/v1/label-created` (the deployment's) or
+/// `…/label-created/{org}` (with that organization's settings): verify
+/// with its secrets, store once in its inbox, answer fast.
+pub(crate) async fn receive(
     req: Request,
     env: &Env,
     config: &Config,
