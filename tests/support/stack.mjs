@@ -160,10 +160,11 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   // unknown invitation is 404 from the accounts Worker, 503
   // EDGE.ORG.UNAVAILABLE before (bounded).
   for (const end = Date.now() + 30000; ;) {
-    const res = await fetch(`${url}/api/invites/preview`, {
+    // Each try is bounded too: a call into a binding not yet connected may never answer.
+    const why = await fetch(`${url}/api/invites/preview`, {
       method: 'POST', headers: { origin: url, 'content-type': 'application/json' }, body: '{"token":"x"}',
-    });
-    const why = await res.text();
+      signal: AbortSignal.timeout(5000),
+    }).then((res) => res.text(), (e) => `EDGE.ORG.UNAVAILABLE (${e.name})`);
     // Anything but "accounts unreachable" (a deployment the test misconfigured on purpose, too).
     if (!why.includes('EDGE.ORG.UNAVAILABLE')) break;
     if (Date.now() > end) {
@@ -196,12 +197,18 @@ export async function startEdgeProcess(options) {
     // At level "log" wrangler prints the Worker's console.log lines.
     env: { ...process.env, PARCEL_EDGE_OPTIONS: JSON.stringify({ logLevel: 'log', ...options }) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so a start that hangs can be ended with its workerd processes.
+    detached: true,
   });
   const logs = [];
   const collect = (stream) => createInterface({ input: stream }).on('line', (l) => logs.push(l));
   collect(child.stderr);
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('edge process did not start within 60 s')), 60000);
+    const timer = setTimeout(() => {
+      // Not left running: its pipes would keep the test file alive for good.
+      process.kill(-child.pid, 'SIGKILL');
+      reject(new Error(`edge process did not start within 60 s: ${logs.slice(-20).join('\n')}`));
+    }, 60000);
     child.once('exit', (code) => reject(new Error(`edge process exited with ${code}: ${logs.join('\n')}`)));
     createInterface({ input: child.stdout }).on('line', (line) => {
       logs.push(line);

@@ -107,10 +107,12 @@ pub(crate) async fn session_settings(
     base: &Config,
     session: &Session,
 ) -> Result<Config, EdgeError> {
-    // An account id the cookie cannot name is no member.
-    let caller = caller(session).map_or_else(String::new, |c| c.header());
-    let header = (wire::CALLER_HEADER, caller.as_str());
-    settings(env, base, session.org.clone(), wire::CHECK_URL, header).await
+    // A session that names no account is no member's.
+    let Some(caller) = caller(session) else {
+        return Ok(base.for_org(session.org.clone()));
+    };
+    let header = (wire::CALLER_HEADER, caller.header());
+    settings(env, base, session.org.clone(), wire::CHECK_URL, (header.0, &header.1)).await
 }
 
 /// An organization's settings with its keys and webhook secrets, for its
