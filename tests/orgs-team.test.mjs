@@ -265,7 +265,7 @@ test('a new organization from a setup link; its admin signs in by password, ente
   acme = { admin, operator, viewer, shell, team, keys, sandboxKey };
 });
 
-test('a key rotation in the app: the admin enters a new sandbox key, verifies and activates it, then makes it the only key', async () => {
+test('a key rotation in the app: a revoked new key is not activated and is discarded; the next is verified, activated and made the only key', async () => {
   assert.ok(acme, 'needs the organization of the first test');
   const { admin, shell, keys } = acme;
   await shell.menu().getByRole('link', { name: 'API keys' }).click();
@@ -273,7 +273,19 @@ test('a key rotation in the app: the admin enters a new sandbox key, verifies an
   const step = () => card.locator('li[aria-current="step"]').innerText();
   await card.getByText('Rotating the sandbox key').waitFor({ timeout: T });
   assert.match(await step(), /^Enter the new key/);
-  // A key for a mode that has one starts its rotation: it waits in the next slot.
+  // A key for a mode that has one starts its rotation: it waits in the next
+  // slot. This one is revoked before it is activated: the Worker verifies
+  // first and keeps the old key; the admin discards it.
+  const revoked = await simKey('sandbox');
+  await keys.enter(revoked);
+  await keys.key('Sandbox', 'next').getByText(redacted(revoked)).waitFor({ timeout: T });
+  await sim.control('POST', `/__sim/keys/${revoked}/revoke`);
+  await card.getByRole('button', { name: 'Activate the new sandbox key' }).click();
+  await card.getByRole('button', { name: 'Yes, activate it' }).click();
+  await card.getByRole('alert').getByText(/^Not verified \(AUTH\.KEY\.REVOKED\)/).waitFor({ timeout: T });
+  assert.match(await keys.key('Sandbox', 'current').innerText(), /In use/);
+  await card.getByRole('button', { name: `Discard the new key ${redacted(revoked)}` }).click();
+  await keys.key('Sandbox', 'next').waitFor({ state: 'detached', timeout: T });
   const next = await simKey('sandbox');
   assert.match(await keys.type(next), /saving starts a rotation: it waits as the new sandbox key until you activate it\.$/);
   await keys.saveButton().click();
@@ -299,7 +311,7 @@ test('a key rotation in the app: the admin enters a new sandbox key, verifies an
   const old = await calls(acme.sandboxKey);
   assert.equal(await admin.page.evaluate(async () => (await fetch('/api/v1/wallet')).status), 200);
   assert.equal(await calls(acme.sandboxKey), old, 'the old key is no longer used');
-  await assertNoKeys(admin.page, [next, acme.sandboxKey], 'the API keys page');
+  await assertNoKeys(admin.page, [revoked, next, acme.sandboxKey], 'the API keys page');
   assert.deepEqual(admin.errors, []);
 });
 

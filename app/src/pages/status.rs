@@ -36,9 +36,10 @@ pub fn ActivateNext(mode: KeyEnv, on_changed: Callback<()>) -> impl IntoView {
     });
     let activate = Write::new(move || async move {
         verified.set(None);
-        match client.activate_key(mode).await? {
+        let activated = client.activate_key(mode).await?;
+        confirm.set(false);
+        match activated {
             Ok(_) => {
-                confirm.set(false);
                 on_changed.run(());
                 // The session names the key in use (and its problem, if any).
                 if let Ok(info) = client.session().await {
