@@ -109,7 +109,6 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   secret('SVC_SANDBOX_KEY', keys.sandbox);
   secret('USERS', users && usersSecret(users));
   secret('SESSION_SECRET', sessionSecret);
-  secret('MASTER_KEYS', masterKeys);
   for (const [name, value] of Object.entries(secrets)) secret(name, value);
   const registry = mkdtempSync(path.join(tmpdir(), 'parcel-registry-'));
   // Each Worker keeps its state apart: two workerd processes on one
@@ -133,11 +132,11 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     ...extra,
   });
   // The accounts Worker signs setup links with the same SESSION_SECRET,
-  // seals organizations' keys with the MASTER_KEYS the main Worker opens
-  // them with, and checks new keys against the same service.
+  // alone holds MASTER_KEYS (organizations' keys are sealed with it), and
+  // checks new keys against the same service.
   const accountsBindings = {
     SESSION_SECRET: bindings.SESSION_SECRET,
-    MASTER_KEYS: bindings.MASTER_KEYS,
+    MASTER_KEYS: { type: 'secret_text', value: masterKeys },
     UPSTREAM_URL: bindings.UPSTREAM_URL,
   };
   const started = await Promise.allSettled([

@@ -109,6 +109,7 @@ pub(crate) async fn record_job(
     org: &OrgId,
     job: api::jobs::JobSummary,
 ) -> Result<(), EdgeError> {
+    let job = serde_json::to_string(&job).map_err(|_| EdgeError::JobUnavailable)?;
     ask::<Control, _>(env, &control(org), super::RecordJob { job }).await
 }
 

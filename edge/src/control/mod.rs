@@ -43,10 +43,12 @@ pub enum ControlCall {
     ListJobs(ListJobs),
 }
 
-/// A job's summary for the jobs list (upserted as the job changes).
+/// A job's summary for the jobs list (upserted as the job changes), as
+/// JSON text: the store reads it with the parser it lists jobs with, not
+/// with a second deserializer compiled for the call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordJob {
-    pub job: JobSummary,
+    pub job: String,
 }
 
 /// The jobs of one mode, newest first.

@@ -118,14 +118,15 @@ impl DurableObject for EdgeControl {
                 .map(|code| ErrorCode::parse(&code));
                 reply::<Control, Problem>(&code)
             }
-            ControlCall::RecordJob(RecordJob { job }) => {
+            ControlCall::RecordJob(RecordJob { job: json }) => {
+                let job: JobSummary = serde_json::from_str(&json).map_err(internal)?;
                 sql.exec(
                     "INSERT OR REPLACE INTO jobs (id, mode, created_at, json) VALUES (?, ?, ?, ?)",
                     vec![
                         job.id.clone().into(),
                         job.mode.as_str().into(),
                         (job.created_at as i64).into(),
-                        serde_json::to_string(&job).map_err(internal)?.into(),
+                        json.into(),
                     ],
                 )?;
                 // Bounded: the oldest jobs of the mode leave the list (their

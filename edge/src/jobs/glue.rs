@@ -189,7 +189,7 @@ async fn create(
         Create {
             id: id.clone(),
             org: config.org.clone(),
-            request,
+            request: String::from_utf8_lossy(&body).into_owned(),
             mode,
             created_by: session.user.clone(),
             // The pace starts from the limit this isolate last saw for quotes.

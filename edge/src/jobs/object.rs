@@ -18,7 +18,9 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
-use api::jobs::{Job as JobView, JobSummary, JobUpdate, MAX_PAGE_ROWS, RowView, RowsPage};
+use api::jobs::{
+    CreateJob, Job as JobView, JobSummary, JobUpdate, MAX_PAGE_ROWS, RowView, RowsPage,
+};
 use api::orgs::OrgId;
 use serde::Deserialize;
 use worker::{
@@ -374,6 +376,8 @@ impl BatchJob {
                 rates_share,
                 max_chunk_rows,
             }) => {
+                let request: CreateJob = api::validation::parse_json(request.as_bytes())
+                    .map_err(|e| internal(e.message()))?;
                 let name = request
                     .name
                     .clone()

@@ -22,7 +22,7 @@ use super::keys::{self, StoredKey, Verdict};
 use super::passwords::{self, PasswordRecord};
 use super::sealing::{self, Purpose, glue::master_keys};
 use super::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
-use super::wire::{self, Caller, Checked, Me, SealedKey, Started};
+use super::wire::{self, Caller, Checked, KeyLine, Me, Started};
 use super::{
     Access, Actor, Check, Create, CreateInvite, Joining, Membership, MoveKey, Org, Remove, Reseal,
     RevokeInvite, SetKey, SetRole, SignedIn, crypto, rules, tokens,
@@ -613,10 +613,10 @@ async fn org_keys(
     reply::json(200, &key_list(stored), &[])
 }
 
-/// What the main Worker needs for a request of `org`: the sealed keys, and
-/// the caller's role if a caller is named. Keys sealed by an older master
-/// key are sealed again with the current one as they are read, so a
-/// master key rotation completes as organizations are used.
+/// What the main Worker needs for a request of `org`: its keys, opened
+/// (`wire::KeyLine`), and the caller's role if a caller is named. Keys
+/// sealed by an older master key are sealed again with the current one as
+/// they are read, so a master key rotation completes as organizations are used.
 async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Checked, EdgeError> {
     let (role, stored) = match caller {
         Some(caller) => {
@@ -633,38 +633,26 @@ async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Chec
             ask::<Org, _>(env, org.as_str(), super::Keys {}).await?,
         ),
     };
-    if let Ok(masters) = master_keys(env) {
-        for key in stored.iter().filter(|k| masters.is_stale(&k.sealed)) {
-            let resealed = async {
-                let plain = sealing::glue::open(&masters, org, Purpose::V1Key, &key.sealed).await?;
-                sealing::glue::seal(&masters, org, Purpose::V1Key, &plain).await
-            };
-            match resealed.await {
-                Ok(to) => {
-                    let call = Reseal {
-                        from: key.sealed.clone(),
-                        to,
-                    };
-                    ask::<Org, _>(env, org.as_str(), call).await?;
-                }
-                Err(e) => {
-                    worker::console_error!("{org}: a key could not be sealed again: {}", e.code())
-                }
-            }
-        }
+    if stored.is_empty() {
+        return Ok(Checked { role, keys: vec![] });
     }
-    Ok(Checked {
-        role,
-        keys: stored
-            .into_iter()
-            .map(|k| SealedKey {
-                mode: k.mode,
-                slot: k.slot,
-                sealed: k.sealed,
-                scopes: k.scopes,
-            })
-            .collect(),
-    })
+    let masters = master_keys(env)?;
+    let sealed: Vec<&str> = stored.iter().map(|k| k.sealed.as_str()).collect();
+    let opened = sealing::glue::open_all(&masters, org, Purpose::V1Key, &sealed).await?;
+    let mut keys = Vec::with_capacity(stored.len());
+    for (k, key) in stored.into_iter().zip(opened) {
+        if masters.is_stale(&k.sealed) {
+            let to = sealing::glue::seal(&masters, org, Purpose::V1Key, &key).await?;
+            ask::<Org, _>(env, org.as_str(), Reseal { from: k.sealed, to }).await?;
+        }
+        keys.push(KeyLine {
+            mode: k.mode,
+            slot: k.slot,
+            key,
+            scopes: k.scopes,
+        });
+    }
+    Ok(Checked { role, keys })
 }
 
 /// Another of the caller's organizations, if they are a member of it.
@@ -748,6 +736,14 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
     let request_id = header(&req, wire::REQUEST_ID_HEADER).unwrap_or_default();
     match handle(req, &env).await {
         Ok(response) => Ok(response),
-        Err(e) => reply::error_response(&e, &request_id, None).map_err(worker::Error::from),
+        Err(e) => {
+            // The main Worker answers its own 503 for these: the operator
+            // reads what to fix here (settings errors name the setting, never its value).
+            if e.status() >= 500 {
+                let message = e.to_api_error(&request_id).message;
+                worker::console_error!("{request_id} {}: {message}", e.code());
+            }
+            reply::error_response(&e, &request_id, None).map_err(worker::Error::from)
+        }
     }
 }

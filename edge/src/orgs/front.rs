@@ -3,16 +3,12 @@
 //! endpoints forwarded to the accounts Worker after the origin and session
 //! checks; a sign-in it answers becomes a session cookie here.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-
 use api::orgs::{AccountId, OrgId};
 use api::session::KeySlot;
 use api::{ApiKey, KeyEnv};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
-use super::sealing::{self, Purpose};
 use super::wire::{self, Caller, Checked, Me, Started};
 use crate::access::gate::{self, Facts, Principal};
 use crate::access::glue::{session_response, signed_in};
@@ -54,39 +50,27 @@ async fn send(env: &Env, url: &str, header: (&str, &str)) -> Result<(u16, String
     Ok((response.status_code(), text))
 }
 
-thread_local! {
-    /// Opened keys by organization and ciphertext: opening is a WebCrypto
-    /// call; a changed or resealed key is a new ciphertext.
-    static OPENED: RefCell<HashMap<String, ApiKey>> = RefCell::new(HashMap::new());
-}
-
-async fn open_key(env: &Env, org: &OrgId, sealed: &str) -> Result<ApiKey, EdgeError> {
-    let id = format!("{org} {sealed}");
-    if let Some(key) = OPENED.with(|o| o.borrow().get(&id).cloned()) {
-        return Ok(key);
-    }
-    let masters = sealing::glue::master_keys(env)?;
-    let plain = sealing::glue::open(&masters, org, Purpose::V1Key, sealed).await?;
-    let key = ApiKey::parse(&plain).map_err(|_| EdgeError::Internal {
-        what: "read a stored key",
-    })?;
-    OPENED.with(|o| o.borrow_mut().insert(id, key.clone()));
-    Ok(key)
-}
-
-/// `org`'s settings with its keys, from what the accounts Worker answered.
+/// The settings of a request of `org`: the deployment-wide ones with the
+/// organization's keys, and the person's role if the accounts Worker was
+/// asked about a caller (`header` names the caller or the organization).
 async fn settings(
     env: &Env,
     base: &Config,
     org: OrgId,
-    checked: Checked,
+    url: &str,
+    header: (&str, &str),
 ) -> Result<Config, EdgeError> {
+    let (status, text) = send(env, url, header).await?;
+    let checked = (status == 200)
+        .then(|| Checked::decode(&text))
+        .flatten()
+        .ok_or(EdgeError::OrgUnavailable)?;
     let mut config = base.for_org(org);
     config.member = checked.role;
     let (mut live, mut sandbox): (Option<ModeKeys>, Option<ModeKeys>) = (None, None);
     // Current keys come before next ones (the object lists them by mode, then slot).
     for key in checked.keys {
-        let opened = open_key(env, &config.org, &key.sealed).await?;
+        let opened = ApiKey::parse(&key.key).map_err(|_| EdgeError::OrgUnavailable)?;
         let slot = match key.mode {
             KeyEnv::Live => &mut live,
             KeyEnv::Sandbox => &mut sandbox,
@@ -108,14 +92,6 @@ async fn settings(
     Ok(config)
 }
 
-async fn checked(env: &Env, url: &str, header: (&str, &str)) -> Result<Checked, EdgeError> {
-    let (status, text) = send(env, url, header).await?;
-    if status != 200 {
-        return Err(EdgeError::OrgUnavailable);
-    }
-    Checked::decode(&text).ok_or(EdgeError::OrgUnavailable)
-}
-
 /// The settings of a request of `session`: its organization's, with its
 /// keys and the person's role as the organization's object says now
 /// (`member` is `None` once they are no longer a member).
@@ -124,28 +100,20 @@ pub(crate) async fn session_settings(
     base: &Config,
     session: &Session,
 ) -> Result<Config, EdgeError> {
-    let checked = match caller(session) {
-        Some(caller) => {
-            checked(
-                env,
-                wire::CHECK_URL,
-                (wire::CALLER_HEADER, &caller.header()),
-            )
-            .await?
-        }
-        None => Checked::default(),
-    };
-    settings(env, base, session.org.clone(), checked).await
+    // An account id the cookie cannot name is no member.
+    let caller = caller(session).map_or_else(String::new, |c| c.header());
+    let header = (wire::CALLER_HEADER, caller.as_str());
+    settings(env, base, session.org.clone(), wire::CHECK_URL, header).await
 }
 
-/// An organization's settings with its keys, for its batch jobs.
+/// An organization's settings with its keys, for its batch jobs and a new session.
 pub(crate) async fn org_settings(
     env: &Env,
     base: &Config,
     org: OrgId,
 ) -> Result<Config, EdgeError> {
-    let checked = checked(env, wire::KEYS_URL, (wire::ORG_HEADER, org.as_str())).await?;
-    settings(env, base, org, checked).await
+    let header = (wire::ORG_HEADER, org.to_string());
+    settings(env, base, org, wire::KEYS_URL, (header.0, &header.1)).await
 }
 
 /// Who the person is and their organizations, for the session answer.

@@ -1,7 +1,7 @@
 //! Secrets at rest: an organization's v1 keys (and, later, its webhook
 //! secret) are stored only as AES-256-GCM ciphertexts under a master key
-//! that is a Worker secret (`MASTER_KEYS`) of the accounts Worker, which
-//! seals them, and of the main Worker, which opens them. The master key's
+//! that is a secret (`MASTER_KEYS`) of the accounts Worker alone, which
+//! seals them and opens them for the main Worker. The master key's
 //! id is written beside each ciphertext (`{kid}.{iv}.{ciphertext}`), so a
 //! second master key can be added in front and the old one kept to open
 //! what it sealed until everything is sealed again. The organization's id
@@ -57,6 +57,9 @@ impl MasterKeys {
             if !kid_ok {
                 return Err(format!("entry {}'s id is not 1 to 16 of a-z0-9", n + 1));
             }
+            if secret.chars().any(char::is_control) {
+                return Err(format!("the secret of `{kid}` holds a control character"));
+            }
             if secret.chars().count() < MIN_SECRET_CHARS {
                 return Err(format!(
                     "the secret of `{kid}` is shorter than {MIN_SECRET_CHARS} characters"
@@ -96,7 +99,9 @@ pub fn sealed(kid: &str, iv_and_ciphertext: &str) -> String {
     format!("{kid}.{iv_and_ciphertext}")
 }
 
-#[cfg(target_arch = "wasm32")]
+/// Only the accounts Worker holds `MASTER_KEYS`: it seals, and opens for
+/// the main Worker (`wire::KeyLine`).
+#[cfg(all(target_arch = "wasm32", feature = "accounts"))]
 pub(crate) mod glue {
     use super::*;
     use crate::errors::EdgeError;
@@ -124,15 +129,26 @@ export async function seal_text(secret, aad, plaintext) {
   const ciphertext = await crypto.subtle.encrypt(params, await aesKey(secret), text(plaintext));
   return b64(iv) + '.' + b64(new Uint8Array(ciphertext));
 }
-export async function open_text(secret, aad, sealed) {
-  const [iv, ciphertext] = sealed.split('.');
-  const params = { name: 'AES-GCM', iv: unb64(iv), additionalData: text(aad) };
-  return new TextDecoder().decode(await crypto.subtle.decrypt(params, await aesKey(secret), unb64(ciphertext)));
+// Opened secrets by line (master secret, associated data, ciphertext): a
+// changed or resealed secret is a new line.
+const opened = new Map();
+export async function open_lines(lines) {
+  const out = [];
+  for (const line of lines.split('\\n')) {
+    let plain = opened.get(line);
+    if (plain === undefined) {
+      const [secret, aad, iv, ciphertext] = line.split('\\t');
+      const params = { name: 'AES-GCM', iv: unb64(iv), additionalData: text(aad) };
+      plain = new TextDecoder().decode(await crypto.subtle.decrypt(params, await aesKey(secret), unb64(ciphertext)));
+      opened.set(line, plain);
+    }
+    out.push(plain);
+  }
+  return out.join('\\n');
 }")]
     extern "C" {
-        #[cfg(feature = "accounts")]
         fn seal_text(secret: &str, aad: &str, plaintext: &str) -> js_sys::Promise;
-        fn open_text(secret: &str, aad: &str, sealed: &str) -> js_sys::Promise;
+        fn open_lines(lines: &str) -> js_sys::Promise;
     }
 
     async fn text_of(promise: js_sys::Promise, what: &'static str) -> Result<String, EdgeError> {
@@ -156,7 +172,6 @@ export async function open_text(secret, aad, sealed) {
         })
     }
 
-    #[cfg(feature = "accounts")]
     pub(crate) async fn seal(
         keys: &MasterKeys,
         org: &OrgId,
@@ -169,22 +184,30 @@ export async function open_text(secret, aad, sealed) {
         Ok(sealed(kid, &rest))
     }
 
-    pub(crate) async fn open(
+    /// Opens `sealed` (each `{kid}.{iv}.{ciphertext}`), in order, in one
+    /// crossing; the runtime keeps what it opened for the isolate's life.
+    pub(crate) async fn open_all(
         keys: &MasterKeys,
         org: &OrgId,
         purpose: Purpose,
-        sealed: &str,
-    ) -> Result<String, EdgeError> {
+        sealed: &[&str],
+    ) -> Result<Vec<String>, EdgeError> {
         // A master key removed too soon, or changed: a setting to fix.
         let lost = || EdgeError::Config {
             setting: SETTING,
             problem: format!("{org}'s secrets were sealed by a master key it does not hold"),
         };
-        let (secret, rest) = keys.opening(sealed).ok_or_else(lost)?;
         let aad = associated_data(org, purpose);
-        text_of(open_text(secret, &aad, rest), "open a stored secret")
+        let mut lines = Vec::with_capacity(sealed.len());
+        for one in sealed {
+            let (secret, rest) = keys.opening(one).ok_or_else(lost)?;
+            let (iv, ciphertext) = rest.split_once('.').ok_or_else(lost)?;
+            lines.push([secret, aad.as_str(), iv, ciphertext].join("\t"));
+        }
+        let opened = text_of(open_lines(&lines.join("\n")), "open a stored secret")
             .await
-            .map_err(|_| lost())
+            .map_err(|_| lost())?;
+        Ok(opened.split('\n').map(String::from).collect())
     }
 }
 
@@ -211,6 +234,7 @@ mod tests {
             (&format!("K1:{A}"), "id"),
             (&format!("k1:{A},k1:{B}"), "twice"),
             ("k1:short", "shorter"),
+            (&format!("k1:aaaa\tbbbb{A}"), "control"),
         ] {
             let problem = MasterKeys::parse(bad).unwrap_err();
             assert!(problem.contains(says), "{bad}: {problem}");

@@ -78,22 +78,26 @@ impl Started {
     }
 }
 
-/// One of the organization's keys as the main Worker gets it: sealed.
+/// One of the organization's keys as the main Worker needs it, opened by
+/// the accounts Worker: only it holds `MASTER_KEYS`, so a leak of the main
+/// Worker's settings or of any object's storage never opens another key.
+/// (The answer crosses the service binding inside the runtime: no network,
+/// no log, no client sees it.)
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SealedKey {
+pub struct KeyLine {
     pub mode: KeyEnv,
     pub slot: KeySlot,
-    pub sealed: String,
+    pub key: String,
     pub scopes: Vec<Scope>,
 }
 
 /// The person's role now (`None`: not a member, or not asked) and the
-/// organization's sealed keys. As text: the role's name (or nothing) on
-/// the first line, then `{mode}\t{slot}\t{sealed}\t{scope,scope}` per key.
+/// organization's keys. As text: the role's name (or nothing) on the first
+/// line, then `{mode}\t{slot}\t{key}\t{scope,scope}` per key.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Checked {
     pub role: Option<Role>,
-    pub keys: Vec<SealedKey>,
+    pub keys: Vec<KeyLine>,
 }
 
 impl Checked {
@@ -105,7 +109,7 @@ impl Checked {
                 "\n{}\t{}\t{}\t{}",
                 key.mode,
                 key.slot.as_str(),
-                key.sealed,
+                key.key,
                 scopes.join(",")
             ));
         }
@@ -122,10 +126,10 @@ impl Checked {
         for line in lines {
             let mut fields = line.split('\t');
             let mut next = || fields.next();
-            keys.push(SealedKey {
+            keys.push(KeyLine {
                 mode: KeyEnv::from_name(next()?)?,
                 slot: KeySlot::from_name(next()?)?,
-                sealed: next()?.to_string(),
+                key: next()?.to_string(),
                 scopes: next()?
                     .split(',')
                     .filter(|s| !s.is_empty())
@@ -222,16 +226,16 @@ mod tests {
         let checked = Checked {
             role: Some(Role::Operator),
             keys: vec![
-                SealedKey {
+                KeyLine {
                     mode: KeyEnv::Live,
                     slot: KeySlot::Current,
-                    sealed: "k1.aXY.Y3Q".into(),
+                    key: "svc_live_0123456789abcdef0123456789abcdef".into(),
                     scopes: vec![Scope::RatesRead, Scope::WalletRead],
                 },
-                SealedKey {
+                KeyLine {
                     mode: KeyEnv::Sandbox,
                     slot: KeySlot::Next,
-                    sealed: "k1.aXY.Y3R".into(),
+                    key: "svc_test_0123456789abcdef0123456789abcdef".into(),
                     scopes: vec![],
                 },
             ],

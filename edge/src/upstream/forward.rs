@@ -139,16 +139,13 @@ async fn record_purchase(
     if endpoint != EndpointId::BuyLabel || stored.status >= 300 {
         return;
     }
-    if let Ok(label) = serde_json::from_str::<api::Label>(&stored.body) {
-        let call = RecordPurchase {
-            label,
-            user: session.user.clone(),
-        };
-        if let Err(e) =
-            ask::<InboxStore, _>(env, &object_name(&session.org, Named::Inbox), call).await
-        {
-            worker::console_error!("a bought label missed the ledger: {}", e.code());
-        }
+    let call = RecordPurchase {
+        label: stored.body.clone(),
+        user: session.user.clone(),
+    };
+    if let Err(e) = ask::<InboxStore, _>(env, &object_name(&session.org, Named::Inbox), call).await
+    {
+        worker::console_error!("a bought label missed the ledger: {}", e.code());
     }
 }
 

@@ -47,7 +47,7 @@ async fn receive(
     match verdict {
         Ok((slot, label)) => {
             let call = AcceptEvent {
-                label: label.clone(),
+                label: serde_json::to_string(&label).map_err(|_| EdgeError::InboxUnavailable)?,
                 slot,
             };
             let accepted = ask::<InboxStore, _>(env, &inbox(config), call).await?;

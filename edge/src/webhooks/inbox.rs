@@ -227,6 +227,7 @@ impl WebhookInbox {
         let now = now();
         let json = match call {
             InboxCall::Accept(AcceptEvent { label, slot }) => {
+                let label: Label = serde_json::from_str(&label).map_err(internal)?;
                 // Stored once per label: repeats only count and move the last time.
                 let mut values = label_values(&label, now)?;
                 values.push(text(&slot)?.into());
@@ -257,6 +258,7 @@ impl WebhookInbox {
                 reply::<InboxStore, AcceptEvent>(&Accepted { deliveries })
             }
             InboxCall::Bought(RecordPurchase { label, user }) => {
+                let label: Label = serde_json::from_str(&label).map_err(internal)?;
                 // The event may have come first: then only the buyer is added.
                 let mut values = label_values(&label, now)?;
                 values.push(user.into());

@@ -146,17 +146,20 @@ pub enum InboxCall {
     Inbox(ReadInbox),
 }
 
-/// A verified `label.created` delivery: stored once per label.
+/// A verified `label.created` delivery: stored once per label. Labels
+/// travel to the inbox as JSON text, read there by the parser the Worker
+/// already has for them: a typed field would compile another deserializer
+/// for labels into the wasm.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct AcceptEvent {
-    pub label: Label,
+    pub label: String,
     pub slot: SecretSlot,
 }
 
-/// A label bought through the dashboard, by this user.
+/// A label bought through the dashboard, by this user (the service's answer).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RecordPurchase {
-    pub label: Label,
+    pub label: String,
     pub user: String,
 }
 
