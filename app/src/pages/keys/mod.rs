@@ -19,7 +19,7 @@ use crate::state::session::reread;
 use crate::state::write::Write;
 use api::orgs::{KeyChange, OrgKey};
 use api::session::KeySlot;
-use api::{ErrorCode, KeyEnv, Scope};
+use api::{ErrorCode, Scope};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use rotation::{Entry, ModeState, STEPS, Stage};
@@ -78,14 +78,6 @@ impl Keys {
             self.state.set(Some(read.await));
         });
     }
-
-    /// A mode's stage as last read (tracked; `None` before the first answer).
-    fn stage(self, mode: KeyEnv) -> Option<Stage> {
-        self.state.with(|s| {
-            let modes = s.as_ref()?.as_ref().ok()?;
-            modes.iter().find(|m| m.mode == mode).map(|m| m.stage)
-        })
-    }
 }
 
 #[component]
@@ -121,8 +113,10 @@ fn key_form(keys: Keys) -> impl IntoView {
     let tried = RwSignal::new(false);
     // What saving would do (`None` until the keys are read).
     let entry = move || {
-        keys.stage(KeyEnv::Live)?;
-        Some(typed.with(|t| Entry::of(t, |m| keys.stage(m).unwrap_or(Stage::Empty))))
+        keys.state.with(|s| match s {
+            Some(Ok(modes)) => Some(typed.with(|t| Entry::of(t, modes))),
+            _ => None,
+        })
     };
     let problem = move || match entry() {
         Some(Err(problem)) if tried.get() => Some(problem),

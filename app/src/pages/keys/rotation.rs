@@ -75,12 +75,6 @@ pub struct ModeState {
     pub problem: Option<ErrorCode>,
 }
 
-impl ModeState {
-    pub fn key(&self, slot: KeySlot) -> Option<&OrgKey> {
-        self.keys.iter().map(|(k, _)| k).find(|k| k.slot == slot)
-    }
-}
-
 /// Every mode, with or without keys, from the two answers.
 pub fn modes(list: &OrgKeyList, status: &KeysStatus) -> Vec<ModeState> {
     KeyEnv::ALL
@@ -125,16 +119,20 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// What `typed` is and what saving it would do (its mode is its
-    /// prefix's), or why it cannot be saved.
-    pub fn of(typed: &str, stage: impl Fn(KeyEnv) -> Stage) -> Result<Entry, String> {
+    /// What `typed` is and what saving it would do given the modes as
+    /// read (its mode is its prefix's), or why it cannot be saved.
+    pub fn of(typed: &str, modes: &[ModeState]) -> Result<Entry, String> {
         let typed = typed.trim();
         if typed.is_empty() {
             return Err("Paste the key from the service's dashboard.".into());
         }
         let key = ApiKey::parse(typed).map_err(|e| format!("That is not a v1 API key: {e}."))?;
         let mode = key.env();
-        let stage = stage(mode);
+        // `modes` has every mode; one it lacked would have no key.
+        let stage = modes
+            .iter()
+            .find(|m| m.mode == mode)
+            .map_or(Stage::Empty, |m| m.stage);
         Ok(Entry {
             mode,
             slot: stage.slot_for_new_key(mode)?,
@@ -151,7 +149,8 @@ impl Entry {
             Stage::NextWaiting => {
                 format!("saving replaces the new {mode} key that waits to be activated")
             }
-            _ => format!(
+            // (A new key in use takes no other: `of` refused it.)
+            Stage::Steady | Stage::NextInUse => format!(
                 "saving starts a rotation: it waits as the new {mode} key until you activate it"
             ),
         };
@@ -272,10 +271,14 @@ mod tests {
 
     #[test]
     fn a_typed_key_says_its_mode_and_shows_only_its_last_four() {
-        let stages = |mode| match mode {
-            KeyEnv::Live => Stage::Steady,
-            KeyEnv::Sandbox => Stage::Empty,
-        };
+        // A live key in use; no sandbox key.
+        let live_keys = [key(KeyEnv::Live, KeySlot::Current, "aaaa")];
+        let stages = &modes(
+            &OrgKeyList {
+                keys: live_keys.to_vec(),
+            },
+            &status(&live_keys, false),
+        );
         let live = Entry::of(&format!("  {LIVE} "), stages).unwrap();
         assert_eq!((live.mode, live.slot), (KeyEnv::Live, KeySlot::Next));
         let sandbox = Entry::of(TEST, stages).unwrap();
@@ -303,7 +306,17 @@ mod tests {
                 .unwrap_err()
                 .contains("32 hexadecimal")
         );
-        let busy = |_| Stage::NextInUse;
+        let rotating = [
+            key(KeyEnv::Live, KeySlot::Current, "aaaa"),
+            key(KeyEnv::Live, KeySlot::Next, "bbbb"),
+        ];
+        let busy = &modes(
+            &OrgKeyList {
+                keys: rotating.to_vec(),
+            },
+            &status(&rotating, true),
+        );
         assert!(Entry::of(LIVE, busy).unwrap_err().contains("new live key"));
+        assert_eq!(Entry::of(TEST, busy).map(|e| e.slot), Ok(KeySlot::Current));
     }
 }
