@@ -11,11 +11,13 @@ import { chunks, firstLoad, sum } from './support/sizes.mjs';
 
 const dist = path.join(ROOT, 'dist');
 // Issue 20: at most 250,000 bytes (219,853 when it was set, 234,936 with
-// issue 21's sign-in and organization switch: BENCHMARKS.md).
+// issue 21's sign-in and organization switch, 237,698 with the API keys
+// page's chunk in the loader: BENCHMARKS.md).
 const FIRST_LOAD = 250_000;
 // Per chunk file, brotli bytes: the batch screens (CSV reading, the table,
 // the job screens) are the largest page; the webhooks page and the team
-// pages (members, invitations, the audit log) next; every other file is far smaller.
+// pages (members, invitations, the audit log) next; every other file (the
+// API keys page's is about 26,000) is far smaller.
 const CHUNK = { split_batches: 200_000, split_webhooks: 56_000, split_team: 56_000, other: 40_000 };
 const list = (files) => files.map((f) => `${f.file} ${f.br}`).join(', ');
 
@@ -31,7 +33,7 @@ test(`the dashboard's first load (html, js, wasm, css before any click) is at mo
 
 test('every on-demand page has its chunk, each chunk file within its budget, and no wasm is left unfetched', () => {
   const { files, splits } = chunks(dist);
-  assert.deepEqual(Object.keys(splits).sort(), ['batches', 'carriers', 'join', 'labels', 'ship_offer', 'status', 'team', 'tracking', 'wallet', 'webhooks']);
+  assert.deepEqual(Object.keys(splits).sort(), ['batches', 'carriers', 'join', 'keys', 'labels', 'ship_offer', 'status', 'team', 'tracking', 'wallet', 'webhooks']);
   for (const f of files) {
     const name = f.file.replace(/-[0-9a-f]{16}\.wasm$/, '');
     const budget = CHUNK[name] ?? CHUNK.other;

@@ -1,19 +1,22 @@
-// Organizations in the dashboard (issue 21's first done-when, without the
-// keys, which are not built yet), in Chromium through the real Worker in
-// workerd: a new organization from a scripts/new-org link; its admin signs
-// in by password and invites an operator and a viewer by link; they join in
-// their own browser contexts, set passwords and sign in; each sees and can
-// do what the role allows. Then each refusal of a link, the last admin,
-// removal, a throttled sign-in, and one person in two organizations
-// switching from the menu. axe on every new page.
+// Organizations in the dashboard (issue 21's first done-when), in Chromium
+// through the real Worker in workerd: a new organization from a
+// scripts/new-org link; its admin signs in by password, enters the
+// organization's sandbox and live keys on the API keys page (a wrong one
+// refused at the field; only the last four shown after), and invites an
+// operator and a viewer by link; they join in their own browser contexts,
+// set passwords and sign in; each sees and can do what the role allows, the
+// operator buying with the organization's own key. Then a key rotation in
+// the app, each refusal of a link, the last admin, removal, a throttled
+// sign-in, and one person in two organizations switching from the menu.
+// axe on every new page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
-import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
+import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
 import { newOrgLink } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
-import { JoinPage, OrgShell, PasswordSignIn, T, TeamPage } from './support/pages.mjs';
+import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage } from './support/pages.mjs';
 
 const PASSWORD = 'correct horse battery staple';
 let sim, edge, browser, sessionSecret;
@@ -75,8 +78,21 @@ async function accept(link, who, name) {
 /** What the signed-in page's session may call: the team endpoint's status. */
 const membersStatus = (page) => page.evaluate(async () => (await fetch('/api/org/members')).status);
 
+// Acme's keys belong to a simulator account of its own.
+const ACME_ACCOUNT = 'acct_acme';
+const simKey = async (env) => (await sim.control('POST', '/__sim/keys', { env, scopes: ALL_SCOPES, account: ACME_ACCOUNT })).key;
+/** How many calls the simulator has seen presenting `key`. */
+const calls = async (key) => (await sim.control('GET', `/__sim/keys/${key}`)).calls;
+const redacted = (key) => `${key.slice(0, 9)}…${key.slice(-4)}`;
+
+/** Neither the page's text nor any of its inputs holds any of `keys` beyond its last four. */
+async function assertNoKeys(page, keys, where) {
+  const shown = await page.evaluate(() => [document.body.innerText, ...[...document.querySelectorAll('input, textarea')].map((i) => i.value)].join('\n'));
+  for (const key of keys) assert.ok(!shown.includes(key.slice(9, -4)), `${where} shows a key beyond its last four`);
+}
+
 let acme;
-test('a new organization from a setup link; its admin signs in by password and invites an operator and a viewer, who join and sign in; each does what the role allows', async () => {
+test('a new organization from a setup link; its admin signs in by password, enters its sandbox and live keys and invites an operator and a viewer, who join and sign in; each does what the role allows', async () => {
   // The setup page checks the form before anything is made.
   const link = await newOrgLink(sessionSecret, edge.url);
   const admin = await person();
@@ -115,7 +131,43 @@ test('a new organization from a setup link; its admin signs in by password and i
   await axe(admin.page, 'sign-in refused');
   await signIn.signIn(admin.email.toUpperCase(), PASSWORD);
   await admin.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
-  for (const name of ['Team', 'Audit log']) await shell.menu().getByRole('link', { name }).waitFor();
+  for (const name of ['API keys', 'Team', 'Audit log']) await shell.menu().getByRole('link', { name }).waitFor();
+
+  // The banner sends the admin to the API keys page.
+  await admin.page.getByRole('status').filter({ hasText: 'No API key yet' }).getByRole('link', { name: 'Enter the API keys' }).click();
+  const keys = new KeysPage(admin.page);
+  await keys.mode('Sandbox').getByText('No sandbox key yet.').waitFor({ timeout: T });
+  // A key the service does not know: refused at the field with the service's reason, nothing saved.
+  const unknown = `svc_test_${randomBytes(16).toString('hex')}`;
+  await keys.enter(unknown);
+  await keys.fieldError().getByText('EDGE.KEY.REFUSED').waitFor({ timeout: T });
+  assert.match(await keys.fieldError().locator('.error-title').innerText(), new RegExp(`^The service refused ${redacted(unknown)} \\(AUTH\\.KEY\\.INVALID.*it was not saved\\.$`));
+  assert.equal(await keys.input().getAttribute('aria-invalid'), 'true');
+  assert.match(await keys.input().getAttribute('aria-describedby'), /\borg-key-error\b/);
+  await keys.mode('Sandbox').getByText('No sandbox key yet.').waitFor();
+  await axe(admin.page, 'API keys, a key refused');
+  await screenshot(admin.page, 'orgs-keys-refused');
+  // The sandbox key, then the live one: the mode is the prefix's; each is
+  // checked upstream, saved once however often the button is pressed, and
+  // from then on shown by its last four only.
+  const sandboxKey = await simKey('sandbox');
+  const liveKey = await simKey('live');
+  const saves = [];
+  admin.page.on('request', (r) => { if (r.method() === 'PUT' && r.url().endsWith('/api/org/keys')) saves.push(r); });
+  assert.equal(await keys.type(sandboxKey), `${redacted(sandboxKey)}: a sandbox key; saving makes it the organization's sandbox key.`);
+  await keys.saveButton().dblclick();
+  await keys.key('Sandbox', 'current').getByText(redacted(sandboxKey)).waitFor({ timeout: T });
+  assert.equal(saves.length, 1, 'one save however often the button is pressed');
+  assert.match(await keys.type(liveKey), /: a live key; saving makes it the organization's live key\.$/);
+  await keys.saveButton().click();
+  const live = keys.key('Live', 'current');
+  await live.getByText(redacted(liveKey)).waitFor({ timeout: T });
+  assert.equal(await keys.input().inputValue(), '', 'the input is cleared once saved');
+  assert.match(await live.innerText(), /In use[\s\S]*all 9 scopes[\s\S]*Ada Admin/);
+  assert.equal(await admin.page.getByText('No API key yet').count(), 0, 'the banner is gone');
+  await assertNoKeys(admin.page, [unknown, sandboxKey, liveKey], 'the API keys page');
+  await axe(admin.page, 'API keys');
+  await screenshot(admin.page, 'orgs-keys');
 
   // Team: the admin invites an operator and a viewer; each link is shown once.
   await shell.menu().getByRole('link', { name: 'Team' }).click();
@@ -150,14 +202,38 @@ test('a new organization from a setup link; its admin signs in by password and i
     await new PasswordSignIn(p.page).signIn(p.email, PASSWORD);
     await p.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
     // Not an admin: no team pages in the menu, the guard on them, the Worker refuses.
-    assert.equal(await s.menu().getByRole('link', { name: 'Team' }).count(), 0);
-    assert.equal(await s.menu().getByRole('link', { name: 'Audit log' }).count(), 0);
+    for (const name of ['API keys', 'Team', 'Audit log']) assert.equal(await s.menu().getByRole('link', { name }).count(), 0);
+    await p.go('/keys');
+    assert.equal(await p.page.getByTestId('guard').innerText(), 'Only admins can manage the API keys.');
     await p.go('/team');
     assert.equal(await p.page.getByTestId('guard').innerText(), 'Only admins can manage the team.');
     await p.go('/audit');
     assert.equal(await p.page.getByTestId('guard').innerText(), 'Only admins can read the audit log.');
     assert.equal(await membersStatus(p.page), 403);
   }
+
+  // Their sessions start in live, the organization's live key: the operator
+  // quotes and buys a label with it (charged to the account's wallet); the
+  // viewer compares the rates but has nothing to buy with.
+  await sim.control('PUT', `/__sim/accounts/${ACME_ACCOUNT}/wallet`, { balance_cents: 50000, card: 'ok', auto_reload: null });
+  const liveCalls = await calls(liveKey);
+  await operator.go('/');
+  const ship = new ShipPage(operator.page);
+  await ship.fillAll();
+  await ship.getRates();
+  await ship.buyFirst();
+  await ship.dialog().getByText('Live', { exact: true }).waitFor();
+  await ship.confirmButton().click();
+  assert.doesNotMatch(await ship.trackingNumber(), /^9999/, 'a live label');
+  assert.equal((await sim.control('GET', `/__sim/accounts/${ACME_ACCOUNT}`)).live_labels, 1, 'bought on the organization\'s own account');
+  assert.ok(await calls(liveKey) > liveCalls, 'with the key its admin entered');
+  await viewer.go('/');
+  const compare = new ShipPage(viewer.page);
+  await compare.fillAll();
+  await compare.getRates();
+  assert.ok(await compare.rows().count() >= 1);
+  assert.equal(await compare.buyButtons().count(), 0);
+  await viewer.page.getByText('Your role can compare rates but not buy labels.').waitFor();
 
   // The admin sees both, their invitations accepted, and the audit log in words.
   await admin.page.reload();
@@ -172,6 +248,8 @@ test('a new organization from a setup link; its admin signs in by password and i
   const what = await log.locator('tbody td[data-label="What"]').allInnerTexts();
   assert.equal(what.at(-1), 'Created the organization', 'newest first: the creation last');
   for (const words of ['Invited someone', 'Joined']) assert.ok(what.includes(words), `${words} in ${what}`);
+  assert.equal(what.filter((w) => w === 'Set an API key').length, 2, 'the two keys, not the refused one');
+  await assertNoKeys(admin.page, [unknown, sandboxKey, liveKey], 'the audit log');
   await axe(admin.page, 'audit log');
   await screenshot(admin.page, 'orgs-audit');
 
@@ -184,12 +262,64 @@ test('a new organization from a setup link; its admin signs in by password and i
   assert.match(await new OrgShell(viewer.page).current().innerText(), /Acme Parcels · operator/);
 
   for (const p of [admin, operator, viewer]) assert.deepEqual(p.errors, []);
-  acme = { admin, operator, viewer, shell, team };
+  acme = { admin, operator, viewer, shell, team, keys, sandboxKey };
+});
+
+test('a key rotation in the app: a revoked new key is not activated and is discarded; the next is verified, activated and made the only key', async () => {
+  assert.ok(acme, 'needs the organization of the first test');
+  const { admin, shell, keys } = acme;
+  await shell.menu().getByRole('link', { name: 'API keys' }).click();
+  const card = keys.mode('Sandbox');
+  const step = () => card.locator('li[aria-current="step"]').innerText();
+  await card.getByText('Rotating the sandbox key').waitFor({ timeout: T });
+  assert.match(await step(), /^Enter the new key/);
+  // A key for a mode that has one starts its rotation: it waits in the next
+  // slot. This one is revoked before it is activated: the Worker verifies
+  // first and keeps the old key; the admin discards it.
+  const revoked = await simKey('sandbox');
+  await keys.enter(revoked);
+  await keys.key('Sandbox', 'next').getByText(redacted(revoked)).waitFor({ timeout: T });
+  await sim.control('POST', `/__sim/keys/${revoked}/revoke`);
+  await card.getByRole('button', { name: 'Activate the new sandbox key' }).click();
+  await card.getByRole('button', { name: 'Yes, activate it' }).click();
+  await card.getByRole('alert').getByText(/^Not verified \(AUTH\.KEY\.REVOKED\)/).waitFor({ timeout: T });
+  assert.match(await keys.key('Sandbox', 'current').innerText(), /In use/);
+  await card.getByRole('button', { name: `Discard the new key ${redacted(revoked)}` }).click();
+  await keys.key('Sandbox', 'next').waitFor({ state: 'detached', timeout: T });
+  const next = await simKey('sandbox');
+  assert.match(await keys.type(next), /saving starts a rotation: it waits as the new sandbox key until you activate it\.$/);
+  await keys.saveButton().click();
+  await keys.key('Sandbox', 'next').getByText(redacted(next)).waitFor({ timeout: T });
+  assert.match(await keys.key('Sandbox', 'next').innerText(), /Not in use/);
+  assert.match(await step(), /^Verify and activate it/);
+  await card.getByRole('button', { name: 'Verify the new sandbox key' }).click();
+  await card.getByRole('status').getByText(`Verified: The service accepted ${redacted(next)}.`).waitFor({ timeout: T });
+  await axe(admin.page, 'API keys, a rotation under way');
+  await card.getByRole('button', { name: 'Activate the new sandbox key' }).click();
+  await card.getByRole('button', { name: 'Yes, activate it' }).click();
+  await keys.key('Sandbox', 'next').getByText('In use', { exact: true }).waitFor({ timeout: T });
+  assert.match(await step(), /^Make it the only key/);
+  // The admin's session is in sandbox: its calls now present the new key.
+  const before = await calls(next);
+  assert.equal(await admin.page.evaluate(async () => (await fetch('/api/v1/wallet')).status), 200);
+  assert.equal(await calls(next), before + 1, 'the activated key makes the calls');
+  await screenshot(admin.page, 'orgs-keys-rotation');
+  await card.getByRole('button', { name: `Make ${redacted(next)} the only sandbox key` }).click();
+  await keys.key('Sandbox', 'next').waitFor({ state: 'detached', timeout: T });
+  assert.match(await keys.key('Sandbox', 'current').innerText(), new RegExp(`${redacted(next)}[\\s\\S]*In use`));
+  assert.match(await step(), /^Enter the new key/, 'ready for the next rotation');
+  const old = await calls(acme.sandboxKey);
+  assert.equal(await admin.page.evaluate(async () => (await fetch('/api/v1/wallet')).status), 200);
+  assert.equal(await calls(acme.sandboxKey), old, 'the old key is no longer used');
+  await assertNoKeys(admin.page, [revoked, next, acme.sandboxKey], 'the API keys page');
+  assert.deepEqual(admin.errors, []);
 });
 
 test('the last admin is protected, a removed member is out at the next request, and a used, revoked or unknown link says what to do', async () => {
   assert.ok(acme, 'needs the organization of the first test');
-  const { admin, operator, team } = acme;
+  const { admin, operator, shell, team } = acme;
+  await shell.menu().getByRole('link', { name: 'Team' }).click();
+  await team.member(admin.email).waitFor({ timeout: T });
   // The team's tables at phone width: readable, nothing scrolls sideways.
   await admin.page.setViewportSize({ width: 390, height: 844 });
   await axe(admin.page, 'team at phone width');

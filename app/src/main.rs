@@ -4,7 +4,8 @@
 
 use app::pages::chunks::{Chunks, Load, Page};
 use app::pages::{
-    audit, carriers, invite, label, labels, new_org, ship, status, team, tracking, wallet, webhooks,
+    audit, carriers, invite, keys, label, labels, new_org, ship, status, team, tracking, wallet,
+    webhooks,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -45,6 +46,7 @@ chunk_pages! {
     "/status" => status: api_status => view! { <status::StatusPage /> };
     "/team" => team: team_page => view! { <team::TeamPage /> };
     "/audit" => team: audit_log => view! { <audit::AuditLogPage /> };
+    "/keys" => keys: org_keys => view! { <keys::KeysPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
 }

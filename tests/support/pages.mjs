@@ -205,3 +205,25 @@ export class TeamPage {
   }
   refusal() { return this.page.getByTestId('refusal'); }
 }
+
+/** API keys (an organization's admins): the one key input, each mode's keys, the rotation. */
+export class KeysPage {
+  constructor(page) { this.page = page; }
+  input() { return this.page.getByLabel('API key', { exact: true }); }
+  saveButton() { return this.page.getByRole('button', { name: /^(Check and save the key|Checking the key)/ }); }
+  /** Types `key`; returns what the page says saving it would do (its redacted form and mode). */
+  async type(key) {
+    await this.input().fill(key);
+    return this.page.getByTestId('key-effect').innerText({ timeout: T });
+  }
+  async enter(key) {
+    await this.type(key);
+    await this.saveButton().click();
+  }
+  /** A Worker refusal of the typed key, shown at the field. */
+  fieldError() { return this.page.locator('#org-key-error'); }
+  /** The card of a mode: `Live` or `Sandbox`. */
+  mode(name) { return this.page.getByRole('region', { name: `${name} keys` }); }
+  /** The row of the key in `slot` (`current`, `next`) of a mode's card. */
+  key(name, slot) { return this.mode(name).locator(`tr[data-slot="${slot}"]`); }
+}

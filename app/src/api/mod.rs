@@ -143,12 +143,25 @@ impl Client {
         .await
     }
 
-    pub async fn activate_key(self, mode: KeyEnv) -> Result<KeysStatus, ClientError> {
-        self.send(Request::post(&format!(
-            "{KEYS_PATH}/{}/activate",
-            mode.as_str()
-        )))
-        .await
+    /// Activates the mode's next key. The Worker verifies it first: a key
+    /// the service refuses stays inactive, and the Worker's 409 carries
+    /// that verification (`Ok(Err)`), not an error envelope.
+    pub async fn activate_key(
+        self,
+        mode: KeyEnv,
+    ) -> Result<Result<KeysStatus, KeyVerification>, ClientError> {
+        let resp = Request::post(&format!("{KEYS_PATH}/{}/activate", mode.as_str()))
+            .send()
+            .await
+            .map_err(ClientError::network)?;
+        if resp.status() == 409 {
+            let text = resp.text().await.map_err(ClientError::network)?;
+            return match serde_json::from_str::<KeyVerification>(&text) {
+                Ok(refused) => Ok(Err(refused)),
+                Err(_) => Err(error_from_text(409, &text, None)),
+            };
+        }
+        self.decode(resp).await.map(Ok)
     }
 
     /// `GET /api/ledger?q=`: every label the Worker knows of.

@@ -1,4 +1,4 @@
-//! Organizations, their people and invitations (`api::orgs`) on the one
+//! Organizations, their people, invitations and keys (`api::orgs`) on the one
 //! typed client. A call that signs someone in (a password, an accepted
 //! invitation, a new organization, a switch) makes its answer the session.
 
@@ -6,8 +6,9 @@ use super::{Client, ClientError, encode};
 use api::orgs::{
     ACCEPT_INVITE_PATH, AUDIT_PATH, AcceptInvite, AccountId, AuditPage, CREATE_ORG_PATH, CreateOrg,
     INVITE_PATH, INVITES_PATH, InviteCreated, InviteList, InvitePreview, InviteRequest,
-    InviteToken, MEMBER_PATH, MEMBERS_PATH, MemberList, OrgId, PASSWORD_SIGN_IN_PATH,
-    PREVIEW_INVITE_PATH, PasswordSignIn, RoleChange, SWITCH_ORG_PATH, SwitchOrg,
+    InviteToken, KeyChange, MEMBER_PATH, MEMBERS_PATH, MemberList, ORG_KEYS_PATH, OrgId,
+    OrgKeyList, PASSWORD_SIGN_IN_PATH, PREVIEW_INVITE_PATH, PasswordSignIn, RoleChange,
+    SWITCH_ORG_PATH, SwitchOrg,
 };
 use api::session::{Role, SessionInfo};
 use gloo_net::http::Request;
@@ -102,6 +103,18 @@ impl Client {
             None => AUDIT_PATH.to_string(),
         };
         self.send(Request::get(&url)).await
+    }
+
+    /// The organization's keys as admins see them: never a key, only its
+    /// redacted form.
+    pub async fn org_keys(self) -> Result<OrgKeyList, ClientError> {
+        self.send(Request::get(ORG_KEYS_PATH)).await
+    }
+
+    /// A key entered (the Worker checks it upstream first: up to nine
+    /// calls, so it can take a second), or a rotation ended.
+    pub async fn change_org_key(self, change: &KeyChange) -> Result<OrgKeyList, ClientError> {
+        self.send_json(Request::put(ORG_KEYS_PATH), change).await
     }
 }
 

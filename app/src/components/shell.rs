@@ -1,11 +1,11 @@
 use crate::api::Client;
 use crate::components::error_view::ErrorView;
 use crate::components::org_switch::OrgSwitcher;
-use crate::pages::PAGES;
+use crate::pages::{KEYS_PAGE, PAGES, no_key_yet};
 use crate::state::session::{OrgSwitch, other_mode};
 use crate::state::write::Write;
 use api::KeyEnv;
-use api::session::SessionInfo;
+use api::session::{Role, SessionInfo};
 use leptos::prelude::*;
 use leptos_router::components::A;
 
@@ -32,7 +32,8 @@ pub fn Shell(
     let can_switch = session.can_switch_mode && session.modes.contains(&other);
     let key_alert = session.key_problem.clone().map(|code| {
         let text = if session.can_rotate_keys {
-            format!("The API key was refused by the service ({code}). Rotate the key on the API status page.")
+            let page = if session.org.id.is_deployment() { "API status" } else { "API keys" };
+            format!("The API key was refused by the service ({code}). Rotate the key on the {page} page.")
         } else {
             format!("The API key was refused by the service ({code}). Ask an admin to rotate it.")
         };
@@ -47,9 +48,17 @@ pub fn Shell(
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
         {if session.modes.is_empty() {
+            // Its admins enter the keys; the deployment's are Worker secrets.
+            let to_keys = session.role == Role::Admin && !session.org.id.is_deployment();
+            let next = no_key_yet(&session);
             Some(view! {
                 <p class="banner banner-sandbox" role="status">
-                    "No API key yet: this organization cannot ship until an admin enters its keys."
+                    "No API key yet: this organization cannot ship until its keys are entered. "
+                    {if to_keys {
+                        view! { <A href=KEYS_PAGE>"Enter the API keys"</A> }.into_any()
+                    } else {
+                        next.into_any()
+                    }}
                 </p>
             }.into_any())
         } else {

@@ -9,6 +9,7 @@ pub mod audit;
 pub mod carriers;
 pub mod chunks;
 pub mod invite;
+pub mod keys;
 pub mod label;
 pub mod labels;
 pub mod login;
@@ -54,11 +55,15 @@ pub enum Guard {
     Anyone,
 }
 
+/// The organization's API keys (admins): where the "no API key yet"
+/// banner and the API status page send them.
+pub const KEYS_PAGE: &str = "/keys";
+
 const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 16] = [
+pub static PAGES: [Page; 17] = [
     Page {
         path: "/",
         title: "Ship",
@@ -134,6 +139,12 @@ pub static PAGES: [Page; 16] = [
         guard: Guard::SignedIn,
     },
     Page {
+        path: KEYS_PAGE,
+        title: "API keys",
+        in_menu: true,
+        guard: Guard::Admin("manage the API keys"),
+    },
+    Page {
         path: "/team",
         title: "Team",
         in_menu: true,
@@ -194,18 +205,30 @@ impl Guard {
             Guard::Scope(scope, _) if session.scopes.contains(&scope) => None,
             // A new organization's role is not the reason: it has no key yet.
             Guard::Scope(_, cannot) if session.modes.is_empty() => Some(format!(
-                "This organization has no API key yet, so nobody can {cannot}. An admin enters its keys."
+                "This organization has no API key yet, so nobody can {cannot}. {}",
+                no_key_yet(session)
             )),
             Guard::Scope(scope, cannot) => Some(format!(
                 "Your role cannot {cannot} ({}). An admin can grant it.",
                 scope.as_str()
             )),
             Guard::Admin(_) if session.org.id.is_deployment() => Some(
-                "This deployment's people are set in its Worker settings (USERS), not here: an organization made with scripts/new-org has them in the app.".into(),
+                "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets), not here: an organization made with scripts/new-org manages them in the app.".into(),
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
             Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
         }
+    }
+}
+
+/// What to do about an organization without a key, by who is asking.
+pub fn no_key_yet(session: &SessionInfo) -> &'static str {
+    match (session.role, session.org.id.is_deployment()) {
+        (Role::Admin, false) => "Enter its keys on the API keys page.",
+        (Role::Admin, true) => {
+            "Its keys are the Worker's SVC_LIVE_KEY and SVC_SANDBOX_KEY secrets."
+        }
+        _ => "Ask an admin of the organization to enter its keys.",
     }
 }
 
@@ -325,6 +348,7 @@ mod tests {
                 "Wallet",
                 "Webhooks",
                 "API status",
+                "API keys",
                 "Team",
                 "Audit log"
             ]
@@ -377,12 +401,28 @@ mod tests {
                 .unwrap()
                 .contains("USERS")
         );
+        // The keys page too: the deployment's keys are its SVC_* secrets.
+        let keys = page(KEYS_PAGE).unwrap().guard;
+        assert_eq!(keys.refusal(&session(Role::Admin, acme(), false)), None);
+        assert!(
+            keys.refusal(&session(Role::Admin, OrgId::deployment(), true))
+                .unwrap()
+                .contains("SVC_*")
+        );
         let ship = page("/ship").unwrap().guard;
         assert_eq!(ship.refusal(&session(Role::Viewer, acme(), true)), None);
-        assert!(
+        // Without a key: admins are sent to the keys page, others to an admin.
+        assert_eq!(
             ship.refusal(&session(Role::Admin, acme(), false))
+                .as_deref(),
+            Some(
+                "This organization has no API key yet, so nobody can request rates. Enter its keys on the API keys page."
+            )
+        );
+        assert!(
+            ship.refusal(&session(Role::Operator, acme(), false))
                 .unwrap()
-                .starts_with("This organization has no API key yet")
+                .ends_with("Ask an admin of the organization to enter its keys.")
         );
         assert_eq!(
             page("/wallet")

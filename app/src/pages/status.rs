@@ -1,5 +1,6 @@
 //! API status: the key's environment and scopes (never the key), each
-//! endpoint's budget as last seen, the user's role, and key rotation for admins.
+//! endpoint's budget as last seen, the user's role, and key rotation for
+//! admins (an organization's own keys are rotated on its keys page).
 
 use crate::api::Client;
 use crate::components::dates::time;
@@ -10,18 +11,22 @@ use crate::state::write::Write;
 use api::KeyEnv;
 use api::session::{KeySlot, KeyVerification, ModeKeys};
 use leptos::prelude::*;
+use leptos_router::components::A;
 
-fn mode_name(m: KeyEnv) -> &'static str {
+pub fn mode_name(m: KeyEnv) -> &'static str {
     match m {
         KeyEnv::Live => "Live",
         KeyEnv::Sandbox => "Sandbox",
     }
 }
 
+/// Verifying and activating a mode's next key: the buttons, the
+/// confirmation and what the service said. The deployment's rotation
+/// (here, its next key a Worker secret) and an organization's (`keys`,
+/// its next key entered in the app) both end with it.
 #[component]
-fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
+pub fn ActivateNext(mode: KeyEnv, on_changed: Callback<()>) -> impl IntoView {
     let client = Client::get();
-    let mode = keys.mode;
     let confirm = RwSignal::new(false);
     let verified = RwSignal::new(None::<KeyVerification>);
     let verify = Write::new(move || async move {
@@ -30,19 +35,58 @@ fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
         Ok(())
     });
     let activate = Write::new(move || async move {
-        let answer = client.activate_key(mode).await;
-        if answer.is_ok() {
-            confirm.set(false);
-            // The session names the key in use (and its problem, if any).
-            if let Ok(info) = client.session().await {
-                client.session.set(Some(info));
+        verified.set(None);
+        let activated = client.activate_key(mode).await?;
+        confirm.set(false);
+        match activated {
+            Ok(_) => {
+                on_changed.run(());
+                // The session names the key in use (and its problem, if any).
+                if let Ok(info) = client.session().await {
+                    client.session.set(Some(info));
+                }
             }
-            on_changed.run(());
+            // The Worker verified it first, and the service refused it.
+            Err(refused) => verified.set(Some(refused)),
         }
-        answer.map(drop)
+        Ok(())
     });
-    let next = keys.keys.iter().find(|k| k.slot == KeySlot::Next).cloned();
-    let name = mode_name(mode);
+    let name = mode_name(mode).to_lowercase();
+    let question = format!("activate-{}", mode.as_str());
+    view! {
+        <div class="dialog-actions">
+            <button type="button" class="secondary" disabled=move || verify.pending() on:click=move |_| verify.submit()>
+                {format!("Verify the new {name} key")}
+            </button>
+            <button type="button" on:click=move |_| confirm.set(true)>
+                {format!("Activate the new {name} key")}
+            </button>
+        </div>
+        {move || verified.get().map(|v| if v.ok {
+            view! { <p role="status" class="ok">"Verified: " {v.message}</p> }.into_any()
+        } else {
+            view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.map(|c| c.to_string()).unwrap_or_default(), v.message)}</p> }.into_any()
+        })}
+        {move || verify.error().map(|error| view! { <ErrorView error /> })}
+        {move || confirm.get().then(|| view! {
+            <div class="notice notice-warn" role="group" aria-labelledby=question.clone()>
+                <p id=question.clone()>{format!("Every {name} call will use the new key from now on. The Worker verifies it first.")}</p>
+                <div class="dialog-actions">
+                    <button type="button" disabled=move || activate.pending() on:click=move |_| activate.submit()>
+                        {move || activate.label("Yes, activate it", "Activating…")}
+                    </button>
+                    <button type="button" class="secondary" on:click=move |_| confirm.set(false)>"Cancel"</button>
+                </div>
+            </div>
+        })}
+        {move || activate.error().map(|error| view! { <ErrorView error /> })}
+    }
+}
+
+/// The deployment's keys of one mode, and the activation of its next key.
+#[component]
+fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
+    let mode = keys.mode;
     let rows = keys
         .keys
         .iter()
@@ -56,43 +100,17 @@ fn Rotation(keys: ModeKeys, on_changed: Callback<()>) -> impl IntoView {
             }
         })
         .collect_view();
-    let actions = next.filter(|k| !k.active).map(|_| {
-        view! {
-            <div class="dialog-actions">
-                <button type="button" class="secondary" disabled=move || verify.pending() on:click=move |_| verify.submit()>
-                    {format!("Verify the new {} key", name.to_lowercase())}
-                </button>
-                <button type="button" on:click=move |_| confirm.set(true)>
-                    {format!("Activate the new {} key", name.to_lowercase())}
-                </button>
-            </div>
-            {move || verified.get().map(|v| if v.ok {
-                view! { <p role="status" class="ok">"Verified: " {v.message}</p> }.into_any()
-            } else {
-                view! { <p role="alert" class="notice notice-warn">{format!("Not verified ({}): {}", v.code.map(|c| c.to_string()).unwrap_or_default(), v.message)}</p> }.into_any()
-            })}
-            {move || verify.error().map(|error| view! { <ErrorView error /> })}
-            {move || confirm.get().then(|| view! {
-                <div class="notice notice-warn" role="group" aria-labelledby=format!("activate-{}", mode.as_str())>
-                    <p id=format!("activate-{}", mode.as_str())>{format!("Every {} call will use the new key from now on. The Worker verifies it first.", name.to_lowercase())}</p>
-                    <div class="dialog-actions">
-                        <button type="button" disabled=move || activate.pending() on:click=move |_| activate.submit()>
-                            {move || activate.label("Yes, activate it", "Activating…")}
-                        </button>
-                        <button type="button" class="secondary" on:click=move |_| confirm.set(false)>"Cancel"</button>
-                    </div>
-                </div>
-            })}
-            {move || activate.error().map(|error| view! { <ErrorView error /> })}
-        }
-    });
+    let waiting = keys
+        .keys
+        .iter()
+        .any(|k| k.slot == KeySlot::Next && !k.active);
     view! {
         <section class="card wide" aria-labelledby=format!("keys-{}", mode.as_str())>
-            <h3 id=format!("keys-{}", mode.as_str())>{format!("{name} keys")}</h3>
+            <h3 id=format!("keys-{}", mode.as_str())>{format!("{} keys", mode_name(mode))}</h3>
             {keys.problem.clone().map(|p| view! { <p class="notice notice-warn" role="alert">{format!("The service refused the key in use: {p}. Rotate it.")}</p> })}
             <ul class="plain">{rows}</ul>
             <p class="hint">{format!("Key scopes: {}", keys.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))}</p>
-            {actions}
+            {waiting.then(|| view! { <ActivateNext mode on_changed /> })}
         </section>
     }
 }
@@ -102,7 +120,13 @@ pub fn StatusPage() -> impl IntoView {
     let client = Client::get();
     let session = client.session;
     let limits = LocalResource::new(move || client.limits());
-    let can_rotate = session.with_untracked(|s| s.as_ref().is_some_and(|s| s.can_rotate_keys));
+    // Whose rotation this is: the deployment's (its keys are Worker
+    // secrets) or an organization's (entered on its keys page).
+    let rotates = session.with_untracked(|s| {
+        s.as_ref()
+            .filter(|s| s.can_rotate_keys)
+            .map(|s| s.org.id.is_deployment())
+    });
     view! {
         <h1>"API status"</h1>
         {move || session.get().map(|s| view! {
@@ -154,7 +178,14 @@ pub fn StatusPage() -> impl IntoView {
                 }.into_any() }}
             </Loader>
         </section>
-        {can_rotate.then(|| {
+        {(rotates == Some(false)).then(|| view! {
+            <section aria-labelledby="rotation-title">
+                <h2 id="rotation-title">"Key rotation"</h2>
+                <p>"This organization's keys are entered and rotated on the "
+                    <A href=super::KEYS_PAGE>"API keys"</A> " page."</p>
+            </section>
+        })}
+        {(rotates == Some(true)).then(|| {
             let keys = LocalResource::new(move || client.keys());
             view! {
                 <section aria-labelledby="rotation-title">

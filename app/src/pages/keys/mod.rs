@@ -1,0 +1,348 @@
+//! API keys (an organization's admins): each mode's keys, never more of
+//! one than its last four characters; a form to enter a key (its mode is
+//! its prefix's, and the Worker checks it with harmless calls before it
+//! saves it); and a mode's rotation: a new key in the next slot, verified
+//! and activated by the API status page's `ActivateNext`, then made the
+//! only key, or given up.
+
+pub mod rotation;
+
+use super::invite::refused;
+use super::status::{ActivateNext, mode_name};
+use crate::api::{Client, ClientError};
+use crate::components::dates::When;
+use crate::components::error_view::ErrorView;
+use crate::components::field::{advice, advice_id, focus};
+use crate::components::loader::{busy, failed};
+use crate::components::status_badge::{StatusBadge, Tone};
+use crate::state::session::reread;
+use crate::state::write::Write;
+use api::orgs::{KeyChange, OrgKey};
+use api::session::KeySlot;
+use api::{ErrorCode, Scope};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use rotation::{Entry, ModeState, STEPS, Stage};
+
+/// The input's id; what is said under it is named after it.
+const INPUT: &str = "org-key";
+
+/// Whether the Worker's refusal is about the typed key itself (shown at
+/// the field) rather than the check or the session (under the form).
+pub fn about_the_key(error: &ClientError) -> bool {
+    error
+        .api()
+        .is_some_and(|e| e.field.as_deref() == Some("key"))
+}
+
+/// A key's scopes in a few words: all of them, or each.
+pub fn scope_words(scopes: &[Scope]) -> String {
+    if Scope::ALL.iter().all(|s| scopes.contains(s)) {
+        return format!("all {} scopes", Scope::ALL.len());
+    }
+    if scopes.is_empty() {
+        return "none stated".into();
+    }
+    scopes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What the refusal of a rotation's end asks of the admin.
+fn move_refusal(code: Option<&ErrorCode>) -> Option<&'static str> {
+    (code? == &ErrorCode::EdgeKeyNoNext)
+        .then_some("The rotation has already ended (another admin, or another tab): the keys below are current.")
+}
+
+/// Each mode's keys as last read: `None` until the first answer. A signal
+/// and not a `LocalResource` with the `Loader`: each resource type and
+/// each `Loader` of a new type cost this chunk kilobytes of wasm.
+#[derive(Clone, Copy)]
+struct Keys {
+    client: Client,
+    state: RwSignal<Option<Result<Vec<ModeState>, ClientError>>>,
+}
+
+impl Keys {
+    /// Reads the list and the Worker's status again; the last answer stays
+    /// shown until the new one is in.
+    fn read(self) {
+        spawn_local(async move {
+            let client = self.client;
+            let read = async {
+                let list = client.org_keys().await?;
+                Ok(rotation::modes(&list, &client.keys().await?))
+            };
+            self.state.set(Some(read.await));
+        });
+    }
+}
+
+#[component]
+pub fn KeysPage() -> impl IntoView {
+    let keys = Keys {
+        client: Client::get(),
+        state: RwSignal::new(None),
+    };
+    keys.read();
+    let retry = Callback::new(move |()| keys.read());
+    view! {
+        <h1>"API keys"</h1>
+        <p class="lead">"The organization's v1 keys, one for live and one for sandbox, from the service's dashboard."</p>
+        <p class="hint">"The Worker keeps them encrypted. Once a key is saved, only its last four characters are shown, here and everywhere else."</p>
+        <section aria-labelledby="enter-key-title">
+            <h2 id="enter-key-title">"Enter a key"</h2>
+            {key_form(keys)}
+        </section>
+        // One list of views whatever the state: the busy line, the error, or the cards.
+        {move || match keys.state.get() {
+            None => vec![busy("Loading keys…")],
+            Some(Err(error)) => vec![failed(error, retry)],
+            Some(Ok(modes)) => modes.into_iter().map(|m| mode_card(m, keys)).collect(),
+        }}
+    }
+}
+
+/// The one place a key is typed. Its mode comes from its prefix; the slot
+/// from where that mode's keys stand. Saved, it is cleared at once.
+fn key_form(keys: Keys) -> impl IntoView {
+    let client = keys.client;
+    let typed = RwSignal::new(String::new());
+    let tried = RwSignal::new(false);
+    // What saving would do (`None` until the keys are read).
+    let entry = move || {
+        keys.state.with(|s| match s {
+            Some(Ok(modes)) => Some(typed.with(|t| Entry::of(t, modes))),
+            _ => None,
+        })
+    };
+    let problem = move || match entry() {
+        Some(Err(problem)) if tried.get() => Some(problem),
+        _ => None,
+    };
+    let save = Write::new(move || async move {
+        let Some(Ok(entry)) = untrack(entry) else {
+            return Ok(());
+        };
+        let change = KeyChange::Set {
+            key: typed.get_untracked().trim().to_string(),
+            slot: entry.slot,
+        };
+        client.change_org_key(&change).await?;
+        // Saved: the key leaves the page; its redacted form is in the list.
+        typed.set(String::new());
+        tried.set(false);
+        keys.read();
+        // The session learns the mode (the banner, the menu, the switch).
+        reread(client).await;
+        Ok(())
+    });
+    let field_error = move || save.error().filter(about_the_key);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        tried.set(true);
+        match entry() {
+            Some(Ok(_)) => save.submit(),
+            Some(Err(_)) => focus(INPUT),
+            None => {}
+        }
+    };
+    view! {
+        <form class="account-form" on:submit=submit novalidate>
+            <label for=INPUT>"API key"</label>
+            // Masked, never remembered, never sent to a spell checker.
+            <input id=INPUT name=INPUT type="password" autocomplete="off" spellcheck="false" autocapitalize="off"
+                aria-invalid=move || (problem().is_some() || field_error().is_some()).then_some("true")
+                aria-describedby=move || if field_error().is_some() {
+                    format!("{INPUT}-error")
+                } else if problem().is_some() {
+                    advice_id(INPUT)
+                } else {
+                    format!("{INPUT}-hint")
+                }
+                prop:value=move || typed.get()
+                on:input=move |ev| { save.clear(); typed.set(event_target_value(&ev)) } />
+            <p class="hint" id=format!("{INPUT}-hint")>
+                "Its prefix says its mode: svc_live_ for live, svc_test_ for sandbox. "
+                "Before saving it, the Worker checks it with a few harmless calls (nothing is bought) and records its scopes."
+            </p>
+            {advice(INPUT.to_string(), problem)}
+            {move || entry().and_then(Result::ok).map(|entry| view! {
+                <p class="key-effect" data-testid="key-effect">{entry.effect()}</p>
+            })}
+            {move || field_error().map(|error| view! {
+                <div id=format!("{INPUT}-error")><ErrorView error /></div>
+            })}
+            <button type="submit" disabled=move || save.pending() || entry().is_none()>
+                {move || save.label("Check and save the key", "Checking the key with the service…")}
+            </button>
+        </form>
+        {move || save.error().filter(|e| !about_the_key(e)).map(|error| view! { <ErrorView error /> })}
+    }
+}
+
+/// One mode: its keys, and the rotation's step to take now.
+fn mode_card(state: ModeState, keys: Keys) -> AnyView {
+    let client = keys.client;
+    let ModeState {
+        mode,
+        keys: list,
+        stage,
+        problem,
+    } = state;
+    let name = mode_name(mode);
+    let lower = name.to_lowercase();
+    // The rotation's end: `promote` keeps the new key, else it is given up.
+    let promote = RwSignal::new(true);
+    let end = Write::new(move || async move {
+        let change = if promote.get_untracked() {
+            KeyChange::Promote { mode }
+        } else {
+            KeyChange::DiscardNext { mode }
+        };
+        let answer = client.change_org_key(&change).await;
+        // Changed or refused, the keys are read again: a refusal says it moved on.
+        keys.read();
+        answer?;
+        // The key in use may have changed, and with it the session's scopes.
+        reread(client).await;
+        Ok(())
+    });
+    let end_with = move |keep: bool| {
+        move |_| {
+            promote.set(keep);
+            end.submit();
+        }
+    };
+    let redacted = |slot| {
+        list.iter()
+            .find(|(k, _)| k.slot == slot)
+            .map(|(k, _)| k.redacted.clone())
+            .unwrap_or_default()
+    };
+    let (old, next) = (redacted(KeySlot::Current), redacted(KeySlot::Next));
+    let title_id = format!("keys-{}", mode.as_str());
+    let steps = stage.step().map(|at| {
+        view! {
+            <h3 class="steps-title">{format!("Rotating the {lower} key")}</h3>
+            <ol class="steps">
+                {STEPS.iter().enumerate().map(|(i, step)| view! {
+                    <li aria-current=(i == at).then_some("step") class:done=i < at>{*step}</li>
+                }).collect_view()}
+            </ol>
+        }
+    });
+    let in_use = stage == Stage::NextInUse;
+    // Given up: a waiting key is discarded; one in use hands the calls back.
+    let give_up = match stage {
+        Stage::NextWaiting => Some(format!("Discard the new key {next}")),
+        Stage::NextInUse => Some(format!("Go back to {old}")),
+        Stage::Empty | Stage::Steady => None,
+    };
+    let keep = format!("Make {next} the only {lower} key");
+    view! {
+        <section class="card wide" aria-labelledby=title_id.clone()>
+            <h2 id=title_id.clone()>{format!("{name} keys")}</h2>
+            {problem.map(|p| view! {
+                <p class="notice notice-warn" role="alert">{format!("The service refused the {lower} key in use ({p}). Rotate it: enter a new key above.")}</p>
+            })}
+            {list.is_empty().then(|| view! { <p class="empty">{format!("No {lower} key yet. Enter one above.")}</p> })}
+            {(!list.is_empty()).then(|| key_table(&lower, list))}
+            {steps}
+            {(stage == Stage::NextWaiting).then(|| view! {
+                <ActivateNext mode on_changed=Callback::new(move |()| keys.read()) />
+            })}
+            {in_use.then(|| view! {
+                <p class="hint">{format!(
+                    "Every {lower} call uses the new key. Making it the only key forgets {old} here; revoke that key in the service's dashboard afterwards."
+                )}</p>
+            })}
+            {give_up.map(|give_up| view! {
+                <div class="dialog-actions">
+                    {in_use.then(|| view! {
+                        <button type="button" disabled=move || end.pending() on:click=end_with(true)>
+                            {move || if end.pending() && promote.get() { "Saving…".to_string() } else { keep.clone() }}
+                        </button>
+                    })}
+                    <button type="button" class="secondary" disabled=move || end.pending() on:click=end_with(false)>{give_up}</button>
+                </div>
+            })}
+            {move || end.error().map(|error| refused(error.clone(), move_refusal(error.code())))}
+        </section>
+    }
+    .into_any()
+}
+
+fn key_table(mode: &str, keys: Vec<(OrgKey, bool)>) -> impl IntoView {
+    view! {
+        <div class="table-wrap">
+            <table class="wrap-words">
+                <caption class="visually-hidden">{format!("The organization's {mode} keys")}</caption>
+                <thead><tr>
+                    <th scope="col">"Key"</th><th scope="col">"Slot"</th><th scope="col">"Calls"</th>
+                    <th scope="col">"Scopes"</th><th scope="col">"Set by"</th><th scope="col">"Set"</th>
+                </tr></thead>
+                <tbody>
+                    {keys.into_iter().map(|(key, in_use)| view! {
+                        <tr data-slot=key.slot.as_str()>
+                            <td data-label="Key"><code>{key.redacted}</code></td>
+                            <td data-label="Slot">{match key.slot { KeySlot::Current => "current", KeySlot::Next => "next (new)" }}</td>
+                            <td data-label="Calls">
+                                <StatusBadge text=if in_use { "In use" } else { "Not in use" }
+                                    tone=if in_use { Tone::Good } else { Tone::Neutral } />
+                            </td>
+                            <td data-label="Scopes">{scope_words(&key.scopes)}</td>
+                            <td data-label="Set by">{key.set_by}</td>
+                            <td data-label="Set"><When unix=key.set_at /></td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use api::ApiError;
+
+    #[test]
+    fn refusals_of_the_key_itself_go_to_the_field() {
+        let refusal = |code: ErrorCode, field: Option<&str>| {
+            let mut error = ApiError::new(code, "m", "s", "r".to_string());
+            error.field = field.map(str::to_string);
+            ClientError::Api {
+                status: 422,
+                error: Box::new(error),
+            }
+        };
+        assert!(about_the_key(&refusal(
+            ErrorCode::EdgeKeyRefused,
+            Some("key")
+        )));
+        assert!(about_the_key(&refusal(
+            ErrorCode::EdgeKeyMalformed,
+            Some("key")
+        )));
+        assert!(!about_the_key(&refusal(
+            ErrorCode::EdgeKeyCheckUnavailable,
+            None
+        )));
+        assert!(!about_the_key(&ClientError::Network("reset".into())));
+    }
+
+    #[test]
+    fn scopes_in_a_few_words() {
+        assert_eq!(scope_words(&Scope::ALL), "all 9 scopes");
+        assert_eq!(
+            scope_words(&[Scope::RatesRead, Scope::AddressesRead]),
+            "rates:read, addresses:read"
+        );
+        assert_eq!(scope_words(&[]), "none stated");
+        assert!(move_refusal(Some(&ErrorCode::EdgeKeyNoNext)).is_some());
+        assert_eq!(move_refusal(Some(&ErrorCode::EdgeRoleForbidden)), None);
+    }
+}
