@@ -111,8 +111,9 @@ pub(crate) async fn session_settings(
     let Some(caller) = caller(session) else {
         return Ok(base.for_org(session.org.clone()));
     };
-    let header = (wire::CALLER_HEADER, caller.header());
-    settings(env, base, session.org.clone(), wire::CHECK_URL, (header.0, &header.1)).await
+    let caller = caller.header();
+    let header = (wire::CALLER_HEADER, caller.as_str());
+    settings(env, base, session.org.clone(), wire::CHECK_URL, header).await
 }
 
 /// An organization's settings with its keys and webhook secrets, for its
@@ -122,8 +123,8 @@ pub(crate) async fn org_settings(
     base: &Config,
     org: OrgId,
 ) -> Result<Config, EdgeError> {
-    let header = (wire::ORG_HEADER, org.to_string());
-    settings(env, base, org, wire::KEYS_URL, (header.0, &header.1)).await
+    let named = org.to_string();
+    settings(env, base, org, wire::KEYS_URL, (wire::ORG_HEADER, &named)).await
 }
 
 /// Who the person is and their organizations, for the session answer.
