@@ -47,7 +47,7 @@ chunk_pages! {
     "/team" => team: team_page => view! { <team::TeamPage /> };
     "/audit" => team: audit_log => view! { <audit::AuditLogPage /> };
     "/keys" => keys: org_keys => view! { <keys::KeysPage /> };
-    "/webhooks/settings" => keys: org_webhook => view! { <webhook_settings::WebhookSettingsPage /> };
+    "/webhooks/settings" => webhook_settings: org_webhook => view! { <webhook_settings::WebhookSettingsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
 }

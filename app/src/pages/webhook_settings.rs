@@ -119,8 +119,7 @@ fn move_refusal(code: Option<&ErrorCode>) -> Option<&'static str> {
 
 /// The organization's webhook as last read or changed: `None` until the
 /// first answer. A signal, not a `LocalResource` with the `Loader`, as on
-/// the API keys page whose chunk this page shares: each resource type
-/// costs the chunk kilobytes of wasm.
+/// the API keys page: each resource type costs the chunk kilobytes of wasm.
 #[derive(Clone, Copy)]
 struct Hook {
     client: Client,
@@ -167,6 +166,17 @@ pub fn WebhookSettingsPage() -> impl IntoView {
     };
     hook.read();
     let retry = Callback::new(move |()| hook.read());
+    // The rotation's end: `promote` keeps the new secret, else it is given
+    // up. Made here, not in the list: its refusal outlives the list read again.
+    let promote = RwSignal::new(true);
+    let end = Write::new(move || async move {
+        let change = if promote.get_untracked() {
+            WebhookSecretChange::Promote
+        } else {
+            WebhookSecretChange::DiscardNext
+        };
+        hook.change(change).await
+    });
     let origin = window().location().origin().unwrap_or_default();
     view! {
         <h1>"Webhook settings"</h1>
@@ -180,7 +190,7 @@ pub fn WebhookSettingsPage() -> impl IntoView {
             Some(Err(error)) => failed(error, retry),
             Some(Ok(loaded)) => view! {
                 {url_section(format!("{origin}{}", loaded.path))}
-                {secrets_section(loaded.secrets, hook)}
+                {secrets_section(loaded.secrets, end, promote)}
             }.into_any(),
         }}
         <section aria-labelledby="enter-secret-title">
@@ -197,9 +207,9 @@ fn url_section(url: String) -> impl IntoView {
     view! {
         <section aria-labelledby="webhook-url-title">
             <h2 id="webhook-url-title">"Webhook URL"</h2>
-            <label for="webhook-url">"Webhook URL"</label>
             <div class="inline-form">
-                <input id="webhook-url" class="copyable" readonly prop:value=url aria-describedby="webhook-url-hint"
+                <input id="webhook-url" class="copyable" readonly prop:value=url
+                    aria-labelledby="webhook-url-title" aria-describedby="webhook-url-hint"
                     on:focus=move |ev| { event_target::<web_sys::HtmlInputElement>(&ev).select() } />
                 <button type="button" class="secondary" on:click=move |_| {
                     let _ = window().navigator().clipboard().write_text(&to_copy);
@@ -212,7 +222,11 @@ fn url_section(url: String) -> impl IntoView {
 }
 
 /// The secrets, and the rotation's step to take now with its buttons.
-fn secrets_section(secrets: Vec<WebhookSecretInfo>, hook: Hook) -> impl IntoView {
+fn secrets_section(
+    secrets: Vec<WebhookSecretInfo>,
+    end: Write,
+    promote: RwSignal<bool>,
+) -> impl IntoView {
     let stage = Stage::of(&secrets);
     let current = redacted(&secrets, KeySlot::Current)
         .unwrap_or_default()
@@ -220,16 +234,6 @@ fn secrets_section(secrets: Vec<WebhookSecretInfo>, hook: Hook) -> impl IntoView
     let next = redacted(&secrets, KeySlot::Next)
         .unwrap_or_default()
         .to_string();
-    // The rotation's end: `promote` keeps the new secret, else it is given up.
-    let promote = RwSignal::new(true);
-    let end = Write::new(move || async move {
-        let change = if promote.get_untracked() {
-            WebhookSecretChange::Promote
-        } else {
-            WebhookSecretChange::DiscardNext
-        };
-        hook.change(change).await
-    });
     let end_with = move |keep: bool| {
         move |_| {
             promote.set(keep);
@@ -249,7 +253,7 @@ fn secrets_section(secrets: Vec<WebhookSecretInfo>, hook: Hook) -> impl IntoView
     let keep = format!("Make {next} the only secret");
     view! {
         <section class="card wide" aria-labelledby="secrets-title">
-            <h2 id="secrets-title">"Webhook secret"</h2>
+            <h2 id="secrets-title">"Signing secrets"</h2>
             {(stage == Stage::Empty).then(|| view! {
                 <p class="notice notice-warn">"No secret yet: every delivery to the URL above is refused until one is entered below."</p>
             })}
