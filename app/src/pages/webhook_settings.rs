@@ -406,7 +406,7 @@ mod tests {
         let next = secret(KeySlot::Next, "bbbb");
         assert!(effect(&[]).starts_with("Saving makes it the organization's webhook secret"));
         assert_eq!(
-            effect(&[current.clone()]),
+            effect(std::slice::from_ref(&current)),
             "Saving starts a rotation: the new secret waits beside …aaaa, and a delivery signed with either is accepted until you end it."
         );
         assert_eq!(

@@ -142,15 +142,16 @@ pub fn WebhooksPage() -> impl IntoView {
         }
     });
 
-    // The deployment's own organization is configured by the Worker's
-    // settings; any other has its URL and secret on the settings page.
-    let (own_org, admin) = client.session.with_untracked(|s| {
+    // Whether the organization's webhook is set in the app (its URL and
+    // secret on the settings page): any but the deployment's own, which
+    // the Worker's settings configure.
+    let (in_app, admin) = client.session.with_untracked(|s| {
         s.as_ref().map_or((false, false), |s| {
             (!s.org.id.is_deployment(), s.role == Role::Admin)
         })
     });
     let where_set = move || {
-        if !own_org {
+        if !in_app {
             let endpoint = web_sys::window()
                 .and_then(|w| w.location().origin().ok())
                 .map(|origin| format!("{origin}{RECEIVE_PATH}"))
@@ -221,7 +222,7 @@ pub fn WebhooksPage() -> impl IntoView {
                     {(!receiving).then(|| view! {
                         <p class="banner banner-danger" role="alert">
                             "No webhook secret is set, so every delivery is refused. "
-                            {if !own_org {
+                            {if !in_app {
                                 "An admin sets it with `wrangler secret put WEBHOOK_SECRET`.".into_any()
                             } else if admin {
                                 view! { <A href=WEBHOOK_SETTINGS_PAGE>"Enter it in the webhook settings"</A> }.into_any()
