@@ -6,7 +6,9 @@
 // operator and a viewer by link; they join in their own browser contexts,
 // set passwords and sign in; each sees and can do what the role allows, the
 // operator buying with the organization's own key. Then a key rotation in
-// the app, each refusal of a link, the last admin, removal, a throttled
+// the app; the organization's webhook secret entered and rotated in the
+// app, its URL copied into the simulator and a label's delivery in its
+// inbox; each refusal of a link, the last admin, removal, a throttled
 // sign-in, and one person in two organizations switching from the menu.
 // axe on every new page.
 import { test, before, after } from 'node:test';
@@ -16,7 +18,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
 import { newOrgLink } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
-import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage } from './support/pages.mjs';
+import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage } from './support/pages.mjs';
 
 const PASSWORD = 'correct horse battery staple';
 let sim, edge, browser, sessionSecret;
@@ -312,6 +314,73 @@ test('a key rotation in the app: a revoked new key is not activated and is disca
   assert.equal(await admin.page.evaluate(async () => (await fetch('/api/v1/wallet')).status), 200);
   assert.equal(await calls(acme.sandboxKey), old, 'the old key is no longer used');
   await assertNoKeys(admin.page, [revoked, next, acme.sandboxKey], 'the API keys page');
+  assert.deepEqual(admin.errors, []);
+});
+
+test('webhooks in the app: the admin enters the organization\'s secret (masked, only its last four after) and rotates it, copies the URL, points the service at it, and a label\'s delivery lands in the organization\'s Webhooks inbox', async () => {
+  assert.ok(acme, 'needs the organization of the first test');
+  const { admin, shell } = acme;
+  const { page } = admin;
+  await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: edge.url });
+  // The inbox says no secret is set and sends the admin to the settings.
+  await shell.menu().getByRole('link', { name: 'Webhooks' }).click();
+  await page.getByRole('alert').getByRole('link', { name: 'Enter it in the webhook settings' }).click({ timeout: T });
+  const hook = new WebhookSettingsPage(page);
+  await hook.secrets().getByText('No secret yet').waitFor({ timeout: T });
+  // Too short: said at the field before anything is sent; a space inside: the Worker's refusal, at the field.
+  await hook.input().fill('whsec_short');
+  await hook.saveButton().click();
+  await hook.fieldProblem().getByText(/^That is too short for a webhook secret/).waitFor();
+  assert.equal(await hook.input().getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'webhook-secret');
+  await hook.type('whsec_0123456789 abcdef');
+  await hook.saveButton().click();
+  await hook.fieldProblem().getByText('VALIDATION.FIELD.INVALID').waitFor({ timeout: T });
+  await hook.secrets().getByText('No secret yet').waitFor();
+  // The first secret, then a rotation to a second: it waits beside the first, then is made the only one.
+  const first = `whsec_${randomBytes(16).toString('hex')}`;
+  const secret = `whsec_${randomBytes(16).toString('hex')}`;
+  const last4 = (s) => `…${s.slice(-4)}`;
+  assert.match(await hook.type(first), /^Saving makes it the organization's webhook secret/);
+  assert.equal(await hook.input().getAttribute('type'), 'password', 'masked');
+  await hook.saveButton().click();
+  await hook.secret('current').getByText(last4(first)).waitFor({ timeout: T });
+  assert.equal(await hook.input().inputValue(), '', 'the input is cleared once saved');
+  assert.match(await hook.step(), /^Enter the new secret here/);
+  assert.match(await hook.type(secret), new RegExp(`^Saving starts a rotation: the new secret waits beside ${last4(first)}`));
+  await hook.saveButton().click();
+  await hook.secret('next').getByText(last4(secret)).waitFor({ timeout: T });
+  assert.match(await hook.step(), /^Change the secret in the service's dashboard/);
+  await axe(page, 'webhook settings, a rotation under way');
+  await screenshot(page, 'orgs-webhook-rotation');
+  await hook.secrets().getByRole('button', { name: `Make ${last4(secret)} the only secret` }).click();
+  await hook.secret('next').waitFor({ state: 'detached', timeout: T });
+  await hook.secret('current').getByText(last4(secret)).waitFor();
+  // The URL, copied, is the organization's own; the service is pointed at it.
+  await hook.copyButton().click();
+  await page.getByRole('button', { name: 'Copied' }).waitFor();
+  const url = await hook.url().inputValue();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url);
+  assert.match(url, new RegExp(`^${edge.url}/hooks/v1/label-created/org_[0-9a-z]+$`));
+  await sim.control('PUT', `/__sim/accounts/${ACME_ACCOUNT}/webhook`, { url, secret });
+  // A label bought in the dashboard: the service's delivery shows in the inbox, verified.
+  await admin.go('/');
+  const ship = new ShipPage(page);
+  await ship.fillAll();
+  await ship.getRates();
+  await ship.buyFirst();
+  await ship.confirmButton().click();
+  const tracking = await ship.trackingNumber();
+  await shell.menu().getByRole('link', { name: 'Webhooks' }).click();
+  const received = page.getByRole('region', { name: 'Received events' });
+  await received.getByText(tracking).waitFor({ timeout: 20000 });
+  assert.equal(await page.getByRole('alert').filter({ hasText: 'No webhook secret' }).count(), 0);
+  await page.getByRole('link', { name: 'webhook settings' }).click();
+  await hook.secret('current').getByText(last4(secret)).waitFor({ timeout: T });
+  await axe(page, 'webhook settings');
+  // Neither page nor any input holds a secret beyond its last four.
+  const shown = await page.evaluate(() => [document.body.innerText, ...[...document.querySelectorAll('input, textarea')].map((i) => i.value)].join('\n'));
+  for (const s of [first, secret]) assert.ok(!shown.includes(s.slice(0, -4)), 'the settings page shows a secret beyond its last four');
   assert.deepEqual(admin.errors, []);
 });
 

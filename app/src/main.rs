@@ -5,7 +5,7 @@
 use app::pages::chunks::{Chunks, Load, Page};
 use app::pages::{
     audit, carriers, invite, keys, label, labels, new_org, ship, status, team, tracking, wallet,
-    webhooks,
+    webhook_settings, webhooks,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -47,6 +47,7 @@ chunk_pages! {
     "/team" => team: team_page => view! { <team::TeamPage /> };
     "/audit" => team: audit_log => view! { <audit::AuditLogPage /> };
     "/keys" => keys: org_keys => view! { <keys::KeysPage /> };
+    "/webhooks/settings" => webhook_settings: org_webhook => view! { <webhook_settings::WebhookSettingsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
 }

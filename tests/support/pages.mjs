@@ -207,6 +207,25 @@ export class TeamPage {
 }
 
 /** API keys (an organization's admins): the one key input, each mode's keys, the rotation. */
+export class WebhookSettingsPage {
+  constructor(page) { this.page = page; }
+  url() { return this.page.getByRole('textbox', { name: 'Webhook URL' }); }
+  copyButton() { return this.page.getByRole('button', { name: /^(Copy URL|Copied)$/ }); }
+  input() { return this.page.getByLabel('Webhook secret', { exact: true }); }
+  saveButton() { return this.page.getByRole('button', { name: /^(Save the secret|Saving the secret)/ }); }
+  /** Types `secret`; returns what the page says saving it would do. */
+  async type(secret) {
+    await this.input().fill(secret);
+    return this.page.getByTestId('secret-effect').innerText({ timeout: T });
+  }
+  /** A refusal of the typed secret, shown at the field (the page's or the Worker's). */
+  fieldProblem() { return this.page.locator('#webhook-secret-problem, #webhook-secret-error'); }
+  secrets() { return this.page.getByRole('region', { name: 'Signing secrets' }); }
+  /** The row of the secret in `slot` (`current`, `next`). */
+  secret(slot) { return this.secrets().locator(`tr[data-slot="${slot}"]`); }
+  step() { return this.secrets().locator('li[aria-current="step"]').innerText(); }
+}
+
 export class KeysPage {
   constructor(page) { this.page = page; }
   input() { return this.page.getByLabel('API key', { exact: true }); }

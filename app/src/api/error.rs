@@ -30,6 +30,13 @@ impl ClientError {
         self.api().map(|e| &e.code)
     }
 
+    /// Whether the Worker refused the value of the form's field `field`
+    /// (shown at that field rather than under the form).
+    pub fn is_about(&self, field: &str) -> bool {
+        self.api()
+            .is_some_and(|e| e.field.as_deref() == Some(field))
+    }
+
     /// Seconds to wait before retrying a 429, from `Retry-After`.
     pub fn retry_after(&self) -> Option<u64> {
         match self {
@@ -58,3 +65,25 @@ impl fmt::Display for ClientError {
 }
 
 impl std::error::Error for ClientError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_of_a_field_say_which() {
+        let refusal = |code: ErrorCode, field: Option<&str>| {
+            let mut error = ApiError::new(code, "m", "s", "r".to_string());
+            error.field = field.map(str::to_string);
+            ClientError::Api {
+                status: 422,
+                error: Box::new(error),
+            }
+        };
+        assert!(refusal(ErrorCode::EdgeKeyRefused, Some("key")).is_about("key"));
+        assert!(!refusal(ErrorCode::EdgeKeyRefused, Some("key")).is_about("secret"));
+        assert!(refusal(ErrorCode::ValidationFieldInvalid, Some("secret")).is_about("secret"));
+        assert!(!refusal(ErrorCode::EdgeKeyCheckUnavailable, None).is_about("key"));
+        assert!(!ClientError::Network("reset".into()).is_about("key"));
+    }
+}

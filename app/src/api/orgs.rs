@@ -1,4 +1,4 @@
-//! Organizations, their people, invitations and keys (`api::orgs`) on the one
+//! Organizations, their people, invitations, keys and webhook secrets (`api::orgs`) on the one
 //! typed client. A call that signs someone in (a password, an accepted
 //! invitation, a new organization, a switch) makes its answer the session.
 
@@ -6,9 +6,9 @@ use super::{Client, ClientError, encode};
 use api::orgs::{
     ACCEPT_INVITE_PATH, AUDIT_PATH, AcceptInvite, AccountId, AuditPage, CREATE_ORG_PATH, CreateOrg,
     INVITE_PATH, INVITES_PATH, InviteCreated, InviteList, InvitePreview, InviteRequest,
-    InviteToken, KeyChange, MEMBER_PATH, MEMBERS_PATH, MemberList, ORG_KEYS_PATH, OrgId,
-    OrgKeyList, PASSWORD_SIGN_IN_PATH, PREVIEW_INVITE_PATH, PasswordSignIn, RoleChange,
-    SWITCH_ORG_PATH, SwitchOrg,
+    InviteToken, KeyChange, MEMBER_PATH, MEMBERS_PATH, MemberList, ORG_KEYS_PATH, ORG_WEBHOOK_PATH,
+    OrgId, OrgKeyList, OrgWebhook, PASSWORD_SIGN_IN_PATH, PREVIEW_INVITE_PATH, PasswordSignIn,
+    RoleChange, SWITCH_ORG_PATH, SwitchOrg, WebhookSecretChange,
 };
 use api::session::{Role, SessionInfo};
 use gloo_net::http::Request;
@@ -115,6 +115,20 @@ impl Client {
     /// calls, so it can take a second), or a rotation ended.
     pub async fn change_org_key(self, change: &KeyChange) -> Result<OrgKeyList, ClientError> {
         self.send_json(Request::put(ORG_KEYS_PATH), change).await
+    }
+
+    /// The organization's webhook URL (a path on this origin) and its
+    /// secrets as admins see them: never a secret, only its last four.
+    pub async fn org_webhook(self) -> Result<OrgWebhook, ClientError> {
+        self.send(Request::get(ORG_WEBHOOK_PATH)).await
+    }
+
+    /// A webhook secret entered, or its rotation ended.
+    pub async fn change_org_webhook(
+        self,
+        change: &WebhookSecretChange,
+    ) -> Result<OrgWebhook, ClientError> {
+        self.send_json(Request::put(ORG_WEBHOOK_PATH), change).await
     }
 }
 

@@ -20,6 +20,7 @@ pub mod status;
 pub mod team;
 pub mod tracking;
 pub mod wallet;
+pub mod webhook_settings;
 pub mod webhooks;
 
 use crate::api::Client;
@@ -58,12 +59,15 @@ pub enum Guard {
 /// The organization's API keys (admins): where the "no API key yet"
 /// banner and the API status page send them.
 pub const KEYS_PAGE: &str = "/keys";
+/// The organization's webhook URL and secret (admins): where the Webhooks
+/// page and the API keys page send them.
+pub const WEBHOOK_SETTINGS_PAGE: &str = "/webhooks/settings";
 
 const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 17] = [
+pub static PAGES: [Page; 18] = [
     Page {
         path: "/",
         title: "Ship",
@@ -145,6 +149,12 @@ pub static PAGES: [Page; 17] = [
         guard: Guard::Admin("manage the API keys"),
     },
     Page {
+        path: WEBHOOK_SETTINGS_PAGE,
+        title: "Webhook settings",
+        in_menu: false,
+        guard: Guard::Admin("manage the webhook settings"),
+    },
+    Page {
         path: "/team",
         title: "Team",
         in_menu: true,
@@ -213,7 +223,7 @@ impl Guard {
                 scope.as_str()
             )),
             Guard::Admin(_) if session.org.id.is_deployment() => Some(
-                "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets), not here: an organization made with scripts/new-org manages them in the app.".into(),
+                "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET), not here: an organization made with scripts/new-org manages them in the app.".into(),
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
             Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
@@ -408,6 +418,14 @@ mod tests {
             keys.refusal(&session(Role::Admin, OrgId::deployment(), true))
                 .unwrap()
                 .contains("SVC_*")
+        );
+        // And its webhook secret is WEBHOOK_SECRET.
+        let hook = page(WEBHOOK_SETTINGS_PAGE).unwrap().guard;
+        assert_eq!(hook.refusal(&session(Role::Admin, acme(), false)), None);
+        assert!(
+            hook.refusal(&session(Role::Admin, OrgId::deployment(), true))
+                .unwrap()
+                .contains("WEBHOOK_SECRET")
         );
         let ship = page("/ship").unwrap().guard;
         assert_eq!(ship.refusal(&session(Role::Viewer, acme(), true)), None);

@@ -1,6 +1,7 @@
 //! `/webhooks`: what the Worker received (live), what it refused, the
 //! service's own delivery log beside it, and a payload checker.
 
+use super::WEBHOOK_SETTINGS_PAGE;
 use crate::api::Client;
 use crate::api::live::use_feed;
 use crate::components::error_view::ErrorView;
@@ -11,7 +12,9 @@ use api::inbox::{
     Inbox, LIVE_PATH, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest,
     VerifyResult,
 };
+use api::session::Role;
 use leptos::prelude::*;
+use leptos_router::components::A;
 use leptos_router::hooks::use_query_map;
 
 /// Which rows the page shows.
@@ -139,10 +142,36 @@ pub fn WebhooksPage() -> impl IntoView {
         }
     });
 
-    let endpoint = web_sys::window()
-        .and_then(|w| w.location().origin().ok())
-        .map(|origin| format!("{origin}{RECEIVE_PATH}"))
-        .unwrap_or_else(|| RECEIVE_PATH.to_string());
+    // Whether the organization's webhook is set in the app (its URL and
+    // secret on the settings page): any but the deployment's own, which
+    // the Worker's settings configure.
+    let (in_app, admin) = client.session.with_untracked(|s| {
+        s.as_ref().map_or((false, false), |s| {
+            (!s.org.id.is_deployment(), s.role == Role::Admin)
+        })
+    });
+    let where_set = move || {
+        if !in_app {
+            let endpoint = web_sys::window()
+                .and_then(|w| w.location().origin().ok())
+                .map(|origin| format!("{origin}{RECEIVE_PATH}"))
+                .unwrap_or_else(|| RECEIVE_PATH.to_string());
+            view! {
+                "Set this URL as the webhook URL in the shipping service's dashboard: "
+                <code class="copyable">{endpoint}</code>
+            }
+            .into_any()
+        } else if admin {
+            view! {
+                "The organization's webhook URL and secret are in the "
+                <A href=WEBHOOK_SETTINGS_PAGE>"webhook settings"</A> "."
+            }
+            .into_any()
+        } else {
+            "An admin of the organization sets its webhook URL and secret in the webhook settings."
+                .into_any()
+        }
+    };
     let body = RwSignal::new(String::new());
     let signature = RwSignal::new(String::new());
     let verdict = RwSignal::new(None::<VerifyResult>);
@@ -158,10 +187,7 @@ pub fn WebhooksPage() -> impl IntoView {
 
     view! {
         <h1>"Webhooks"</h1>
-        <p class="hint">
-            "Set this URL as the webhook URL in the shipping service's dashboard: "
-            <code class="copyable">{endpoint}</code>
-        </p>
+        <p class="hint">{where_set()}</p>
         <p class="live" role="status">
             {move || if connected.get() {
                 "● Live: new events appear as they arrive"
@@ -195,7 +221,14 @@ pub fn WebhooksPage() -> impl IntoView {
                 view! {
                     {(!receiving).then(|| view! {
                         <p class="banner banner-danger" role="alert">
-                            "No webhook secret is set, so every delivery is refused. An admin sets it with `wrangler secret put WEBHOOK_SECRET`."
+                            "No webhook secret is set, so every delivery is refused. "
+                            {if !in_app {
+                                "An admin sets it with `wrangler secret put WEBHOOK_SECRET`.".into_any()
+                            } else if admin {
+                                view! { <A href=WEBHOOK_SETTINGS_PAGE>"Enter it in the webhook settings"</A> }.into_any()
+                            } else {
+                                "Ask an admin of the organization to enter it in the webhook settings.".into_any()
+                            }}
                         </p>
                     })}
                     {accepted.then(|| view! {

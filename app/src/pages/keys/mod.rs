@@ -7,6 +7,7 @@
 
 pub mod rotation;
 
+use super::WEBHOOK_SETTINGS_PAGE;
 use super::invite::refused;
 use super::status::{ActivateNext, mode_name};
 use crate::api::{Client, ClientError};
@@ -22,18 +23,14 @@ use api::session::KeySlot;
 use api::{ErrorCode, Scope};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use leptos_router::components::A;
 use rotation::{Entry, ModeState, STEPS, Stage};
 
 /// The input's id; what is said under it is named after it.
 const INPUT: &str = "org-key";
-
-/// Whether the Worker's refusal is about the typed key itself (shown at
-/// the field) rather than the check or the session (under the form).
-pub fn about_the_key(error: &ClientError) -> bool {
-    error
-        .api()
-        .is_some_and(|e| e.field.as_deref() == Some("key"))
-}
+/// The field the Worker names when it refuses the typed key itself (shown
+/// at the field rather than under the form).
+const FIELD: &str = "key";
 
 /// A key's scopes in a few words: all of them, or each.
 pub fn scope_words(scopes: &[Scope]) -> String {
@@ -92,6 +89,7 @@ pub fn KeysPage() -> impl IntoView {
         <h1>"API keys"</h1>
         <p class="lead">"The organization's v1 keys, one for live and one for sandbox, from the service's dashboard."</p>
         <p class="hint">"The Worker keeps them encrypted. Once a key is saved, only its last four characters are shown, here and everywhere else."</p>
+        <p class="hint">"The organization's webhook URL and secret are in the " <A href=WEBHOOK_SETTINGS_PAGE>"webhook settings"</A> "."</p>
         <section aria-labelledby="enter-key-title">
             <h2 id="enter-key-title">"Enter a key"</h2>
             {key_form(keys)}
@@ -139,7 +137,7 @@ fn key_form(keys: Keys) -> impl IntoView {
         reread(client).await;
         Ok(())
     });
-    let field_error = move || save.error().filter(about_the_key);
+    let field_error = move || save.error().filter(|e| e.is_about(FIELD));
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         tried.set(true);
@@ -179,7 +177,7 @@ fn key_form(keys: Keys) -> impl IntoView {
                 {move || save.label("Check and save the key", "Checking the key with the service…")}
             </button>
         </form>
-        {move || save.error().filter(|e| !about_the_key(e)).map(|error| view! { <ErrorView error /> })}
+        {move || save.error().filter(|e| !e.is_about(FIELD)).map(|error| view! { <ErrorView error /> })}
     }
 }
 
@@ -307,32 +305,6 @@ fn key_table(mode: &str, keys: Vec<(OrgKey, bool)>) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use api::ApiError;
-
-    #[test]
-    fn refusals_of_the_key_itself_go_to_the_field() {
-        let refusal = |code: ErrorCode, field: Option<&str>| {
-            let mut error = ApiError::new(code, "m", "s", "r".to_string());
-            error.field = field.map(str::to_string);
-            ClientError::Api {
-                status: 422,
-                error: Box::new(error),
-            }
-        };
-        assert!(about_the_key(&refusal(
-            ErrorCode::EdgeKeyRefused,
-            Some("key")
-        )));
-        assert!(about_the_key(&refusal(
-            ErrorCode::EdgeKeyMalformed,
-            Some("key")
-        )));
-        assert!(!about_the_key(&refusal(
-            ErrorCode::EdgeKeyCheckUnavailable,
-            None
-        )));
-        assert!(!about_the_key(&ClientError::Network("reset".into())));
-    }
 
     #[test]
     fn scopes_in_a_few_words() {
