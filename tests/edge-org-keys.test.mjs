@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ALL_SCOPES, newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
-import { Person, newOrgLink } from './support/orgs.mjs';
+import { Person, assertError, newOrgLink } from './support/orgs.mjs';
 import { untilJob } from './support/jobs.mjs';
 
 const PASSWORD = 'correct horse battery staple';
@@ -49,14 +49,6 @@ async function simKey(account, env, scopes = ALL_SCOPES) {
   return key;
 }
 const calls = async (key) => (await sim.control('GET', `/__sim/keys/${key}`)).calls;
-
-function assertError(res, status, code) {
-  assert.equal(res.status, status, res.text);
-  const e = res.json.error;
-  assert.equal(e.code, code, res.text);
-  for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(e[f], f);
-  return e;
-}
 
 async function newOrg(name) {
   const link = await newOrgLink(options.sessionSecret, edge.url);

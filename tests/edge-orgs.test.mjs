@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
-import { Person, newOrgLink } from './support/orgs.mjs';
+import { Person, assertError, newOrgLink } from './support/orgs.mjs';
 
 let sim, edge, sessionSecret, users;
 const PASSWORD = 'correct horse battery staple';
@@ -25,14 +25,6 @@ let addresses = 0;
 /** A person at their own client address, so one test's failures never throttle another's. */
 const person = () => new Person(edge.url, { address: `198.51.100.${++addresses}` });
 const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
-
-function assertError(res, status, code) {
-  assert.equal(res.status, status, res.text);
-  const e = res.json.error;
-  assert.equal(e.code, code, res.text);
-  for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(e[f], f);
-  return e;
-}
 
 /** A new organization made from a scripts/new-org link; returns its signed-in admin. */
 async function newOrg(orgName) {

@@ -1,6 +1,7 @@
 // Organizations through the real Worker: the setup link scripts/new-org
 // prints, and a small HTTP client for the organization endpoints
 // (api/src/orgs.rs) that keeps each person's session cookie.
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
@@ -14,6 +15,15 @@ export async function newOrgLink(secret, base = 'http://127.0.0.1:8787') {
   const m = /(\/new-org#(\S+))/.exec(stdout);
   if (!m) throw new Error(`scripts/new-org printed no link: ${stdout}`);
   return { path: m[1], token: m[2] };
+}
+
+/** `res` (a `Person.call` answer) is `status` with the v1 envelope of `code`; returns the error. */
+export function assertError(res, status, code) {
+  assert.equal(res.status, status, res.text);
+  const e = res.json.error;
+  assert.equal(e.code, code, res.text);
+  for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(e[f], f);
+  return e;
 }
 
 /** One person's client: remembers the cookie the Worker sets. */
