@@ -591,7 +591,13 @@ async fn org_keys(
             let before = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?.keys;
             let stored = StoredKey {
                 mode: key.env(),
-                slot: keys::rotation::slot_for(&before, key.env(), slot),
+                slot: keys::rotation::slot_for(
+                    before
+                        .iter()
+                        .filter(|k| k.mode == key.env())
+                        .map(|k| k.slot),
+                    slot,
+                ),
                 sealed: sealing::glue::seal(&masters, &org, Purpose::V1Key, key.expose()).await?,
                 redacted: key.redacted(),
                 scopes,
@@ -711,9 +717,8 @@ async fn org_webhook(
             }
             let masters = master_keys(env)?;
             let before = ask::<Org, _>(env, org.as_str(), super::Keys {}).await?;
-            let has_current = before.webhook.iter().any(|s| s.slot == KeySlot::Current);
             let stored = StoredSecret {
-                slot: if has_current { slot } else { KeySlot::Current },
+                slot: keys::rotation::slot_for(before.webhook.iter().map(|s| s.slot), slot),
                 sealed: sealing::glue::seal(&masters, &org, Purpose::WebhookSecret, secret).await?,
                 redacted: keys::redact_secret(secret),
                 set_at: now,

@@ -158,16 +158,16 @@ pub fn judge(status: u16, body: &str) -> Verdict {
     }
 }
 
-/// The rotation's steps on the stored keys of one mode.
+/// The rotation's steps on stored secrets of one kind (a mode's keys, the
+/// webhook secrets).
 pub mod rotation {
     use super::*;
 
-    /// `set`: the new key takes `slot`; a `next` key for a mode without a
-    /// current one becomes its current key (there is nothing to rotate from).
-    pub fn slot_for(stored: &[StoredKey], mode: KeyEnv, slot: KeySlot) -> KeySlot {
-        let has_current = stored
-            .iter()
-            .any(|k| k.mode == mode && k.slot == KeySlot::Current);
+    /// `set`: the new secret takes `slot`, given the slots already stored;
+    /// a `next` one without a current one becomes current (there is nothing
+    /// to rotate from).
+    pub fn slot_for(stored: impl IntoIterator<Item = KeySlot>, slot: KeySlot) -> KeySlot {
+        let has_current = stored.into_iter().any(|s| s == KeySlot::Current);
         if has_current { slot } else { KeySlot::Current }
     }
 }
@@ -258,12 +258,18 @@ mod tests {
             set_by: "Ada".into(),
         };
         let stored = [key(KeyEnv::Live, KeySlot::Current)];
+        let slots = |mode| {
+            stored
+                .iter()
+                .filter(move |k| k.mode == mode)
+                .map(|k| k.slot)
+        };
         assert_eq!(
-            rotation::slot_for(&stored, KeyEnv::Live, KeySlot::Next),
+            rotation::slot_for(slots(KeyEnv::Live), KeySlot::Next),
             KeySlot::Next
         );
         assert_eq!(
-            rotation::slot_for(&stored, KeyEnv::Sandbox, KeySlot::Next),
+            rotation::slot_for(slots(KeyEnv::Sandbox), KeySlot::Next),
             KeySlot::Current
         );
     }

@@ -282,30 +282,24 @@ impl Organization {
         Ok(Ok(Self::member_list(sql)?))
     }
 
-    fn keys(sql: &SqlStorage) -> Result<Vec<StoredKey>> {
+    /// The values a query's `json` column holds.
+    fn json_rows<T: serde::de::DeserializeOwned>(sql: &SqlStorage, query: &str) -> Result<Vec<T>> {
         #[derive(Deserialize)]
         struct Row {
             json: String,
         }
-        let rows: Vec<Row> = sql
-            .exec("SELECT json FROM keys ORDER BY mode, slot", None)?
-            .to_array()?;
+        let rows: Vec<Row> = sql.exec(query, None)?.to_array()?;
         rows.iter()
             .map(|r| serde_json::from_str(&r.json).map_err(internal))
             .collect()
     }
 
+    fn keys(sql: &SqlStorage) -> Result<Vec<StoredKey>> {
+        Self::json_rows(sql, "SELECT json FROM keys ORDER BY mode, slot")
+    }
+
     fn webhook(sql: &SqlStorage) -> Result<Vec<StoredSecret>> {
-        #[derive(Deserialize)]
-        struct Row {
-            json: String,
-        }
-        let rows: Vec<Row> = sql
-            .exec("SELECT json FROM webhook ORDER BY slot", None)?
-            .to_array()?;
-        rows.iter()
-            .map(|r| serde_json::from_str(&r.json).map_err(internal))
-            .collect()
+        Self::json_rows(sql, "SELECT json FROM webhook ORDER BY slot")
     }
 
     fn put_secret(sql: &SqlStorage, secret: &StoredSecret) -> Result<()> {
