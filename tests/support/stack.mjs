@@ -222,7 +222,13 @@ export async function startEdgeProcess(options) {
     async stop() {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await exited;
+      // Its own stop disposes each Worker within 20 s; past 70 s the group
+      // goes, workerd processes included, rather than hang the test.
+      const gone = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(r, 70000, false).unref())]);
+      if (!gone) {
+        process.kill(-child.pid, 'SIGKILL');
+        await exited;
+      }
     },
   };
 }
