@@ -34,6 +34,7 @@ pub mod names {
     pub const WEBHOOK_SECRET_NEXT: &str = "WEBHOOK_SECRET_NEXT";
     pub const BATCH_RATES_SHARE: &str = "BATCH_RATES_SHARE";
     pub const BATCH_MAX_CHUNK_ROWS: &str = "BATCH_MAX_CHUNK_ROWS";
+    pub const AUDIT_PURCHASE_CENTS: &str = "AUDIT_PURCHASE_CENTS";
 }
 
 /// Carriers can take seconds to make a label; past this the Worker answers
@@ -45,6 +46,9 @@ pub const DEFAULT_WIDGET_IP_PER_MINUTE: u32 = 30;
 pub const DEFAULT_WIDGET_QUOTE_CACHE_SECONDS: u64 = 120;
 /// A cached quote must stay well inside the 15-minute rate validity.
 pub const MAX_WIDGET_QUOTE_CACHE_SECONDS: u64 = 600;
+
+/// A live label of $100 or more is written to its organization's audit log.
+pub const DEFAULT_AUDIT_PURCHASE_CENTS: u64 = 10_000;
 
 /// One mode's keys: the current one and, during a rotation, the next one.
 pub struct ModeKeys {
@@ -143,6 +147,9 @@ pub struct Config {
     /// At most this many rows per v1 batch (smaller batches put less at
     /// stake when one's outcome is unknown).
     pub batch_max_chunk_rows: u32,
+    /// A live label bought at this price or more is an audit entry of its
+    /// organization (`orgs::wire::Record::large_purchase`).
+    pub audit_purchase_cents: i64,
 }
 
 /// The ship-from address, checked with the rule the service applies to
@@ -276,6 +283,13 @@ impl Config {
                 1..=api::jobs::MAX_ROWS as u64,
                 "a whole number of rows from 1 to 5000",
             )? as u32,
+            audit_purchase_cents: bounded(
+                get(names::AUDIT_PURCHASE_CENTS),
+                names::AUDIT_PURCHASE_CENTS,
+                DEFAULT_AUDIT_PURCHASE_CENTS,
+                0..=100_000_000,
+                "a whole number of cents from 0 (every live label) to 100000000",
+            )? as i64,
         })
     }
 
@@ -308,6 +322,7 @@ impl Config {
             webhook: Secrets::default(),
             batch_rates_share: self.batch_rates_share,
             batch_max_chunk_rows: self.batch_max_chunk_rows,
+            audit_purchase_cents: self.audit_purchase_cents,
         }
     }
 

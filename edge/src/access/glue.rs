@@ -104,7 +104,7 @@ async fn not_signed_out(
     let role = if config.org == session.org {
         config.member
     } else {
-        crate::orgs::front::session_settings(env, config, &session)
+        crate::orgs::front::session_settings(env, config, &session, false, now)
             .await?
             .member
     };

@@ -31,7 +31,7 @@ use super::{
 use crate::errors::{EdgeError, SignInReason};
 use crate::routes::{self, OrgsRoute, Route};
 use crate::runtime::objects::ask;
-use crate::runtime::{header, json_body, now_s, random_hex, reply};
+use crate::runtime::{body_bytes, header, json_body, now_s, random_hex, reply};
 
 const MAX_BODY: usize = 4096;
 
@@ -774,6 +774,21 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
                 .and_then(|o| OrgId::parse(&o))
                 .ok_or(EdgeError::OrgNotFound)?;
             return reply::text(200, &checked(env, &org, None).await?.encode());
+        }
+        "/record" => {
+            let caller = asked()?;
+            let text = String::from_utf8(body_bytes(&req).await).unwrap_or_default();
+            let record = wire::Record::decode(&text).ok_or(EdgeError::Internal {
+                what: "read the main Worker's audit record",
+            })?;
+            let call = super::Record {
+                account: caller.account,
+                action: record.action,
+                detail: record.detail,
+                at: now_s(),
+            };
+            ask::<Org, _>(env, caller.org.as_str(), call).await?;
+            return reply::empty(204, &[]);
         }
         "/me" => {
             let me = me(env, &asked()?).await?;

@@ -4,7 +4,9 @@
 //! append-only audit log (`store`); the `AccountDirectory` finds a person's
 //! account by email, sharded by a hash of it (`directory`). Only sign-in,
 //! invitations and membership changes touch the directory; a forwarded
-//! call asks the organization's object who the caller is, nothing else.
+//! call asks the organization's object who the caller is, nothing else,
+//! and a read may use what this isolate was told moments ago
+//! (`member_checks`).
 //!
 //! Every other object (purchase records, control, inbox, jobs) is named
 //! from the organization by [`object_name`], so one organization's names
@@ -19,6 +21,7 @@
 #[cfg(feature = "accounts")]
 pub mod directory;
 pub mod keys;
+pub mod member_checks;
 pub mod passwords;
 pub mod rules;
 pub mod sealing;
@@ -150,6 +153,7 @@ pub enum OrgCall {
     Reseal(Reseal),
     SetWebhookSecret(SetWebhookSecret),
     MoveWebhookSecret(MoveWebhookSecret),
+    Record(Record),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -247,6 +251,16 @@ pub struct PreviewInvite {
 pub struct AcceptInvite {
     pub token_hash: String,
     pub person: Joining,
+    pub at: u64,
+}
+
+/// A money decision the main Worker saw `account` make (`wire::Record`),
+/// for the audit log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub account: AccountId,
+    pub action: AuditAction,
+    pub detail: String,
     pub at: u64,
 }
 
@@ -363,6 +377,7 @@ crate::calls! {
     Reseal(Reseal) => (),
     SetWebhookSecret(SetWebhookSecret) => Vec<keys::StoredSecret>,
     MoveWebhookSecret(MoveWebhookSecret) => Result<Vec<keys::StoredSecret>, Refusal>,
+    Record(Record) => (),
 }
 
 /// An audit line the object writes with a change (the log is append-only:

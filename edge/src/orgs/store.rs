@@ -666,6 +666,28 @@ impl Organization {
             OrgCall::MoveWebhookSecret(m) => {
                 reply::<Org, MoveWebhookSecret>(&Self::move_secret(&sql, m)?)
             }
+            OrgCall::Record(super::Record {
+                account,
+                action,
+                detail,
+                at,
+            }) => {
+                // Money committed by someone since removed is still written, by their account.
+                let actor = match Self::membership(&sql, account.as_str())? {
+                    Some(member) => member.actor(&account).label,
+                    None => account.to_string(),
+                };
+                Self::audit(
+                    &sql,
+                    at,
+                    AuditLine {
+                        actor,
+                        action,
+                        detail,
+                    },
+                )?;
+                reply::<Org, super::Record>(&())
+            }
             OrgCall::Audit(super::Audit { before }) => {
                 #[derive(Deserialize)]
                 struct Row {

@@ -13,7 +13,9 @@
 //! JSON: a decoder derived for each would cost every isolate of the main
 //! Worker more wasm than the few lines below.
 
-use api::orgs::{AccountId, OrgId, OrgSummary};
+use api::jobs::{Approval, Job};
+use api::labels::Label;
+use api::orgs::{AccountId, AuditAction, OrgId, OrgSummary};
 use api::session::{KeySlot, Role};
 use api::{KeyEnv, Scope};
 
@@ -26,6 +28,9 @@ pub const KEYS_URL: &str = "https://accounts/keys";
 pub const ORG_HEADER: &str = "parcel-org";
 /// `POST` with the caller: [`Me`], or an empty body if they are no longer a member.
 pub const ME_URL: &str = "https://accounts/me";
+/// `POST` with the caller and a [`Record`]: the main Worker adds an entry
+/// to the caller's organization's audit log.
+pub const RECORD_URL: &str = "https://accounts/record";
 /// Where forwarded endpoints go: this origin and the request's own path.
 pub const ORIGIN: &str = "https://accounts";
 /// `{org} {account}`: the signed-in caller of a forwarded endpoint.
@@ -200,6 +205,91 @@ impl Me {
     }
 }
 
+/// An audit entry only the main Worker sees happen: money committed by a
+/// batch's approval, or a label bought above the organization's threshold.
+/// As text: `{action}\n{detail}`; the accounts Worker takes no other action
+/// from it (every other entry it writes itself, with the change).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub action: AuditAction,
+    pub detail: String,
+}
+
+impl Record {
+    /// A live `job` was approved: a review-first job's exact total, or the
+    /// ceiling a buy-as-quoted job was created with (its only approval).
+    /// Sandbox jobs spend nothing.
+    pub fn batch_approved(job: &Job) -> Option<Record> {
+        if job.mode == KeyEnv::Sandbox {
+            return None;
+        }
+        let what = match job.approval {
+            Approval::ReviewFirst => format!(
+                "approved {} for {} labels",
+                dollars(job.cost.quoted_cents),
+                job.counts.quoted
+            ),
+            Approval::BuyAsQuoted {
+                max_row_cents,
+                max_total_cents,
+            } => format!(
+                "buy as quoted, up to {} in total and {} a label, {} rows",
+                dollars(max_total_cents),
+                dollars(max_row_cents),
+                job.counts.total
+            ),
+        };
+        Some(Record {
+            action: AuditAction::BatchApproved,
+            detail: format!("{} ({}, {}): {what}", job.name, job.id, job.mode),
+        })
+    }
+
+    /// A live label that cost at least `threshold_cents` (sandbox labels cost nothing).
+    pub fn large_purchase(label: &Label, threshold_cents: i64) -> Option<Record> {
+        (!label.sandbox && label.rate_cents >= threshold_cents).then(|| Record {
+            action: AuditAction::LargePurchase,
+            detail: format!(
+                "{} {} {} ({}, tracking {})",
+                dollars(label.rate_cents),
+                label.carrier,
+                label.service,
+                label.id,
+                label.tracking_number
+            ),
+        })
+    }
+
+    pub fn encode(&self) -> String {
+        format!("{}\n{}", self.action.as_str(), self.detail)
+    }
+
+    pub fn decode(text: &str) -> Option<Record> {
+        let (action, detail) = text.split_once('\n')?;
+        let action = AuditAction::from_name(action)
+            .filter(|a| matches!(a, AuditAction::BatchApproved | AuditAction::LargePurchase))?;
+        let detail = detail.trim();
+        (!detail.is_empty() && detail.len() <= 1_000).then(|| Record {
+            action,
+            detail: detail.into(),
+        })
+    }
+}
+
+/// `$1,234.50`, as the app shows money.
+fn dollars(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let whole = (cents.unsigned_abs() / 100).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("{sign}${grouped}.{:02}", cents.unsigned_abs() % 100)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +362,75 @@ mod tests {
             Checked::decode("admin\nlive\tcurrent\tk1.a.b\tnot:a-scope"),
             None
         );
+    }
+    #[test]
+    fn money_decisions_are_recorded_in_words_and_nothing_else_passes() {
+        assert_eq!(dollars(12_345_678), "$123,456.78");
+        assert_eq!(dollars(5), "$0.05");
+        assert_eq!(dollars(100_000), "$1,000.00");
+        let label = Label {
+            id: "lbl_1".into(),
+            tracking_number: "1Z9".into(),
+            label_url: "https://x/l.pdf".into(),
+            carrier: "Pacific Post".into(),
+            service: "Overnight".into(),
+            rate_cents: 25_000,
+            sandbox: false,
+            wallet_balance_after_cents: 0,
+        };
+        let large = Record::large_purchase(&label, 25_000).expect("at the threshold");
+        assert_eq!(
+            large.detail,
+            "$250.00 Pacific Post Overnight (lbl_1, tracking 1Z9)"
+        );
+        assert_eq!(Record::decode(&large.encode()), Some(large));
+        assert_eq!(Record::large_purchase(&label, 25_001), None);
+        let sandbox = Label {
+            sandbox: true,
+            ..label
+        };
+        assert_eq!(Record::large_purchase(&sandbox, 0), None);
+
+        let mut job =
+            crate::jobs::engine::tests::job(3, Approval::ReviewFirst, KeyEnv::Live).view(0);
+        job.name = "orders.csv".into();
+        job.cost.quoted_cents = 1_234;
+        job.counts.quoted = 3;
+        let approved = Record::batch_approved(&job).expect("a live job");
+        assert_eq!(approved.action, AuditAction::BatchApproved);
+        assert!(
+            approved.detail.starts_with("orders.csv (job_"),
+            "{}",
+            approved.detail
+        );
+        assert!(
+            approved
+                .detail
+                .ends_with(", live): approved $12.34 for 3 labels"),
+            "{}",
+            approved.detail
+        );
+        job.approval = Approval::BuyAsQuoted {
+            max_row_cents: 900,
+            max_total_cents: 5_000,
+        };
+        let ceiling = Record::batch_approved(&job).expect("a live job").detail;
+        assert!(
+            ceiling.ends_with("up to $50.00 in total and $9.00 a label, 3 rows"),
+            "{ceiling}"
+        );
+        job.mode = KeyEnv::Sandbox;
+        assert_eq!(Record::batch_approved(&job), None);
+
+        // The main Worker records money decisions only, one line of words.
+        for bad in [
+            "role_changed\nx",
+            "key_set\nx",
+            "batch_approved\n  ",
+            "batch_approved",
+            "nope\nx",
+        ] {
+            assert_eq!(Record::decode(bad), None, "{bad}");
+        }
     }
 }

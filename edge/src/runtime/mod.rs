@@ -49,6 +49,7 @@ async fn tenant(
     env: &Env,
     config: Rc<Config>,
     cookie: Option<&str>,
+    reuse: bool,
     now: u64,
 ) -> Result<Rc<Config>, EdgeError> {
     use crate::access::session::{Session, cookie_value};
@@ -57,9 +58,9 @@ async fn tenant(
         .and_then(|value| Session::decode_cached(value, &config.session_secret, now).ok())
         .filter(|session| !session.org.is_deployment());
     match session {
-        Some(session) => Ok(Rc::new(
-            crate::orgs::front::session_settings(env, &config, &session).await?,
-        )),
+        Some(session) => {
+            crate::orgs::front::session_settings(env, &config, &session, reuse, now).await
+        }
         None => Ok(config),
     }
 }
@@ -211,7 +212,12 @@ async fn handle(
     // A session works with its organization's settings; the storefront's
     // framed calls stay the deployment's whatever cookie the browser has.
     let config = if route.acts_for_session() && incoming.framed_by.is_none() {
-        tenant(env, config, incoming.cookie.as_deref(), now_s()).await?
+        let v1_scope = match &route {
+            Route::V1(forward) => Some(forward.endpoint.scope),
+            _ => None,
+        };
+        let reuse = crate::orgs::member_checks::may_reuse(method, v1_scope);
+        tenant(env, config, incoming.cookie.as_deref(), reuse, now_s()).await?
     } else {
         config
     };

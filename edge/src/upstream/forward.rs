@@ -10,12 +10,14 @@ use crate::access::glue::principal;
 use crate::access::roles::WIDGET_SCOPES;
 use crate::config::Config;
 use crate::errors::EdgeError;
+use crate::orgs::wire::Record;
 use crate::orgs::{Named, object_name};
 use crate::runtime::objects::ask;
 use crate::runtime::reply;
 use crate::runtime::{Trace, body_bytes, header, now_s};
 use crate::webhooks::{InboxStore, RecordPurchase};
 use crate::widget::{cors, quotes, shoppers};
+use api::labels::Label;
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
 use sha2::{Digest, Sha256};
@@ -103,7 +105,7 @@ pub(crate) async fn forward(
         if replayed {
             trace.answered_from = Some("replayed");
         } else {
-            record_purchase(env, &principal, endpoint.id, &stored).await;
+            record_purchase(env, config, &principal, endpoint.id, &stored).await;
         }
         return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
@@ -125,10 +127,12 @@ pub(crate) async fn forward(
     reply::respond(&stored, None, &cors_headers)
 }
 
-/// A label bought here joins the ledger with its buyer. The purchase stands
+/// A label bought here joins the ledger with its buyer, and the audit log
+/// when it cost at least `AUDIT_PURCHASE_CENTS`. The purchase stands
 /// whether or not this is recorded: its `label.created` event adds it too.
 async fn record_purchase(
     env: &Env,
+    config: &Config,
     principal: &Principal,
     endpoint: EndpointId,
     stored: &StoredResponse,
@@ -146,6 +150,12 @@ async fn record_purchase(
     if let Err(e) = ask::<InboxStore, _>(env, &object_name(&session.org, Named::Inbox), call).await
     {
         worker::console_error!("a bought label missed the ledger: {}", e.code());
+    }
+    let large = serde_json::from_str::<Label>(&stored.body)
+        .ok()
+        .and_then(|label| Record::large_purchase(&label, config.audit_purchase_cents));
+    if let Some(large) = large {
+        crate::orgs::front::record(env, session, &large).await;
     }
 }
 
