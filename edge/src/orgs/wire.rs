@@ -26,6 +26,9 @@ pub const KEYS_URL: &str = "https://accounts/keys";
 pub const ORG_HEADER: &str = "parcel-org";
 /// `POST` with the caller: [`Me`], or an empty body if they are no longer a member.
 pub const ME_URL: &str = "https://accounts/me";
+/// `POST` a personal access token as the body (with the client address):
+/// [`Started`], or the refusal to pass on.
+pub const TOKEN_URL: &str = "https://accounts/token";
 /// Where forwarded endpoints go: this origin and the request's own path.
 pub const ORIGIN: &str = "https://accounts";
 /// `{org} {account}`: the signed-in caller of a forwarded endpoint.
