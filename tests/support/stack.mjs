@@ -264,6 +264,7 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
   const options = { upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets, persist, sessionSecret: randomBytes(32).toString('hex') };
   const stack = {
     keys, users, sim,
+    sessionSecret: options.sessionSecret,
     edge: await startEdge(options),
     /** Stops workerd and starts it again on the same persisted state (needs `persist`). */
     async restartEdge() {
