@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ROOT, startStack } from './stack.mjs';
+import { ROOT } from './stack.mjs';
 
 /** Runs scripts/new-org for a Worker whose SESSION_SECRET is `secret`; returns the link's path and token. */
 export async function newOrgLink(secret, base = 'http://127.0.0.1:8787') {
@@ -133,12 +133,13 @@ export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Tes
 }
 
 /**
- * `startStack(options)` with its `users` replaced by an organization's
- * (`orgUsers`): a suite written against the deployment's USERS tokens runs
- * as members of an organization, unchanged. `stack.org` is the organization.
+ * Replaces `stack.users` (from `startStack`) with an organization's
+ * (`orgUsers`, with the stack's keys): a suite written against the
+ * deployment's USERS tokens runs as members of an organization, unchanged.
+ * `stack.org` is the organization. (`PARCEL_TEST_IN_ORG=1` does this for
+ * every `startStack`.)
  */
-export async function startOrgStack(options = {}) {
-  const stack = await startStack(options);
+export async function inOrg(stack) {
   try {
     const org = await orgUsers({ url: stack.edge.url, sessionSecret: stack.sessionSecret, keys: stack.keys });
     stack.org = org.org;

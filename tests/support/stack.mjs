@@ -256,7 +256,9 @@ function edgeClient(url) {
 /**
  * The whole stack with fresh keys and one user per role (`stack.users.admin`
  * ...); `edgeVars`/`edgeSecrets` override the Worker's settings, `keys` may
- * drop one of the two keys.
+ * drop one of the two keys. With `PARCEL_TEST_IN_ORG=1` in the environment
+ * the users are an organization's members signing in with their personal
+ * access tokens (`orgs.mjs` `orgUsers`), so a suite runs in an organization unchanged.
  */
 export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), persist = false } = {}) {
   const users = newUsers();
@@ -274,6 +276,11 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
     },
     async stop() { await stack.edge.stop(); await sim.stop(); },
   };
+  if (process.env.PARCEL_TEST_IN_ORG === '1') {
+    // Imported here: orgs.mjs imports this module.
+    const { inOrg } = await import('./orgs.mjs');
+    await inOrg(stack);
+  }
   return stack;
 }
 
