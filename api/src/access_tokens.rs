@@ -17,6 +17,11 @@
 //! [`MAX_DAYS`]; a token that never expires is not offered, because a
 //! script's token that leaks must stop working on its own.
 //!
+//! Revoking a token, or removing its owner, refuses its next sign-in; a
+//! removal also ends the sessions it started (every request checks the
+//! membership), while a revocation lets a session already started run to
+//! its end (12 hours) or its sign-out.
+//!
 //! Refusals: a wrong, expired or revoked token, or one whose owner left
 //! the organization, signs in to nothing with the same
 //! `EDGE.SESSION.INVALID_TOKEN` (401) as an unknown token, and failures are
