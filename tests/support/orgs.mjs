@@ -1,6 +1,8 @@
 // Organizations through the real Worker: the setup link scripts/new-org
 // prints, and a small HTTP client for the organization endpoints
-// (api/src/orgs.rs) that keeps each person's session cookie.
+// (api/src/orgs.rs) that keeps each person's session cookie; and an
+// organization whose members' personal access tokens stand in for the
+// deployment's USERS tokens (`orgUsers`, `inOrg`).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -88,9 +90,10 @@ let orgAddresses = 0;
 export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Test Org', roles = ['operator', 'viewer'] }) {
   const tag = randomBytes(4).toString('hex');
   const person = (role) => {
-    const p = new Person(url, { address: `100.64.${++orgAddresses % 250}.${1 + (orgAddresses >> 8)}` });
+    const n = ++orgAddresses;
+    const p = new Person(url, { address: `100.64.${Math.floor(n / 250)}.${1 + (n % 250)}` });
     p.name = `${role[0].toUpperCase()}${role.slice(1)} ${tag}`;
-    p.email = `${role}.${tag}.${orgAddresses}@example.com`;
+    p.email = `${role}.${tag}.${n}@example.com`;
     return p;
   };
   const link = await newOrgLink(sessionSecret, url);
