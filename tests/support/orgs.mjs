@@ -83,7 +83,8 @@ let orgAddresses = 0;
  * the same simulator accounts), invites one person per role in `roles` and
  * each makes a personal access token. Returns the organization, `users` in
  * the shape of `newUsers()` (`{admin: {name, role, token}, operator: …,
- * viewer: …}`, `name` being the person as the session names them), the
+ * viewer: …}`, `name` being what the product records as the actor of
+ * what they do, their account id), the
  * signed-in `people` (`Person`s with `name`, `email`, `account`) and
  * `invitee(role)` for one more member.
  */
@@ -121,7 +122,7 @@ export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Tes
     p.account = members.find((m) => m.email === p.email).account;
     const res = await p.call('POST', '/api/org/tokens', { name: `${role} test script` });
     assert.equal(res.status, 201, res.text);
-    users[role] = { name: `${p.name} <${p.email}>`, role, token: res.json.token };
+    users[role] = { name: p.account, role, token: res.json.token };
   }
   return {
     org,
@@ -136,20 +137,20 @@ export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Tes
 }
 
 /**
- * Replaces `stack.users` (from `startStack`) with an organization's
- * (`orgUsers`, with the stack's keys): a suite written against the
- * deployment's USERS tokens runs as members of an organization, unchanged.
- * `stack.org` is the organization. (`PARCEL_TEST_IN_ORG=1` does this for
- * every `startStack`.)
+ * Makes `users` (from `newUsers()`, in place) an organization's members on
+ * `edge` (`orgUsers`, with the stack's `keys`), so a suite written against
+ * the deployment's USERS tokens runs in an organization unchanged; sets
+ * `edge.org`. Users that already are an organization's (a restart on
+ * persisted state) are kept. `startEdge` calls it under `PARCEL_TEST_IN_ORG=1`.
  */
-export async function inOrg(stack) {
+export async function inOrg(edge, { sessionSecret, keys, users }) {
+  if (Object.values(users).every((u) => u.token.startsWith('parcel_pat_'))) return;
   try {
-    const org = await orgUsers({ url: stack.edge.url, sessionSecret: stack.sessionSecret, keys: stack.keys });
-    stack.org = org.org;
-    stack.users = org.users;
-    return stack;
+    const made = await orgUsers({ url: edge.url, sessionSecret, keys, roles: Object.keys(users).filter((r) => r !== 'admin') });
+    for (const [role, user] of Object.entries(made.users)) Object.assign(users[role], user);
+    edge.org = made.org;
   } catch (e) {
-    await stack.stop();
+    await edge.stop();
     throw e;
   }
 }
