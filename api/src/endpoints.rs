@@ -291,6 +291,9 @@ pub enum OwnId {
     ReceiveOrgWebhook,
     OrgWebhook,
     SetOrgWebhook,
+    AccessTokens,
+    CreateAccessToken,
+    RevokeAccessToken,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,9 +319,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{inbox, jobs, orgs, session, widget};
+use crate::{access_tokens, inbox, jobs, orgs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 49] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 52] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -384,6 +387,17 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 49] = [
     ),
     own(OwnId::OrgWebhook, Method::Get, orgs::ORG_WEBHOOK_PATH),
     own(OwnId::SetOrgWebhook, Method::Put, orgs::ORG_WEBHOOK_PATH),
+    own(OwnId::AccessTokens, Method::Get, access_tokens::TOKENS_PATH),
+    own(
+        OwnId::CreateAccessToken,
+        Method::Post,
+        access_tokens::TOKENS_PATH,
+    ),
+    own(
+        OwnId::RevokeAccessToken,
+        Method::Delete,
+        access_tokens::TOKEN_PATH,
+    ),
 ];
 
 /// A request to one of the Worker's own endpoints.

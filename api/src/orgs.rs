@@ -314,6 +314,8 @@ crate::names! {
         WidgetChanged = "widget_changed",
         BatchApproved = "batch_approved",
         LargePurchase = "large_purchase",
+        TokenCreated = "token_created",
+        TokenRevoked = "token_revoked",
     }
 }
 

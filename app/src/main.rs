@@ -4,8 +4,8 @@
 
 use app::pages::chunks::{Chunks, Load, Page};
 use app::pages::{
-    audit, carriers, invite, keys, label, labels, new_org, ship, status, team, tracking, wallet,
-    webhook_settings, webhooks,
+    audit, carriers, invite, keys, label, labels, new_org, ship, status, team, tokens, tracking,
+    wallet, webhook_settings, webhooks,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -50,6 +50,7 @@ chunk_pages! {
     "/webhooks/settings" => webhook_settings: org_webhook => view! { <webhook_settings::WebhookSettingsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
+    "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]

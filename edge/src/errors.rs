@@ -193,6 +193,9 @@ pub enum EdgeError {
     /// Promote or discard with no rotation under way.
     #[cfg(feature = "accounts")]
     KeyNoNext,
+    /// No such access token that the caller may see.
+    #[cfg(feature = "accounts")]
+    TokenNotFound,
     /// Not a member of that organization, or no such organization: the
     /// same answer, so it never tells whether another organization exists.
     OrgNotFound,
@@ -296,6 +299,8 @@ impl EdgeError {
             EdgeError::KeyCheckUnavailable(_) => ErrorCode::EdgeKeyCheckUnavailable,
             #[cfg(feature = "accounts")]
             EdgeError::KeyNoNext => ErrorCode::EdgeKeyNoNext,
+            #[cfg(feature = "accounts")]
+            EdgeError::TokenNotFound => ErrorCode::EdgeTokenNotFound,
         }
     }
 
@@ -391,7 +396,7 @@ impl EdgeError {
             ),
             EdgeError::InvalidToken => (
                 "That access token is not valid.".to_string(),
-                "Paste the whole token your administrator gave you; ask them for a new one if it was replaced.".to_string(),
+                "Paste the whole token; one that expired or was revoked needs a new one (the Access tokens page, or your administrator).".to_string(),
             ),
             EdgeError::OriginRefused { origin } => (
                 format!("Requests from {origin} are not allowed here."),
@@ -588,6 +593,11 @@ impl EdgeError {
             EdgeError::KeyNoNext => (
                 "There is no next key in that mode: no rotation is under way.".to_string(),
                 "Add a next key first, verify and activate it, then make it the only one.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::TokenNotFound => (
+                "There is no such access token among those you can see.".to_string(),
+                "Reload the access tokens page: it may have been revoked already.".to_string(),
             ),
         };
         let mut error = ApiError::new(self.code(), message, suggestion, request_id.to_string());

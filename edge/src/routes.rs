@@ -53,6 +53,10 @@ pub enum OrgsRoute {
     SetOrgKeys,
     OrgWebhook,
     SetOrgWebhook,
+    /// Members (their own personal access tokens; admins: everyone's).
+    AccessTokens,
+    CreateAccessToken,
+    RevokeAccessToken(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +229,9 @@ impl Route {
                     OrgsRoute::SetOrgKeys => OwnId::SetOrgKeys,
                     OrgsRoute::OrgWebhook => OwnId::OrgWebhook,
                     OrgsRoute::SetOrgWebhook => OwnId::SetOrgWebhook,
+                    OrgsRoute::AccessTokens => OwnId::AccessTokens,
+                    OrgsRoute::CreateAccessToken => OwnId::CreateAccessToken,
+                    OrgsRoute::RevokeAccessToken(_) => OwnId::RevokeAccessToken,
                 })
                 .pattern
             }
@@ -385,6 +392,9 @@ pub fn route(
         OwnId::SetOrgKeys => orgs(OrgsRoute::SetOrgKeys),
         OwnId::OrgWebhook => orgs(OrgsRoute::OrgWebhook),
         OwnId::SetOrgWebhook => orgs(OrgsRoute::SetOrgWebhook),
+        OwnId::AccessTokens => orgs(OrgsRoute::AccessTokens),
+        OwnId::CreateAccessToken => orgs(OrgsRoute::CreateAccessToken),
+        OwnId::RevokeAccessToken => orgs(OrgsRoute::RevokeAccessToken(param)),
         OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
     })
 }

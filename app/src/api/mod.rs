@@ -3,6 +3,7 @@
 //! `ClientError::Api` with the v1 envelope decoded (and `Retry-After` copied
 //! into it); an ended session sends the user back to the login page.
 
+mod access_tokens;
 mod error;
 pub mod live;
 mod orgs;

@@ -18,6 +18,7 @@ pub mod not_found;
 pub mod ship;
 pub mod status;
 pub mod team;
+pub mod tokens;
 pub mod tracking;
 pub mod wallet;
 pub mod webhook_settings;
@@ -52,6 +53,9 @@ pub enum Guard {
     Scope(Scope, &'static str),
     /// The organization's admins.
     Admin(&'static str),
+    /// Every member of an organization made in the app (not the
+    /// deployment's own, whose people are its settings').
+    Member,
     /// Anyone, signed in or not, without the menu: the pages a link opens.
     Anyone,
 }
@@ -67,7 +71,7 @@ const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 18] = [
+pub static PAGES: [Page; 19] = [
     Page {
         path: "/",
         title: "Ship",
@@ -167,6 +171,12 @@ pub static PAGES: [Page; 18] = [
         guard: Guard::Admin("read the audit log"),
     },
     Page {
+        path: "/tokens",
+        title: "Access tokens",
+        in_menu: true,
+        guard: Guard::Member,
+    },
+    Page {
         path: api::orgs::INVITE_PAGE,
         title: "Accept an invitation",
         in_menu: false,
@@ -226,6 +236,10 @@ impl Guard {
                 "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET), not here: an organization made with scripts/new-org manages them in the app.".into(),
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
+            Guard::Member if session.org.id.is_deployment() => Some(
+                "This deployment's own organization signs in with the tokens in its USERS secret (scripts/new-user): personal access tokens are made by the members of an organization made with scripts/new-org.".into(),
+            ),
+            Guard::Member => None,
             Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
         }
     }
@@ -360,7 +374,8 @@ mod tests {
                 "API status",
                 "API keys",
                 "Team",
-                "Audit log"
+                "Audit log",
+                "Access tokens"
             ]
         );
         // The links people join by are open, and only they are.
@@ -426,6 +441,15 @@ mod tests {
             hook.refusal(&session(Role::Admin, OrgId::deployment(), true))
                 .unwrap()
                 .contains("WEBHOOK_SECRET")
+        );
+        // Every member makes their own tokens; the deployment's are USERS.
+        let tokens = page("/tokens").unwrap().guard;
+        assert_eq!(tokens.refusal(&session(Role::Viewer, acme(), false)), None);
+        assert!(
+            tokens
+                .refusal(&session(Role::Admin, OrgId::deployment(), true))
+                .unwrap()
+                .contains("USERS")
         );
         let ship = page("/ship").unwrap().guard;
         assert_eq!(ship.refusal(&session(Role::Viewer, acme(), true)), None);

@@ -5,6 +5,7 @@
 //! membership check the main Worker makes on every request of an
 //! organization's session.
 
+use api::access_tokens::{TokenCreated, TokenList, TokenRequest};
 use api::orgs::{
     AcceptInvite as AcceptBody, AccountId, CreateOrg, InviteCreated, InviteList, InviteRequest,
     InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, OrgWebhook, PasswordSignIn,
@@ -24,9 +25,9 @@ use super::sealing::{self, Purpose, glue::master_keys};
 use super::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
 use super::wire::{self, Caller, Checked, KeyLine, Me, Started};
 use super::{
-    Access, Actor, Check, Create, CreateInvite, Joining, Membership, MoveKey, MoveWebhookSecret,
-    Org, Remove, Reseal, RevokeInvite, SetKey, SetRole, SetWebhookSecret, SignedIn, crypto, rules,
-    tokens,
+    Access, Actor, Check, Create, CreateInvite, CreateToken, Joining, Membership, MoveKey,
+    MoveWebhookSecret, Org, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetRole,
+    SetWebhookSecret, SignedIn, Tokens, UseToken, crypto, rules, tokens,
 };
 use crate::errors::{EdgeError, SignInReason};
 use crate::routes::{self, OrgsRoute, Route};
@@ -116,33 +117,43 @@ async fn hash_new(password: &str) -> Result<String, EdgeError> {
     Ok(record.encode())
 }
 
-/// Sign-in's throttle keys: the email's and the client address's.
+/// Sign-in's throttle keys: the email's (a password sign-in) and the
+/// client address's.
 struct Attempt {
-    email: String,
+    email: Option<String>,
     address: String,
 }
 
 impl Attempt {
     fn new(req: &Request, email: &str) -> Attempt {
         Attempt {
-            email: email.to_string(),
+            email: Some(email.to_string()),
+            ..Attempt::from_address(req)
+        }
+    }
+
+    /// A sign-in with an access token: it names no account to count against.
+    fn from_address(req: &Request) -> Attempt {
+        Attempt {
+            email: None,
             address: header(req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into()),
         }
     }
 
-    fn counters(&self) -> [(String, String, u32); 2] {
-        [
+    fn counters(&self) -> Vec<(String, String, u32)> {
+        let email = self.email.iter().map(|email| {
             (
-                directory::email_shard(&self.email),
-                format!("email:{}", self.email),
+                directory::email_shard(email),
+                format!("email:{email}"),
                 EMAIL_FAILURES,
-            ),
-            (
-                directory::address_shard(&self.address),
-                format!("address:{}", self.address),
-                ADDRESS_FAILURES,
-            ),
-        ]
+            )
+        });
+        let address = (
+            directory::address_shard(&self.address),
+            format!("address:{}", self.address),
+            ADDRESS_FAILURES,
+        );
+        email.chain([address]).collect()
     }
 
     /// Refused before any hashing while either counter is at its limit.
@@ -160,7 +171,8 @@ impl Attempt {
         Ok(())
     }
 
-    async fn failed(&self, env: &Env, now: u64) -> EdgeError {
+    /// Counts a failure; answers `refusal`.
+    async fn failed(&self, env: &Env, now: u64, refusal: EdgeError) -> EdgeError {
         for (shard, key, limit) in self.counters() {
             let call = directory::Failed {
                 key,
@@ -171,7 +183,7 @@ impl Attempt {
                 return e;
             }
         }
-        EdgeError::SignInFailed
+        refusal
     }
 
     /// Checks `password` against the email's account. An unknown email is
@@ -179,27 +191,28 @@ impl Attempt {
     /// about as long and say the same.
     async fn verify(&self, env: &Env, password: &str, now: u64) -> Result<Account, EdgeError> {
         self.allowed(env, now).await?;
+        let email = self.email.clone().unwrap_or_default();
         let find = directory::Find {
-            email: self.email.clone(),
+            email: email.clone(),
         };
-        let account = ask::<Directory, _>(env, &directory::email_shard(&self.email), find).await?;
+        let account = ask::<Directory, _>(env, &directory::email_shard(&email), find).await?;
         let record = account
             .as_ref()
             .and_then(|a| PasswordRecord::parse(&a.password))
             .unwrap_or_else(|| {
-                let salt = Sha256::digest(format!("parcel dummy salt {}", self.email).as_bytes());
+                let salt = Sha256::digest(format!("parcel dummy salt {email}").as_bytes());
                 passwords::dummy(salt[..passwords::SALT_BYTES].to_vec())
             });
         let derived = crypto::derive(password, &record).await?;
         match account {
             Some(account) if record.matches(&derived) => {
                 let cleared = directory::Cleared {
-                    key: format!("email:{}", self.email),
+                    key: format!("email:{email}"),
                 };
-                ask::<Directory, _>(env, &directory::email_shard(&self.email), cleared).await?;
+                ask::<Directory, _>(env, &directory::email_shard(&email), cleared).await?;
                 Ok(account)
             }
-            _ => Err(self.failed(env, now).await),
+            _ => Err(self.failed(env, now, EdgeError::SignInFailed).await),
         }
     }
 }
@@ -521,7 +534,10 @@ async fn team(
         | OrgsRoute::OrgKeys
         | OrgsRoute::SetOrgKeys
         | OrgsRoute::OrgWebhook
-        | OrgsRoute::SetOrgWebhook => Err(EdgeError::RouteNotFound { path: req.url() }),
+        | OrgsRoute::SetOrgWebhook
+        | OrgsRoute::AccessTokens
+        | OrgsRoute::CreateAccessToken
+        | OrgsRoute::RevokeAccessToken(_) => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
 }
 
@@ -740,6 +756,88 @@ async fn org_webhook(
     reply::json(200, &view(&org, secrets), &[])
 }
 
+/// Sign-in with a personal access token (`wire::TOKEN_URL`): the session
+/// of its owner, with their role now. Every refusal is the same as an
+/// unknown token's, and counts against the client address like a wrong password.
+async fn token_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
+    let body = crate::runtime::body_bytes(&req).await;
+    let token = std::str::from_utf8(&body).unwrap_or_default().trim();
+    let attempt = Attempt::from_address(&req);
+    let now = now_s();
+    attempt.allowed(env, now).await?;
+    if let Some((org, token_hash)) = tokens::read_access_token(token) {
+        let call = UseToken {
+            token_hash,
+            at: now,
+        };
+        if let Some((account, role)) = ask::<Org, _>(env, org.as_str(), call).await? {
+            return started(org, &account, role);
+        }
+    }
+    Err(attempt.failed(env, now, EdgeError::InvalidToken).await)
+}
+
+/// The caller's personal access tokens (`api::access_tokens`); an admin
+/// sees and revokes everyone's.
+async fn access_tokens(
+    route: OrgsRoute,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, EdgeError> {
+    let m = membership(env, caller)
+        .await?
+        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+    let org = caller.org.as_str();
+    let owner = (m.role != Role::Admin).then(|| caller.account.clone());
+    let actor = m.actor(&caller.account);
+    let now = now_s();
+    match route {
+        OrgsRoute::CreateAccessToken => {
+            let body: TokenRequest = json_body(&req, MAX_BODY).await?;
+            let name = name_of("name", &body.name)?;
+            let days = rules::token_days(body.expires_in_days)
+                .map_err(|reason| invalid("expires_in_days", reason))?;
+            let secret = random_bytes::<{ tokens::INVITE_SECRET_BYTES }>()?;
+            let token =
+                tokens::access_token(&caller.org, &secret).ok_or(EdgeError::ManagedBySettings)?;
+            let call = CreateToken {
+                actor,
+                account: caller.account.clone(),
+                id: format!("tok_{}", random_hex(8)?),
+                token_hash: tokens::token_hash(&token),
+                name,
+                last_four: token
+                    .get(token.len().saturating_sub(4)..)
+                    .unwrap_or_default()
+                    .to_string(),
+                expires_at: now + u64::from(days) * 86_400,
+                at: now,
+            };
+            let info = ask::<Org, _>(env, org, call)
+                .await?
+                .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+            reply::json(201, &TokenCreated { info, token }, &[])
+        }
+        OrgsRoute::RevokeAccessToken(id) => {
+            let call = RevokeToken {
+                actor,
+                owner,
+                id,
+                at: now,
+            };
+            let tokens = ask::<Org, _>(env, org, call)
+                .await?
+                .map_err(EdgeError::from)?;
+            reply::json(200, &TokenList { tokens }, &[])
+        }
+        _ => {
+            let tokens = ask::<Org, _>(env, org, Tokens { owner }).await?;
+            reply::json(200, &TokenList { tokens }, &[])
+        }
+    }
+}
+
 /// Another of the caller's organizations, if they are a member of it.
 async fn switch_org(req: Request, env: &Env, caller: &Caller) -> Result<Response, EdgeError> {
     let body: SwitchOrg = json_body(&req, MAX_BODY).await?;
@@ -790,6 +888,7 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
             ask::<Org, _>(env, caller.org.as_str(), call).await?;
             return reply::empty(204, &[]);
         }
+        "/token" => return token_sign_in(req, env).await,
         "/me" => {
             let me = me(env, &asked()?).await?;
             return reply::text(200, &me.map(|me| me.encode()).unwrap_or_default());
@@ -829,6 +928,9 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         OrgsRoute::OrgWebhook | OrgsRoute::SetOrgWebhook => {
             org_webhook(route, req, env, &asked()?).await
         }
+        OrgsRoute::AccessTokens
+        | OrgsRoute::CreateAccessToken
+        | OrgsRoute::RevokeAccessToken(_) => access_tokens(route, req, env, &asked()?).await,
         route => team(route, req, env, &asked()?, query).await,
     }
 }

@@ -215,6 +215,31 @@ async fn start(
     session_response(env, &org_config, &principal, Some(cookie)).await
 }
 
+/// `POST /api/session` with a personal access token: the accounts Worker
+/// checks it; its refusals pass on as it made them.
+pub(crate) async fn token_sign_in(
+    env: &Env,
+    config: &Config,
+    token: &str,
+    address: Option<String>,
+    request_id: &str,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    let mut headers = vec![(wire::REQUEST_ID_HEADER, request_id)];
+    if let Some(address) = &address {
+        headers.push(("CF-Connecting-IP", address));
+    }
+    let request = new_request(wire::TOKEN_URL, "POST", &headers, Some(token))
+        .ok_or(EdgeError::OrgUnavailable)?;
+    let mut answer = fetch(env, request).await?;
+    if answer.status_code() != 200 {
+        return Ok(answer.into());
+    }
+    let text = answer.text().await.map_err(|_| EdgeError::OrgUnavailable)?;
+    let started = Started::decode(&text).ok_or(EdgeError::OrgUnavailable)?;
+    start(env, config, started, trace).await
+}
+
 pub(crate) async fn handle(
     route: OrgsRoute,
     req: Request,

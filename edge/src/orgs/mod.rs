@@ -42,6 +42,7 @@ pub(crate) mod store;
 #[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod front;
 
+use api::access_tokens::AccessToken;
 use api::orgs::{AccountId, AuditAction, AuditPage, Invite, InvitePreview, Member, OrgId};
 use api::session::Role;
 use serde::{Deserialize, Serialize};
@@ -154,6 +155,10 @@ pub enum OrgCall {
     SetWebhookSecret(SetWebhookSecret),
     MoveWebhookSecret(MoveWebhookSecret),
     Record(Record),
+    CreateToken(CreateToken),
+    Tokens(Tokens),
+    RevokeToken(RevokeToken),
+    UseToken(UseToken),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -320,6 +325,45 @@ pub struct Reseal {
     pub to: String,
 }
 
+/// A new personal access token of `actor` (a member); the Worker drew
+/// the token and sends only its hash and last four characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateToken {
+    pub actor: Actor,
+    pub account: AccountId,
+    pub id: String,
+    pub token_hash: String,
+    pub name: String,
+    pub last_four: String,
+    pub expires_at: u64,
+    pub at: u64,
+}
+
+/// The access tokens of `owner`, or everyone's (`None`: an admin asks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub owner: Option<AccountId>,
+}
+
+/// Revoke token `id` if it is `owner`'s (`None`: an admin, any member's);
+/// answers the tokens `owner` sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevokeToken {
+    pub actor: Actor,
+    pub owner: Option<AccountId>,
+    pub id: String,
+    pub at: u64,
+}
+
+/// Sign in with the token whose hash this is: its owner and their role
+/// now, if it has not expired and they are still a member; records its
+/// use and the owner's sign-in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UseToken {
+    pub token_hash: String,
+    pub at: u64,
+}
+
 /// Why the organization's object refused a change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Refusal {
@@ -331,6 +375,7 @@ pub enum Refusal {
     InviteUsed,
     InviteRevoked,
     NoNextKey,
+    TokenUnknown,
 }
 
 #[cfg(feature = "accounts")]
@@ -345,6 +390,7 @@ impl From<Refusal> for EdgeError {
             Refusal::InviteUsed => EdgeError::InviteUsed,
             Refusal::InviteRevoked => EdgeError::InviteRevoked,
             Refusal::NoNextKey => EdgeError::KeyNoNext,
+            Refusal::TokenUnknown => EdgeError::TokenNotFound,
         }
     }
 }
@@ -378,6 +424,10 @@ crate::calls! {
     SetWebhookSecret(SetWebhookSecret) => Vec<keys::StoredSecret>,
     MoveWebhookSecret(MoveWebhookSecret) => Result<Vec<keys::StoredSecret>, Refusal>,
     Record(Record) => (),
+    CreateToken(CreateToken) => Option<AccessToken>,
+    Tokens(Tokens) => Vec<AccessToken>,
+    RevokeToken(RevokeToken) => Result<Vec<AccessToken>, Refusal>,
+    UseToken(UseToken) => Option<(AccountId, Role)>,
 }
 
 /// An audit line the object writes with a change (the log is append-only:

@@ -13,11 +13,13 @@ use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, d
 use super::keys::{Sealed, StoredKey, StoredSecret};
 use super::rules::{self, InviteFacts};
 use super::{
-    AUDIT_PAGE, Accepted, Access, AuditLine, Check, Create, CreateInvite, Joining, Membership,
-    MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite, SetKey,
-    SetRole, SetWebhookSecret, SignedIn,
+    AUDIT_PAGE, Accepted, Access, AuditLine, Check, Create, CreateInvite, CreateToken, Joining,
+    Membership, MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite,
+    RevokeToken, SetKey, SetRole, SetWebhookSecret, SignedIn, Tokens, UseToken,
 };
 use crate::objects::reply;
+
+mod access_tokens;
 
 #[durable_object]
 pub struct Organization {
@@ -113,6 +115,7 @@ impl Organization {
                 "CREATE TABLE IF NOT EXISTS keys (mode TEXT NOT NULL, slot TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (mode, slot))",
                 // `json` is a `StoredSecret`, sealed likewise.
                 "CREATE TABLE IF NOT EXISTS webhook (slot TEXT PRIMARY KEY, json TEXT NOT NULL)",
+                access_tokens::DDL,
             ] {
                 sql.exec(ddl, None)?;
             }
@@ -271,6 +274,8 @@ impl Organization {
                     "DELETE FROM members WHERE account = ?",
                     vec![account.into()],
                 )?;
+                // Their access tokens go with them (a return by invitation revives none).
+                sql.exec("DELETE FROM tokens WHERE account = ?", vec![account.into()])?;
                 AuditLine {
                     actor: actor.to_string(),
                     action: AuditAction::MemberRemoved,
@@ -688,6 +693,12 @@ impl Organization {
                 )?;
                 reply::<Org, super::Record>(&())
             }
+            OrgCall::CreateToken(c) => reply::<Org, CreateToken>(&Self::create_token(&sql, c)?),
+            OrgCall::Tokens(Tokens { owner }) => {
+                reply::<Org, Tokens>(&Self::tokens(&sql, owner.as_ref())?)
+            }
+            OrgCall::RevokeToken(r) => reply::<Org, RevokeToken>(&Self::revoke_token(&sql, r)?),
+            OrgCall::UseToken(u) => reply::<Org, UseToken>(&Self::use_token(&sql, u)?),
             OrgCall::Audit(super::Audit { before }) => {
                 #[derive(Deserialize)]
                 struct Row {

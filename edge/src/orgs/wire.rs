@@ -31,6 +31,9 @@ pub const ME_URL: &str = "https://accounts/me";
 /// `POST` with the caller and a [`Record`]: the main Worker adds an entry
 /// to the caller's organization's audit log.
 pub const RECORD_URL: &str = "https://accounts/record";
+/// `POST` a personal access token as the body (with the client address):
+/// [`Started`], or the refusal to pass on.
+pub const TOKEN_URL: &str = "https://accounts/token";
 /// Where forwarded endpoints go: this origin and the request's own path.
 pub const ORIGIN: &str = "https://accounts";
 /// `{org} {account}`: the signed-in caller of a forwarded endpoint.

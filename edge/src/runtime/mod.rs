@@ -238,7 +238,7 @@ async fn handle(
                 .await
         }
         Route::Access(route) => {
-            crate::access::glue::handle(route, req, env, &config, &facts, trace).await
+            crate::access::glue::handle(route, req, env, &config, &facts, request_id, trace).await
         }
         Route::Webhooks(route) => {
             crate::webhooks::glue::handle(route, req, env, &config, &facts, query, trace).await
