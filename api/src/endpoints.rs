@@ -291,6 +291,8 @@ pub enum OwnId {
     ReceiveOrgWebhook,
     OrgWebhook,
     SetOrgWebhook,
+    OrgWidget,
+    SetOrgWidget,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,7 +320,7 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
 
 use crate::{inbox, jobs, orgs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 49] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 51] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -384,6 +386,8 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 49] = [
     ),
     own(OwnId::OrgWebhook, Method::Get, orgs::ORG_WEBHOOK_PATH),
     own(OwnId::SetOrgWebhook, Method::Put, orgs::ORG_WEBHOOK_PATH),
+    own(OwnId::OrgWidget, Method::Get, orgs::ORG_WIDGET_PATH),
+    own(OwnId::SetOrgWidget, Method::Put, orgs::ORG_WIDGET_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

@@ -5,7 +5,7 @@
 use app::pages::chunks::{Chunks, Load, Page};
 use app::pages::{
     audit, carriers, invite, keys, label, labels, new_org, ship, status, team, tracking, wallet,
-    webhook_settings, webhooks,
+    webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -50,6 +50,7 @@ chunk_pages! {
     "/webhooks/settings" => webhook_settings: org_webhook => view! { <webhook_settings::WebhookSettingsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
+    "/storefront-widget" => widget_settings: org_widget => view! { <widget_settings::WidgetSettingsPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -94,6 +94,9 @@ pub struct WidgetConfig {
     /// The widget page's ship-from address, as compact JSON (`None`: the
     /// page says it is not configured).
     pub ship_from: Option<String>,
+    /// An organization's fallback option (`api::orgs::WidgetFallback`) as
+    /// JSON, written into the page as it is.
+    pub fallback: Option<String>,
 }
 
 /// The keys of an organization: one mode or both. The deployment's own
@@ -233,6 +236,7 @@ impl Config {
             ship_from: get(names::WIDGET_SHIP_FROM)
                 .map(|json| parse_ship_from(&json))
                 .transpose()?,
+            fallback: None,
         };
         let webhook_secret = |name| {
             get(name)
@@ -303,6 +307,7 @@ impl Config {
             widget: WidgetConfig {
                 origins: Vec::new(),
                 ship_from: None,
+                fallback: None,
                 ..self.widget
             },
             webhook: Secrets::default(),
@@ -448,34 +453,38 @@ fn read_key(
 /// `https://shop.example`, `https://shop.example:8443` or, for local
 /// development, `http://127.0.0.1:PORT` / `http://localhost:PORT`.
 fn parse_origins(list: &str) -> Result<Vec<String>, EdgeError> {
-    let mut origins = Vec::new();
-    for origin in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let host = origin
-            .strip_prefix("https://")
-            .or_else(|| {
-                origin
-                    .strip_prefix("http://")
-                    .filter(|h| h.starts_with("127.0.0.1") || h.starts_with("localhost"))
-            })
-            .ok_or_else(|| {
-                invalid(
-                    names::WIDGET_ORIGINS,
-                    format!("{origin} must start with https:// (http:// only for 127.0.0.1 or localhost)"),
-                )
-            })?;
-        if host.is_empty()
-            || !host
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
-        {
-            return Err(invalid(
-                names::WIDGET_ORIGINS,
-                format!("{origin} must be an origin: scheme and host (and port), no path"),
-            ));
-        }
-        origins.push(origin.to_ascii_lowercase());
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|origin| check_origin(origin).map_err(|p| invalid(names::WIDGET_ORIGINS, p)))
+        .collect()
+}
+
+/// One widget origin as the CSP will name it (lower-cased), or what is
+/// wrong with it: `https://` and a host (and port), no path; `http://`
+/// only for 127.0.0.1 or localhost. (`WIDGET_ORIGINS` and an
+/// organization's widget settings both hold to it.)
+pub fn check_origin(origin: &str) -> Result<String, String> {
+    let host = origin
+        .strip_prefix("https://")
+        .or_else(|| {
+            origin
+                .strip_prefix("http://")
+                .filter(|h| h.starts_with("127.0.0.1") || h.starts_with("localhost"))
+        })
+        .ok_or_else(|| {
+            format!("{origin} must start with https:// (http:// only for 127.0.0.1 or localhost)")
+        })?;
+    if host.is_empty()
+        || !host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
+    {
+        return Err(format!(
+            "{origin} must be an origin: scheme and host (and port), no path"
+        ));
     }
-    Ok(origins)
+    Ok(origin.to_ascii_lowercase())
 }
 
 pub(crate) fn validate_upstream(raw: &str) -> Result<String, EdgeError> {

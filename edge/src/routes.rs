@@ -53,6 +53,9 @@ pub enum OrgsRoute {
     SetOrgKeys,
     OrgWebhook,
     SetOrgWebhook,
+    /// Any member reads; admins change.
+    OrgWidget,
+    SetOrgWidget,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +228,8 @@ impl Route {
                     OrgsRoute::SetOrgKeys => OwnId::SetOrgKeys,
                     OrgsRoute::OrgWebhook => OwnId::OrgWebhook,
                     OrgsRoute::SetOrgWebhook => OwnId::SetOrgWebhook,
+                    OrgsRoute::OrgWidget => OwnId::OrgWidget,
+                    OrgsRoute::SetOrgWidget => OwnId::SetOrgWidget,
                 })
                 .pattern
             }
@@ -385,6 +390,8 @@ pub fn route(
         OwnId::SetOrgKeys => orgs(OrgsRoute::SetOrgKeys),
         OwnId::OrgWebhook => orgs(OrgsRoute::OrgWebhook),
         OwnId::SetOrgWebhook => orgs(OrgsRoute::SetOrgWebhook),
+        OwnId::OrgWidget => orgs(OrgsRoute::OrgWidget),
+        OwnId::SetOrgWidget => orgs(OrgsRoute::SetOrgWidget),
         OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
     })
 }

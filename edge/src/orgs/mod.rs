@@ -24,6 +24,7 @@ pub mod rules;
 pub mod sealing;
 pub mod throttle;
 pub mod tokens;
+pub mod widget;
 pub mod wire;
 
 // The accounts Worker (`wire`): its endpoints, objects and password hashing.
@@ -150,6 +151,8 @@ pub enum OrgCall {
     Reseal(Reseal),
     SetWebhookSecret(SetWebhookSecret),
     MoveWebhookSecret(MoveWebhookSecret),
+    Widget(Widget),
+    SetWidget(SetWidget),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -298,6 +301,17 @@ pub struct MoveWebhookSecret {
     pub at: u64,
 }
 
+/// The organization's widget settings (nothing, and no storage made, for
+/// an organization that does not exist).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Widget {}
+
+/// Store checked widget settings; audited with what changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetWidget {
+    pub widget: widget::StoredWidget,
+}
+
 /// A secret sealed again under the current master key (`from` is what was
 /// stored: a concurrent change wins).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -363,6 +377,8 @@ crate::calls! {
     Reseal(Reseal) => (),
     SetWebhookSecret(SetWebhookSecret) => Vec<keys::StoredSecret>,
     MoveWebhookSecret(MoveWebhookSecret) => Result<Vec<keys::StoredSecret>, Refusal>,
+    Widget(Widget) => Option<widget::StoredWidget>,
+    SetWidget(SetWidget) => widget::StoredWidget,
 }
 
 /// An audit line the object writes with a change (the log is append-only:

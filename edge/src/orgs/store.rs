@@ -12,10 +12,11 @@ use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, d
 
 use super::keys::{Sealed, StoredKey, StoredSecret};
 use super::rules::{self, InviteFacts};
+use super::widget::StoredWidget;
 use super::{
     AUDIT_PAGE, Accepted, Access, AuditLine, Check, Create, CreateInvite, Joining, Membership,
     MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite, SetKey,
-    SetRole, SetWebhookSecret, SignedIn,
+    SetRole, SetWebhookSecret, SetWidget, SignedIn,
 };
 use crate::objects::reply;
 
@@ -113,6 +114,8 @@ impl Organization {
                 "CREATE TABLE IF NOT EXISTS keys (mode TEXT NOT NULL, slot TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (mode, slot))",
                 // `json` is a `StoredSecret`, sealed likewise.
                 "CREATE TABLE IF NOT EXISTS webhook (slot TEXT PRIMARY KEY, json TEXT NOT NULL)",
+                // One row: `json` is a `widget::StoredWidget`.
+                "CREATE TABLE IF NOT EXISTS widget (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
             ] {
                 sql.exec(ddl, None)?;
             }
@@ -460,9 +463,34 @@ impl Organization {
         Ok(Ok(Self::keys(sql)?))
     }
 
+    fn widget(sql: &SqlStorage) -> Result<Option<StoredWidget>> {
+        Ok(Self::json_rows(sql, "SELECT json FROM widget")?.pop())
+    }
+
+    fn set_widget(sql: &SqlStorage, widget: StoredWidget) -> Result<StoredWidget> {
+        let before = Self::widget(sql)?.map(|w| w.settings).unwrap_or_default();
+        sql.exec(
+            "INSERT OR REPLACE INTO widget (id, json) VALUES (1, ?)",
+            vec![serde_json::to_string(&widget).map_err(internal)?.into()],
+        )?;
+        Self::audit(
+            sql,
+            widget.set_at,
+            AuditLine {
+                actor: widget.set_by.clone(),
+                action: AuditAction::WidgetChanged,
+                detail: super::widget::describe_change(&before, &widget.settings),
+            },
+        )?;
+        Ok(widget)
+    }
+
     fn answer(&self, call: OrgCall) -> Result<String> {
         if matches!(call, OrgCall::Keys(_)) && !self.exists()? {
             return reply::<Org, super::Keys>(&Sealed::default()).map_err(internal);
+        }
+        if matches!(call, OrgCall::Widget(_)) && !self.exists()? {
+            return reply::<Org, super::Widget>(&None).map_err(internal);
         }
         let sql = self.sql()?;
         let json = match call {
@@ -665,6 +693,10 @@ impl Organization {
             }
             OrgCall::MoveWebhookSecret(m) => {
                 reply::<Org, MoveWebhookSecret>(&Self::move_secret(&sql, m)?)
+            }
+            OrgCall::Widget(_) => reply::<Org, super::Widget>(&Self::widget(&sql)?),
+            OrgCall::SetWidget(SetWidget { widget }) => {
+                reply::<Org, SetWidget>(&Self::set_widget(&sql, widget)?)
             }
             OrgCall::Audit(super::Audit { before }) => {
                 #[derive(Deserialize)]
