@@ -66,10 +66,12 @@ pub(crate) async fn page(
     }
     .ok_or_else(missing)?;
     let shop = widget.and_then(|w| super::framing_shop(query, &w.origins));
+    // What the widget's settings say goes only into a page its shop may show.
+    let allowed = widget.filter(|_| shop.is_some());
     let html = super::page(
         &html,
-        widget.and_then(|w| w.ship_from.as_deref()).unwrap_or(""),
-        widget.and_then(|w| w.fallback.as_deref()).unwrap_or(""),
+        allowed.and_then(|w| w.ship_from.as_deref()).unwrap_or(""),
+        allowed.and_then(|w| w.fallback.as_deref()).unwrap_or(""),
         shop,
     );
     let rebuilt = || -> Result<Response, JsValue> {
