@@ -39,7 +39,8 @@
 //!   widget; the quote cache and the per-shopper counts are the
 //!   organization's own), never as a signed-in user.
 //! - With a fallback, the page offers it when no carrier answered within
-//!   its `wait_seconds` or the quote failed: the `quoted` event then lists
+//!   its `wait_seconds`, none offered an option, or the quote failed on the
+//!   service's side (not a bad address, not a limit): the `quoted` event then lists
 //!   it as the one option and `chosen` hands it to the shop, both with
 //!   `fallback: true` (and no `rate_id`: the shop charges its price and
 //!   ships it as it sees fit), so checkout never blocks on shipping. A quote answered from the Worker's cache carries `Age` (seconds

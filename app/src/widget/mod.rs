@@ -272,7 +272,7 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
                 }
                 Err(error) => {
                     outbox.send(events::ERROR, &shopper::error_detail(&error), &[]);
-                    if quiet || !offer_fallback(Vec::new()) {
+                    if quiet || !shopper::fallback_instead(&error) || !offer_fallback(Vec::new()) {
                         trouble.set(Some(shopper::trouble(&error)));
                     }
                 }
