@@ -446,7 +446,7 @@ pub const FALLBACK_MAX_CENTS: u32 = 100_000;
 /// Carriers usually answer within a few seconds; a shopper waits about this long.
 pub const FALLBACK_DEFAULT_WAIT_SECONDS: u32 = 8;
 pub const FALLBACK_WAIT_SECONDS: std::ops::RangeInclusive<u32> = 2..=30;
-/// The widget's default share of the limits, as `WIDGET_SHARE`'s.
+/// The widget's default share of the limits (the deployment's `WIDGET_SHARE` too).
 pub const WIDGET_DEFAULT_SHARE: f64 = 0.25;
 /// At most this many shop origins.
 pub const WIDGET_MAX_ORIGINS: usize = 20;

@@ -39,8 +39,9 @@ pub mod names {
 /// Carriers can take seconds to make a label; past this the Worker answers
 /// 504 and, for a purchase, says the outcome is unknown.
 pub const DEFAULT_UPSTREAM_TIMEOUT_MS: u64 = 15_000;
-/// The widget may use a quarter of the rates and address budgets by default.
-pub const DEFAULT_WIDGET_SHARE: f64 = 0.25;
+/// The widget may use a quarter of the rates and address budgets by default
+/// (an organization's widget too).
+pub const DEFAULT_WIDGET_SHARE: f64 = api::orgs::WIDGET_DEFAULT_SHARE;
 pub const DEFAULT_WIDGET_IP_PER_MINUTE: u32 = 30;
 pub const DEFAULT_WIDGET_QUOTE_CACHE_SECONDS: u64 = 120;
 /// A cached quote must stay well inside the 15-minute rate validity.
