@@ -294,6 +294,8 @@ pub enum OwnId {
     AccessTokens,
     CreateAccessToken,
     RevokeAccessToken,
+    OrgWidget,
+    SetOrgWidget,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,7 +323,7 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
 
 use crate::{access_tokens, inbox, jobs, orgs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 52] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 54] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -398,6 +400,8 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 52] = [
         Method::Delete,
         access_tokens::TOKEN_PATH,
     ),
+    own(OwnId::OrgWidget, Method::Get, orgs::ORG_WIDGET_PATH),
+    own(OwnId::SetOrgWidget, Method::Put, orgs::ORG_WIDGET_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

@@ -5,7 +5,7 @@
 use app::pages::chunks::{Chunks, Load, Page};
 use app::pages::{
     audit, carriers, invite, keys, label, labels, new_org, ship, status, team, tokens, tracking,
-    wallet, webhook_settings, webhooks,
+    wallet, webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -51,6 +51,7 @@ chunk_pages! {
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
     "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
+    "/storefront-widget" => widget_settings: org_widget => view! { <widget_settings::WidgetSettingsPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -57,6 +57,9 @@ pub enum OrgsRoute {
     AccessTokens,
     CreateAccessToken,
     RevokeAccessToken(String),
+    /// Any member reads; admins change.
+    OrgWidget,
+    SetOrgWidget,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -232,6 +235,8 @@ impl Route {
                     OrgsRoute::AccessTokens => OwnId::AccessTokens,
                     OrgsRoute::CreateAccessToken => OwnId::CreateAccessToken,
                     OrgsRoute::RevokeAccessToken(_) => OwnId::RevokeAccessToken,
+                    OrgsRoute::OrgWidget => OwnId::OrgWidget,
+                    OrgsRoute::SetOrgWidget => OwnId::SetOrgWidget,
                 })
                 .pattern
             }
@@ -395,6 +400,8 @@ pub fn route(
         OwnId::AccessTokens => orgs(OrgsRoute::AccessTokens),
         OwnId::CreateAccessToken => orgs(OrgsRoute::CreateAccessToken),
         OwnId::RevokeAccessToken => orgs(OrgsRoute::RevokeAccessToken(param)),
+        OwnId::OrgWidget => orgs(OrgsRoute::OrgWidget),
+        OwnId::SetOrgWidget => orgs(OrgsRoute::SetOrgWidget),
         OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
     })
 }

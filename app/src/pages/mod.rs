@@ -23,6 +23,7 @@ pub mod tracking;
 pub mod wallet;
 pub mod webhook_settings;
 pub mod webhooks;
+pub mod widget_settings;
 
 use crate::api::Client;
 use api::Scope;
@@ -66,12 +67,15 @@ pub const KEYS_PAGE: &str = "/keys";
 /// The organization's webhook URL and secret (admins): where the Webhooks
 /// page and the API keys page send them.
 pub const WEBHOOK_SETTINGS_PAGE: &str = "/webhooks/settings";
+/// The organization's storefront widget (admins): where the API keys page
+/// sends them. (Not under `/widget/`: that is the widget page itself.)
+pub const WIDGET_SETTINGS_PAGE: &str = "/storefront-widget";
 
 const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 19] = [
+pub static PAGES: [Page; 20] = [
     Page {
         path: "/",
         title: "Ship",
@@ -188,6 +192,12 @@ pub static PAGES: [Page; 19] = [
         in_menu: false,
         guard: Guard::Anyone,
     },
+    Page {
+        path: WIDGET_SETTINGS_PAGE,
+        title: "Storefront widget",
+        in_menu: false,
+        guard: Guard::Admin("manage the storefront widget"),
+    },
 ];
 
 /// A page by its table path. Kept apart from the table so that the menu
@@ -233,7 +243,7 @@ impl Guard {
                 scope.as_str()
             )),
             Guard::Admin(_) if session.org.id.is_deployment() => Some(
-                "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET), not here: an organization made with scripts/new-org manages them in the app.".into(),
+                "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET, its storefront widget in the WIDGET_* settings), not here: an organization made with scripts/new-org manages them in the app.".into(),
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
             Guard::Member if session.org.id.is_deployment() => Some(

@@ -8,8 +8,9 @@
 use api::access_tokens::{TokenCreated, TokenList, TokenRequest};
 use api::orgs::{
     AcceptInvite as AcceptBody, AccountId, CreateOrg, InviteCreated, InviteList, InviteRequest,
-    InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, OrgWebhook, PasswordSignIn,
-    RoleChange, SwitchOrg, WebhookSecretChange, normalize_email, password_problem,
+    InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, OrgWebhook, OrgWidget,
+    PasswordSignIn, RoleChange, SwitchOrg, WebhookSecretChange, WidgetSettings, normalize_email,
+    password_problem,
 };
 use api::session::{KeySlot, Role};
 use api::validation::BodyError;
@@ -23,7 +24,8 @@ use super::keys::{self, StoredKey, StoredSecret, Verdict};
 use super::passwords::{self, PasswordRecord};
 use super::sealing::{self, Purpose, glue::master_keys};
 use super::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
-use super::wire::{self, Caller, Checked, KeyLine, Me, Started};
+use super::widget::{self as widget_settings, StoredWidget};
+use super::wire::{self, Caller, Checked, KeyLine, Me, Started, WidgetLines};
 use super::{
     Access, Actor, Check, Create, CreateInvite, CreateToken, Joining, Membership, MoveKey,
     MoveWebhookSecret, Org, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetRole,
@@ -537,7 +539,9 @@ async fn team(
         | OrgsRoute::SetOrgWebhook
         | OrgsRoute::AccessTokens
         | OrgsRoute::CreateAccessToken
-        | OrgsRoute::RevokeAccessToken(_) => Err(EdgeError::RouteNotFound { path: req.url() }),
+        | OrgsRoute::RevokeAccessToken(_)
+        | OrgsRoute::OrgWidget
+        | OrgsRoute::SetOrgWidget => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
 }
 
@@ -662,6 +666,55 @@ async fn open_fresh(
     Ok(opened)
 }
 
+/// The widget's settings as the main Worker reads them (`wire::WidgetLines`).
+fn widget_lines(stored: Option<StoredWidget>) -> Result<WidgetLines, EdgeError> {
+    fn json(value: &impl serde::Serialize) -> Result<String, EdgeError> {
+        serde_json::to_string(value).map_err(|_| EdgeError::Internal {
+            what: "write the widget settings",
+        })
+    }
+    let settings = stored.map(|w| w.settings).unwrap_or_default();
+    Ok(WidgetLines {
+        share: settings.share,
+        origins: settings.origins,
+        ship_from: settings.ship_from.as_ref().map(json).transpose()?,
+        fallback: settings.fallback.as_ref().map(json).transpose()?,
+    })
+}
+
+/// `GET` (any member) and `PUT` (admins) `/api/org/widget`.
+async fn org_widget(
+    route: OrgsRoute,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, EdgeError> {
+    let org = caller.org.clone();
+    let view = |stored: Option<StoredWidget>| OrgWidget {
+        widget_id: org.clone(),
+        updated_by: stored.as_ref().map(|w| w.set_by.clone()),
+        updated_at: stored.as_ref().map(|w| w.set_at),
+        settings: stored.map(|w| w.settings).unwrap_or_default(),
+    };
+    if route == OrgsRoute::OrgWidget {
+        membership(env, caller)
+            .await?
+            .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+        let stored = ask::<Org, _>(env, org.as_str(), super::Widget {}).await?;
+        return reply::json(200, &view(stored), &[]);
+    }
+    let (org, actor) = admin(caller, env, "change the storefront widget").await?;
+    let body: WidgetSettings = json_body(&req, MAX_BODY).await?;
+    let settings = widget_settings::check(body).map_err(EdgeError::InvalidBody)?;
+    let widget = StoredWidget {
+        settings,
+        set_at: now_s(),
+        set_by: actor.label,
+    };
+    let stored = ask::<Org, _>(env, org.as_str(), super::SetWidget { widget }).await?;
+    reply::json(200, &view(Some(stored)), &[])
+}
+
 /// What the main Worker needs for a request of `org`: its keys and webhook
 /// secrets, opened (`wire::Checked`), and the caller's role if a caller is named.
 async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Checked, EdgeError> {
@@ -705,6 +758,7 @@ async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Chec
             })
             .collect(),
         webhook: sealed.webhook.iter().map(|s| s.slot).zip(secrets).collect(),
+        widget: None,
     })
 }
 
@@ -867,11 +921,16 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
             let checked = checked(env, &caller.org, Some(&caller)).await?;
             return reply::text(200, &checked.encode());
         }
-        "/keys" => {
+        "/keys" | "/widget" => {
             let org = header(&req, wire::ORG_HEADER)
                 .and_then(|o| OrgId::parse(&o))
                 .ok_or(EdgeError::OrgNotFound)?;
-            return reply::text(200, &checked(env, &org, None).await?.encode());
+            let mut checked = checked(env, &org, None).await?;
+            if path == "/widget" {
+                let stored = ask::<Org, _>(env, org.as_str(), super::Widget {}).await?;
+                checked.widget = Some(widget_lines(stored)?);
+            }
+            return reply::text(200, &checked.encode());
         }
         "/record" => {
             let caller = asked()?;
@@ -931,6 +990,9 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         OrgsRoute::AccessTokens
         | OrgsRoute::CreateAccessToken
         | OrgsRoute::RevokeAccessToken(_) => access_tokens(route, req, env, &asked()?).await,
+        OrgsRoute::OrgWidget | OrgsRoute::SetOrgWidget => {
+            org_widget(route, req, env, &asked()?).await
+        }
         route => team(route, req, env, &asked()?, query).await,
     }
 }

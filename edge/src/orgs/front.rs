@@ -99,6 +99,12 @@ async fn settings(
             KeySlot::Next => config.webhook.next = secret,
         }
     }
+    if let Some(widget) = checked.widget {
+        config.widget.origins = widget.origins;
+        config.widget.share = widget.share;
+        config.widget.ship_from = widget.ship_from;
+        config.widget.fallback = widget.fallback;
+    }
     Ok(config)
 }
 
@@ -172,6 +178,17 @@ pub(crate) async fn record(env: &Env, session: &Session, record: &Record) {
             record.detail
         );
     }
+}
+
+/// An organization's settings for its storefront widget: its keys and its
+/// widget's (`crate::widget::glue` keeps them briefly per isolate).
+pub(crate) async fn widget_settings(
+    env: &Env,
+    base: &Config,
+    org: OrgId,
+) -> Result<Config, EdgeError> {
+    let named = org.to_string();
+    settings(env, base, org, wire::WIDGET_URL, (wire::ORG_HEADER, &named)).await
 }
 
 /// Who the person is and their organizations, for the session answer.

@@ -27,6 +27,7 @@ pub mod rules;
 pub mod sealing;
 pub mod throttle;
 pub mod tokens;
+pub mod widget;
 pub mod wire;
 
 // The accounts Worker (`wire`): its endpoints, objects and password hashing.
@@ -159,6 +160,8 @@ pub enum OrgCall {
     Tokens(Tokens),
     RevokeToken(RevokeToken),
     UseToken(UseToken),
+    Widget(Widget),
+    SetWidget(SetWidget),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -317,6 +320,17 @@ pub struct MoveWebhookSecret {
     pub at: u64,
 }
 
+/// The organization's widget settings (nothing, and no storage made, for
+/// an organization that does not exist).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Widget {}
+
+/// Store checked widget settings; audited with what changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetWidget {
+    pub widget: widget::StoredWidget,
+}
+
 /// A secret sealed again under the current master key (`from` is what was
 /// stored: a concurrent change wins).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -428,6 +442,8 @@ crate::calls! {
     Tokens(Tokens) => Vec<AccessToken>,
     RevokeToken(RevokeToken) => Result<Vec<AccessToken>, Refusal>,
     UseToken(UseToken) => Option<(AccountId, Role)>,
+    Widget(Widget) => Option<widget::StoredWidget>,
+    SetWidget(SetWidget) => widget::StoredWidget,
 }
 
 /// An audit line the object writes with a change (the log is append-only:

@@ -12,10 +12,11 @@ use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, d
 
 use super::keys::{Sealed, StoredKey, StoredSecret};
 use super::rules::{self, InviteFacts};
+use super::widget::StoredWidget;
 use super::{
     AUDIT_PAGE, Accepted, Access, AuditLine, Check, Create, CreateInvite, CreateToken, Joining,
     Membership, MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite,
-    RevokeToken, SetKey, SetRole, SetWebhookSecret, SignedIn, Tokens, UseToken,
+    RevokeToken, SetKey, SetRole, SetWebhookSecret, SetWidget, SignedIn, Tokens, UseToken,
 };
 use crate::objects::reply;
 
@@ -116,6 +117,8 @@ impl Organization {
                 // `json` is a `StoredSecret`, sealed likewise.
                 "CREATE TABLE IF NOT EXISTS webhook (slot TEXT PRIMARY KEY, json TEXT NOT NULL)",
                 access_tokens::DDL,
+                // One row: `json` is a `widget::StoredWidget`.
+                "CREATE TABLE IF NOT EXISTS widget (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
             ] {
                 sql.exec(ddl, None)?;
             }
@@ -465,9 +468,34 @@ impl Organization {
         Ok(Ok(Self::keys(sql)?))
     }
 
+    fn widget(sql: &SqlStorage) -> Result<Option<StoredWidget>> {
+        Ok(Self::json_rows(sql, "SELECT json FROM widget")?.pop())
+    }
+
+    fn set_widget(sql: &SqlStorage, widget: StoredWidget) -> Result<StoredWidget> {
+        let before = Self::widget(sql)?.map(|w| w.settings).unwrap_or_default();
+        sql.exec(
+            "INSERT OR REPLACE INTO widget (id, json) VALUES (1, ?)",
+            vec![serde_json::to_string(&widget).map_err(internal)?.into()],
+        )?;
+        Self::audit(
+            sql,
+            widget.set_at,
+            AuditLine {
+                actor: widget.set_by.clone(),
+                action: AuditAction::WidgetChanged,
+                detail: super::widget::describe_change(&before, &widget.settings),
+            },
+        )?;
+        Ok(widget)
+    }
+
     fn answer(&self, call: OrgCall) -> Result<String> {
         if matches!(call, OrgCall::Keys(_)) && !self.exists()? {
             return reply::<Org, super::Keys>(&Sealed::default()).map_err(internal);
+        }
+        if matches!(call, OrgCall::Widget(_)) && !self.exists()? {
+            return reply::<Org, super::Widget>(&None).map_err(internal);
         }
         let sql = self.sql()?;
         let json = match call {
@@ -699,6 +727,10 @@ impl Organization {
             }
             OrgCall::RevokeToken(r) => reply::<Org, RevokeToken>(&Self::revoke_token(&sql, r)?),
             OrgCall::UseToken(u) => reply::<Org, UseToken>(&Self::use_token(&sql, u)?),
+            OrgCall::Widget(_) => reply::<Org, super::Widget>(&Self::widget(&sql)?),
+            OrgCall::SetWidget(SetWidget { widget }) => {
+                reply::<Org, SetWidget>(&Self::set_widget(&sql, widget)?)
+            }
             OrgCall::Audit(super::Audit { before }) => {
                 #[derive(Deserialize)]
                 struct Row {

@@ -26,6 +26,9 @@ pub const CHECK_URL: &str = "https://accounts/check";
 /// organization's batch jobs run with its keys).
 pub const KEYS_URL: &str = "https://accounts/keys";
 pub const ORG_HEADER: &str = "parcel-org";
+/// `POST` with [`ORG_HEADER`]: as [`KEYS_URL`], with the widget's settings
+/// (`Checked::widget`), for the widget's page and calls.
+pub const WIDGET_URL: &str = "https://accounts/widget";
 /// `POST` with the caller: [`Me`], or an empty body if they are no longer a member.
 pub const ME_URL: &str = "https://accounts/me";
 /// `POST` with the caller and a [`Record`]: the main Worker adds an entry
@@ -102,15 +105,33 @@ pub struct KeyLine {
 /// The person's role now (`None`: not a member, or not asked) and the
 /// organization's keys and webhook secrets, opened. As text: the role's
 /// name (or nothing) on the first line, then `{mode}\t{slot}\t{key}\t{scope,scope}`
-/// per key and `webhook\t{slot}\t{secret}` per webhook secret.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// per key and `webhook\t{slot}\t{secret}` per webhook secret; asked at
+/// [`WIDGET_URL`], `widget\t{share}`, then `widget_origin\t{origin}` per
+/// origin, `widget_from\t{json}` and `widget_fallback\t{json}` (compact
+/// JSON has no tab or newline).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Checked {
     pub role: Option<Role>,
     pub keys: Vec<KeyLine>,
     pub webhook: Vec<(KeySlot, String)>,
+    pub widget: Option<WidgetLines>,
+}
+
+/// An organization's widget settings as the main Worker uses them: the
+/// address and the fallback stay JSON, written into the page as they are.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WidgetLines {
+    pub share: f64,
+    pub origins: Vec<String>,
+    pub ship_from: Option<String>,
+    pub fallback: Option<String>,
 }
 
 const WEBHOOK: &str = "webhook";
+const WIDGET: &str = "widget";
+const WIDGET_ORIGIN: &str = "widget_origin";
+const WIDGET_FROM: &str = "widget_from";
+const WIDGET_FALLBACK: &str = "widget_fallback";
 
 impl Checked {
     pub fn encode(&self) -> String {
@@ -128,6 +149,17 @@ impl Checked {
         for (slot, secret) in &self.webhook {
             text.push_str(&format!("\n{WEBHOOK}\t{}\t{secret}", slot.as_str()));
         }
+        if let Some(w) = &self.widget {
+            text.push_str(&format!("\n{WIDGET}\t{}", w.share));
+            for origin in &w.origins {
+                text.push_str(&format!("\n{WIDGET_ORIGIN}\t{origin}"));
+            }
+            for (name, json) in [(WIDGET_FROM, &w.ship_from), (WIDGET_FALLBACK, &w.fallback)] {
+                if let Some(json) = json {
+                    text.push_str(&format!("\n{name}\t{json}"));
+                }
+            }
+        }
         text
     }
 
@@ -139,13 +171,34 @@ impl Checked {
         };
         let mut keys = Vec::new();
         let mut webhook = Vec::new();
+        let mut widget: Option<WidgetLines> = None;
         for line in lines {
             let mut fields = line.split('\t');
             let mut next = || fields.next();
             let first = next()?;
-            if first == WEBHOOK {
-                webhook.push((KeySlot::from_name(next()?)?, next()?.to_string()));
-                continue;
+            match first {
+                WEBHOOK => {
+                    webhook.push((KeySlot::from_name(next()?)?, next()?.to_string()));
+                    continue;
+                }
+                WIDGET => {
+                    widget = Some(WidgetLines {
+                        share: next()?.parse().ok()?,
+                        ..WidgetLines::default()
+                    });
+                    continue;
+                }
+                WIDGET_ORIGIN | WIDGET_FROM | WIDGET_FALLBACK => {
+                    let w = widget.as_mut()?;
+                    let value = next()?.to_string();
+                    match first {
+                        WIDGET_ORIGIN => w.origins.push(value),
+                        WIDGET_FROM => w.ship_from = Some(value),
+                        _ => w.fallback = Some(value),
+                    }
+                    continue;
+                }
+                _ => {}
             }
             keys.push(KeyLine {
                 mode: KeyEnv::from_name(first)?,
@@ -162,6 +215,7 @@ impl Checked {
             role,
             keys,
             webhook,
+            widget,
         })
     }
 }
@@ -350,8 +404,25 @@ mod tests {
                 },
             ],
             webhook: vec![(KeySlot::Current, "whsec_0123456789abcdef".into())],
+            widget: None,
         };
         assert_eq!(Checked::decode(&checked.encode()), Some(checked.clone()));
+        let widget = Checked {
+            widget: Some(WidgetLines {
+                share: 0.5,
+                origins: vec!["https://a.example".into(), "http://127.0.0.1:4000".into()],
+                ship_from: Some(r#"{"name":"A\tB","zip":"94105"}"#.into()),
+                fallback: Some(r#"{"name":"Standard","price_cents":795,"wait_seconds":8}"#.into()),
+            }),
+            ..checked.clone()
+        };
+        assert_eq!(Checked::decode(&widget.encode()), Some(widget));
+        let closed = Checked {
+            widget: Some(WidgetLines::default()),
+            ..Checked::default()
+        };
+        assert_eq!(Checked::decode(&closed.encode()), Some(closed));
+        assert_eq!(Checked::decode("\nwidget_origin\thttps://a.example"), None);
         let outsider = Checked::default();
         assert_eq!(outsider.encode(), "");
         assert_eq!(Checked::decode(""), Some(outsider));

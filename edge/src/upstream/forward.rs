@@ -75,15 +75,17 @@ pub(crate) async fn forward(
         .map(cors::response_headers)
         .unwrap_or_default();
     let caller = if widget.is_some() {
-        // Each shopper (client IP) gets a per-minute count of its own.
+        // Each shopper (client IP) gets a per-minute count of its own, in
+        // each organization's widget.
         let client = header(&req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into());
-        shoppers::count(&client, config.widget.ip_per_minute, now)?;
+        let shopper = format!("{} {client}", config.org);
+        shoppers::count(&shopper, config.widget.ip_per_minute, now)?;
         Caller::Widget
     } else {
         Caller::Dashboard
     };
-    let quote_key =
-        (widget.is_some() && endpoint.id == EndpointId::GetRates).then(|| quote_key(mode, &body));
+    let quote_key = (widget.is_some() && endpoint.id == EndpointId::GetRates)
+        .then(|| quote_key(config, mode, &body));
     if let Some((hit, age)) = quote_key.as_ref().and_then(|key| quotes::cached(key, now)) {
         trace.answered_from = Some("cached");
         let mut headers = cors_headers;
@@ -159,14 +161,18 @@ async fn record_purchase(
     }
 }
 
-/// Identical widget quotes share a cache entry: the mode and the request as
-/// parsed (so spacing and field order do not matter).
-fn quote_key(mode: KeyEnv, body: &[u8]) -> [u8; 32] {
+/// Identical widget quotes of one organization share a cache entry: its
+/// id, the mode and the request as parsed (so spacing and field order do
+/// not matter). Another organization's shopper never gets a quote made
+/// with this organization's key.
+fn quote_key(config: &Config, mode: KeyEnv, body: &[u8]) -> [u8; 32] {
     let canonical = serde_json::from_slice::<api::RatesRequest>(body)
         .ok()
         .and_then(|r| serde_json::to_vec(&r).ok())
         .unwrap_or_else(|| body.to_vec());
     let mut hash = Sha256::new();
+    hash.update(config.org.as_str());
+    hash.update("\n");
     hash.update(mode.as_str());
     hash.update(canonical);
     hash.finalize().into()
