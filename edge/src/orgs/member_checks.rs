@@ -13,15 +13,15 @@
 //!   write, or from the next read within [`MEMBER_CHECK_SECONDS`] (as a
 //!   sign-out does within `control::session_checks::SESSION_CHECK_SECONDS`).
 //!
-//! Only members are remembered: a refusal is asked again. Bounded.
-
-use std::collections::HashMap;
+//! Only members are remembered: a refusal is asked again. Bounded: the
+//! oldest check goes first. A short list, not a map: a map's code costs the
+//! main Worker more wasm than scanning a thousand entries costs a request.
 
 use api::Scope;
 use api::orgs::{AccountId, OrgId};
 
 pub const MEMBER_CHECK_SECONDS: u64 = 10;
-const MAX_CHECKS: usize = 10_000;
+const MAX_CHECKS: usize = 1_000;
 
 /// Whether a request may use a remembered check: only reads. `v1_scope`
 /// is the scope of the v1 endpoint a forwarded call reaches.
@@ -32,14 +32,13 @@ pub fn may_reuse(method: &str, v1_scope: Option<Scope>) -> bool {
 }
 
 pub struct MemberChecks<T> {
-    checks: HashMap<(OrgId, AccountId), (u64, T)>,
+    /// Oldest first: (organization, account, when, what it said).
+    checks: Vec<(OrgId, AccountId, u64, T)>,
 }
 
 impl<T> Default for MemberChecks<T> {
     fn default() -> Self {
-        MemberChecks {
-            checks: HashMap::new(),
-        }
+        MemberChecks { checks: Vec::new() }
     }
 }
 
@@ -47,22 +46,24 @@ impl<T: Clone> MemberChecks<T> {
     /// A check of `account` in `org` made less than [`MEMBER_CHECK_SECONDS`] ago.
     pub fn seen(&self, org: &OrgId, account: &AccountId, now: u64) -> Option<T> {
         self.checks
-            .get(&(org.clone(), account.clone()))
-            .filter(|(at, _)| now < at.saturating_add(MEMBER_CHECK_SECONDS))
-            .map(|(_, checked)| checked.clone())
+            .iter()
+            .find(|(o, a, _, _)| o == org && a == account)
+            .filter(|(_, _, at, _)| now < at.saturating_add(MEMBER_CHECK_SECONDS))
+            .map(|(_, _, _, checked)| checked.clone())
     }
 
     pub fn remember(&mut self, org: &OrgId, account: &AccountId, checked: T, now: u64) {
+        self.checks.retain(|(o, a, _, _)| o != org || a != account);
         if self.checks.len() >= MAX_CHECKS {
-            self.checks.clear();
+            self.checks.remove(0);
         }
         self.checks
-            .insert((org.clone(), account.clone()), (now, checked));
+            .push((org.clone(), account.clone(), now, checked));
     }
 
     /// Drops every check of `org` (one of its settings changed here).
     pub fn forget(&mut self, org: &OrgId) {
-        self.checks.retain(|(o, _), _| o != org);
+        self.checks.retain(|(o, _, _, _)| o != org);
     }
 }
 
@@ -101,6 +102,25 @@ mod tests {
         );
         assert_eq!(checks.seen(&acme, &ada, 1_000 + MEMBER_CHECK_SECONDS), None);
         assert_eq!(checks.seen(&beta, &ada, 1_001), None);
+    }
+
+    #[test]
+    fn a_newer_check_replaces_the_older_and_the_oldest_goes_first() {
+        let (acme, ada) = ids("org_acme", "acct_ada");
+        let mut checks = MemberChecks::default();
+        checks.remember(&acme, &ada, "operator", 1_000);
+        checks.remember(&acme, &ada, "viewer", 1_001);
+        assert_eq!(checks.seen(&acme, &ada, 1_002), Some("viewer"));
+        for n in 0..MAX_CHECKS {
+            let (org, account) = ids("org_other", &format!("acct_{n}"));
+            checks.remember(&org, &account, "admin", 1_002);
+        }
+        assert_eq!(checks.checks.len(), MAX_CHECKS);
+        assert_eq!(
+            checks.seen(&acme, &ada, 1_003),
+            None,
+            "the oldest went first"
+        );
     }
 
     #[test]
