@@ -30,10 +30,11 @@
         clippy::unimplemented
     )
 )]
-// The accounts Worker is this crate with the `accounts` feature: its
-// objects and endpoints instead of the main Worker's glue, which it leaves
-// out (the plain modules stay, some unused there).
-#![cfg_attr(feature = "accounts", allow(dead_code, unused_imports))]
+// The accounts Worker is this crate with the `accounts` feature, the
+// ledger Worker with `ledger`: their objects and endpoints instead of the
+// main Worker's glue (`cfg(main_worker)`, build.rs), which they leave out
+// (the plain modules stay, some unused there).
+#![cfg_attr(not(main_worker), allow(dead_code, unused_imports))]
 
 pub mod access;
 pub mod config;

@@ -44,7 +44,7 @@ pub(crate) fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
 /// session: the gate then refuses it). Made per request: the accounts
 /// Worker is asked anyway (a removal counts from the next request), and
 /// the keys it answers sealed are opened once per isolate.
-#[cfg(not(feature = "accounts"))]
+#[cfg(main_worker)]
 async fn tenant(
     env: &Env,
     config: Rc<Config>,
@@ -128,7 +128,7 @@ impl Incoming {
 /// Takes the raw `web_sys::Request`: `worker::Request` reads `request.cf`
 /// on every call, which cost ~9% of the Worker's CPU in a profile. (The
 /// accounts Worker has its own: `orgs::accounts`.)
-#[cfg(not(feature = "accounts"))]
+#[cfg(main_worker)]
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let incoming = Incoming::read(&req);
@@ -194,7 +194,7 @@ pub(crate) async fn json_body<T: serde::de::DeserializeOwned>(
     api::validation::parse_json(&body).map_err(EdgeError::InvalidBody)
 }
 
-#[cfg(not(feature = "accounts"))]
+#[cfg(main_worker)]
 async fn handle(
     req: Request,
     incoming: &Incoming,

@@ -1,7 +1,9 @@
-//! The `WebhookInbox` Durable Object (one instance, SQLite): the label
-//! ledger with each label's `label.created` receipt, the refused deliveries,
-//! and the dashboards' live feeds (hibernatable WebSockets tagged by mode).
-//! Decisions are in `webhooks`; this only stores and broadcasts.
+//! The `WebhookInbox` Durable Object (one per organization, SQLite): the
+//! label ledger with each label's `label.created` receipt, the refused
+//! deliveries, and the dashboards' live feeds (hibernatable WebSockets
+//! tagged by mode). Decisions are in `webhooks`; this only stores and
+//! broadcasts. It is the ledger Worker's (`ledger/`): the main Worker binds
+//! it by `script_name`, so none of this is in every main isolate.
 
 use std::cell::Cell;
 use std::time::Duration;
@@ -14,7 +16,7 @@ use api::inbox::{
 use serde::Deserialize;
 use worker::{
     Date, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue, State,
-    WebSocket, WebSocketIncomingMessage, WebSocketPair, durable_object,
+    WebSocket, WebSocketIncomingMessage, WebSocketPair, durable_object, event,
 };
 
 use super::{
@@ -330,6 +332,13 @@ impl WebhookInbox {
         };
         json.map_err(internal)
     }
+}
+
+/// The ledger Worker has no URL of its own: only its object is reached,
+/// through the main Worker's `INBOX` binding.
+#[event(fetch)]
+async fn fetch(_req: Request, _env: Env, _ctx: worker::Context) -> Result<Response> {
+    Response::error("Not Found", 404)
 }
 
 impl DurableObject for WebhookInbox {

@@ -1,11 +1,12 @@
 //! Receiving `label.created`: which secret verifies a delivery, why one is
 //! refused, what of a refused body is kept, and the inbox's protocol. The
 //! signature check itself is `api::webhooks::verify`; the store is the
-//! `WebhookInbox` object (`inbox`), the endpoints are `glue` (wasm only).
+//! `WebhookInbox` object (`inbox`, in the ledger Worker: `ledger/`), the
+//! endpoints are `glue` (wasm only, in the main Worker).
 
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", feature = "ledger"))]
 pub(crate) mod inbox;
 
 use crate::errors::EdgeError;
