@@ -296,6 +296,9 @@ pub enum OwnId {
     RevokeAccessToken,
     OrgWidget,
     SetOrgWidget,
+    Insights,
+    LabelHistory,
+    ExportLabels,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,9 +324,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{access_tokens, inbox, jobs, orgs, session, widget};
+use crate::{access_tokens, inbox, insights, jobs, orgs, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 54] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 57] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -402,6 +405,9 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 54] = [
     ),
     own(OwnId::OrgWidget, Method::Get, orgs::ORG_WIDGET_PATH),
     own(OwnId::SetOrgWidget, Method::Put, orgs::ORG_WIDGET_PATH),
+    own(OwnId::Insights, Method::Get, insights::INSIGHTS_PATH),
+    own(OwnId::LabelHistory, Method::Get, insights::HISTORY_PATH),
+    own(OwnId::ExportLabels, Method::Get, insights::EXPORT_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

@@ -8,7 +8,7 @@ use api::jobs::{RESULT_COLUMNS, RowState};
 use super::engine::Row;
 
 /// A cell a spreadsheet shows as text, never runs.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{text}")
     } else {

@@ -8,6 +8,7 @@
 pub(crate) mod glue;
 #[cfg(all(target_arch = "wasm32", feature = "ledger"))]
 pub(crate) mod inbox;
+pub mod ledger;
 
 use crate::errors::EdgeError;
 use crate::objects::Object;
@@ -128,6 +129,12 @@ pub struct InboxStore;
 
 /// Where the inbox object takes a live feed's WebSocket (`?mode=live|sandbox`).
 pub const LIVE_URL: &str = "https://object/live";
+/// Where it answers the dashboard's reads that pass through the main Worker
+/// as they are: `{READ_URL}{insights|history|export}/{live|sandbox}?<the
+/// client's query>`, with the main Worker's request id in
+/// [`REQUEST_ID_HEADER`] for the envelope of a bad query.
+pub const READ_URL: &str = "https://object/read/";
+pub const REQUEST_ID_HEADER: &str = "parcel-request-id";
 
 impl Object for InboxStore {
     const BINDING: &'static str = "INBOX";
@@ -145,6 +152,8 @@ pub enum InboxCall {
     Reject(RecordRefusal),
     Ledger(ReadLedger),
     Inbox(ReadInbox),
+    Quoted(RecordQuote),
+    Void(RecordVoid),
 }
 
 /// A verified `label.created` delivery: stored once per label. Labels
@@ -157,11 +166,30 @@ pub struct AcceptEvent {
     pub slot: SecretSlot,
 }
 
-/// A label bought through the dashboard, by this user (the service's answer).
+/// A label bought through the dashboard, by this user (the service's
+/// answer), with the rate it was bought at.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RecordPurchase {
     pub label: String,
     pub user: String,
+    #[serde(default)]
+    pub rate_id: Option<String>,
+}
+
+/// Rates offered to a signed-in person: the request and the service's
+/// answer, as text (parsed in the object, not in the main Worker).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RecordQuote {
+    pub request: String,
+    pub answer: String,
+}
+
+/// A void requested through the dashboard, or seen confirmed in a read of
+/// the label.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RecordVoid {
+    pub id: String,
+    pub confirmed: bool,
 }
 
 /// A refused delivery, kept for display.
@@ -194,6 +222,8 @@ crate::calls! {
     Reject(RecordRefusal) => (),
     Ledger(ReadLedger) => Ledger,
     Inbox(ReadInbox) => Inbox,
+    Quoted(RecordQuote) => (),
+    Void(RecordVoid) => (),
 }
 
 /// What the inbox answers to `Accept`: how many deliveries it has now seen.
