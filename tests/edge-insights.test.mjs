@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startStack } from './support/stack.mjs';
+import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
 
 const HOOK = '/hooks/v1/label-created';
 const SECRET = `whsec_${randomBytes(16).toString('hex')}`;
@@ -198,6 +199,44 @@ test('the history filters, searches and pages without repeats, and the export is
   const first = lines[1].split(',');
   assert.equal(first[5], (all.rows[0].price_cents / 100).toFixed(2));
   assert.equal(first[0], new Date(all.rows[0].at * 1000).toISOString().replace('.000', ''));
+});
+
+test("a batch job's labels carry the job, each row's reference and recipient, and the carbon of the rate it bought", async () => {
+  const rows = Array.from({ length: 4 }, (_, i) => ({
+    reference: `#A${i + 1}`,
+    from_address: FROM,
+    to_address: address(`Customer ${i + 1}`, `${i + 1} Oak St`, '11201', 'NY', 'Brooklyn'),
+    parcel: { weight_oz: 12 + i, length: 10, width: 8, height: 4 },
+  }));
+  const s = { sim: stack.sim, json };
+  const created = await (await call('/api/jobs', { method: 'POST', body: JSON.stringify({
+    rule: { rule: 'lowest_carbon' }, approval: { approval: 'buy_as_quoted', max_row_cents: 100000, max_total_cents: 10000000 }, rows,
+  }) })).json();
+  assert.ok(created.id, JSON.stringify(created));
+  await call(`/api/jobs/${created.id}/start`, { method: 'POST' });
+  await untilJob(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+  const jobRows = (await json(`/api/jobs/${created.id}/rows?offset=0&limit=10`)).rows;
+  const ledger = await until('the job labels in the ledger', async () => {
+    const page = await json(`/api/ledger/history?limit=200`);
+    const mine = page.rows.filter((r) => r.job === created.id);
+    return mine.length === 4 && mine;
+  });
+  for (const row of jobRows) {
+    const entry = ledger.find((r) => r.id === row.label_id);
+    assert.ok(entry, `row ${row.reference} in the ledger`);
+    assert.equal(entry.reference, row.reference);
+    assert.equal(entry.recipient, row.to_address.name);
+    assert.equal(entry.carbon_grams, row.quote.carbon_grams);
+    assert.equal(entry.price_cents, row.quote.rate_cents);
+    assert.equal(entry.bought_by, stack.users.operator.name);
+    assert.equal(entry.tracking_number, row.tracking_number);
+  }
+  // Found by its reference, and exported with its batch.
+  assert.deepEqual((await json('/api/ledger/history?q=%23a3')).rows.map((r) => r.reference), ['#A3']);
+  const csv = await (await call('/api/ledger/export.csv?q=%23a')).text();
+  const lines = csv.trim().split(/\r?\n/).slice(1);
+  assert.equal(lines.length, 4);
+  for (const line of lines) assert.equal(line.split(',')[9], created.id);
 });
 
 test('bad queries get 422 in the envelope naming the parameter; signed-out callers get nothing', async () => {

@@ -8,6 +8,7 @@
 pub mod audit;
 pub mod carriers;
 pub mod chunks;
+pub mod insights;
 pub mod invite;
 pub mod keys;
 pub mod label;
@@ -75,7 +76,7 @@ const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 20] = [
+pub static PAGES: [Page; 21] = [
     Page {
         path: "/",
         title: "Ship",
@@ -197,6 +198,12 @@ pub static PAGES: [Page; 20] = [
         title: "Storefront widget",
         in_menu: false,
         guard: Guard::Admin("manage the storefront widget"),
+    },
+    Page {
+        path: "/insights",
+        title: "Insights",
+        in_menu: true,
+        guard: LABELS,
     },
 ];
 
@@ -385,7 +392,8 @@ mod tests {
                 "API keys",
                 "Team",
                 "Audit log",
-                "Access tokens"
+                "Access tokens",
+                "Insights"
             ]
         );
         // The links people join by are open, and only they are.

@@ -22,8 +22,8 @@ use worker::{
 
 use super::ledger::{self, AggregateRow, Arg, Sql};
 use super::{
-    AcceptEvent, Accepted, InboxCall, InboxStore, ReadInbox, ReadLedger, RecordPurchase,
-    RecordQuote, RecordRefusal, RecordVoid,
+    AcceptEvent, Accepted, InboxCall, InboxStore, JobLabel, ReadInbox, ReadLedger, RecordJobLabels,
+    RecordPurchase, RecordQuote, RecordRefusal, RecordVoid,
 };
 use crate::errors::EdgeError;
 use crate::objects::reply;
@@ -235,12 +235,21 @@ const MIGRATIONS: [&[&str]; 1] = [&[
     "CREATE INDEX labels_at ON labels (sandbox, at, id)",
     "CREATE INDEX labels_carrier ON labels (sandbox, carrier, at, id)",
     "CREATE INDEX labels_sums ON labels (sandbox, at, carrier, price, status, refund, carbon)",
+    // Voids are few: found without reading every label.
+    "CREATE INDEX labels_status ON labels (sandbox, status, at, id)",
+    // Searches of three characters or more (`ledger::history_sql`): each
+    // label's `search` text by trigrams, under the label's rowid.
+    "CREATE VIRTUAL TABLE label_search USING fts5(text, tokenize = 'trigram')",
+    "INSERT INTO label_search (rowid, text) SELECT rowid, search FROM labels",
     // The rates offered to the dashboard, kept until they expire, so a
     // purchase learns its carbon and what else was offered.
     "CREATE TABLE quotes (rate_id TEXT PRIMARY KEY, at INTEGER NOT NULL, carbon INTEGER NOT NULL, recipient TEXT, \
      cheapest_cents INTEGER NOT NULL, cheapest_carbon INTEGER NOT NULL, greenest_cents INTEGER NOT NULL, greenest_carbon INTEGER NOT NULL)",
     "CREATE INDEX quotes_at ON quotes (at)",
 ]];
+
+/// After a write that may change a label's searched text: its trigrams again.
+const INDEX_LABEL: &str = "INSERT OR REPLACE INTO label_search (rowid, text) SELECT rowid, search FROM labels WHERE id = ?";
 
 /// How long an offered rate is kept: v1's 15 minutes and some.
 const QUOTE_SECONDS: u64 = 20 * 60;
@@ -297,6 +306,11 @@ impl WebhookInbox {
             )?;
         }
         self.tables_ready.set(true);
+        Ok(())
+    }
+
+    fn index_label(&self, id: &str) -> Result<()> {
+        self.sql().exec(INDEX_LABEL, vec![id.into()])?;
         Ok(())
     }
 
@@ -507,6 +521,7 @@ impl WebhookInbox {
                             "INSERT INTO labels ({LABEL_WRITE}, deliveries, first_at, last_at, slot) \
                              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?3, ?3, ?10) \
                              ON CONFLICT(id) DO UPDATE SET deliveries = deliveries + 1, \
+                             json = excluded.json, at = coalesce(json_extract(excluded.json, '$.created_at'), at), \
                              first_at = COALESCE(first_at, excluded.first_at), last_at = excluded.last_at, \
                              slot = COALESCE(slot, excluded.slot) RETURNING {LABEL_COLUMNS}"
                         ),
@@ -518,6 +533,7 @@ impl WebhookInbox {
                     .next()
                     .and_then(LabelRow::entry)
                     .ok_or_else(|| internal("the upsert returned no row"))?;
+                self.index_label(&label.id)?;
                 let deliveries = entry.event.as_ref().map_or(0, |e| e.deliveries);
                 self.broadcast(
                     Some(mode_tag(label.sandbox)),
@@ -552,6 +568,7 @@ impl WebhookInbox {
                         vec![label.id.as_str().into(), rate_id.into()],
                     )?;
                 }
+                self.index_label(&label.id)?;
                 self.schedule_prune().await?;
                 reply::<InboxStore, RecordPurchase>(&())
             }
@@ -582,6 +599,38 @@ impl WebhookInbox {
                     self.schedule_prune().await?;
                 }
                 reply::<InboxStore, RecordQuote>(&())
+            }
+            InboxCall::JobLabels(RecordJobLabels { job, user, labels }) => {
+                for JobLabel {
+                    label,
+                    reference,
+                    recipient,
+                    carbon_grams,
+                } in labels
+                {
+                    let label: Label = serde_json::from_str(&label).map_err(internal)?;
+                    let mut values = label_values(&label, now)?;
+                    values.extend([
+                        user.as_str().into(),
+                        job.as_str().into(),
+                        reference.into(),
+                        recipient.into(),
+                        carbon_grams.into(),
+                    ]);
+                    // Its event may have come first: it keeps the service's copy.
+                    self.sql().exec(
+                        &format!(
+                            "INSERT INTO labels ({LABEL_WRITE}, bought_by, job, reference, recipient, carbon) \
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
+                             ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, job = excluded.job, \
+                             reference = excluded.reference, recipient = excluded.recipient, carbon = excluded.carbon"
+                        ),
+                        values,
+                    )?;
+                    self.index_label(&label.id)?;
+                }
+                self.schedule_prune().await?;
+                reply::<InboxStore, RecordJobLabels>(&())
             }
             InboxCall::Void(RecordVoid { id, confirmed }) => {
                 // A confirmed void refunds the label's price; a request
@@ -702,13 +751,36 @@ impl DurableObject for WebhookInbox {
         self.tables()?;
         let sql = self.sql();
         let now = now();
+        // Labels past the retention go with their search trigrams: those
+        // older than it (a range of `labels_at` in each mode), then, past
+        // the row limit, the oldest (sorted only when there are too many).
+        #[derive(Deserialize)]
+        struct Count {
+            n: f64,
+        }
+        let count: Vec<Count> = sql
+            .exec("SELECT count(*) AS n FROM labels", None)?
+            .to_array()?;
+        let over = count.first().map_or(0, |c| c.n as i64) - i64::from(RETAIN_LABELS);
+        let old = if over > 0 {
+            "SELECT rowid FROM labels WHERE sandbox IN (0, 1) AND at < ?1 \
+             UNION SELECT rowid FROM (SELECT rowid FROM labels ORDER BY at LIMIT ?2)"
+        } else {
+            "SELECT rowid FROM labels WHERE sandbox IN (0, 1) AND at < ?1 AND ?2 = 0"
+        };
+        let bounds = || -> Vec<SqlStorageValue> {
+            vec![
+                (now.saturating_sub(RETAIN_SECONDS) as f64).into(),
+                over.max(0).into(),
+            ]
+        };
         sql.exec(
-            "DELETE FROM labels WHERE at < ?",
-            vec![(now.saturating_sub(RETAIN_SECONDS) as f64).into()],
+            &format!("DELETE FROM label_search WHERE rowid IN ({old})"),
+            bounds(),
         )?;
         sql.exec(
-            "DELETE FROM labels WHERE rowid IN (SELECT rowid FROM labels ORDER BY at DESC LIMIT -1 OFFSET ?)",
-            vec![i64::from(RETAIN_LABELS).into()],
+            &format!("DELETE FROM labels WHERE rowid IN ({old})"),
+            bounds(),
         )?;
         sql.exec(
             "DELETE FROM quotes WHERE at < ?",

@@ -89,12 +89,18 @@ pub fn history_sql(sandbox: bool, q: &HistoryQuery, limit: u32) -> Sql {
         filters.push(format!("at < {}", sql.bind(Arg::Int(until as i64))));
     }
     if let Some(needle) = &q.q {
-        // `search` is the lowercased tracking number, reference and
-        // recipient; instr has no wildcards to escape.
-        filters.push(format!(
-            "instr(search, {}) > 0",
-            sql.bind(Arg::Text(needle.clone()))
-        ));
+        // The trigram index finds a needle of three characters or more in
+        // the tracking number, reference and recipient without reading
+        // every label; a shorter one is looked for in each (`search` is
+        // their lowercased text; instr has no wildcards to escape).
+        filters.push(if needle.chars().count() >= 3 {
+            format!(
+                "rowid IN (SELECT rowid FROM label_search WHERE label_search MATCH {})",
+                sql.bind(Arg::Text(phrase(needle)))
+            )
+        } else {
+            format!("instr(search, {}) > 0", sql.bind(Arg::Text(needle.clone())))
+        });
     }
     if let Some(Cursor { at, id }) = &q.cursor {
         let at = sql.bind(Arg::Int(*at as i64));
@@ -107,6 +113,12 @@ pub fn history_sql(sandbox: bool, q: &HistoryQuery, limit: u32) -> Sql {
         filters.join(" AND ")
     );
     sql
+}
+
+/// An FTS5 string that matches `needle` as typed: one phrase, quotes
+/// doubled, so no character of it is query syntax.
+pub fn phrase(needle: &str) -> String {
+    format!("\"{}\"", needle.replace('"', "\"\""))
 }
 
 /// Keeps `limit` rows of the `limit + 1` read; the cursor of the next page
@@ -344,7 +356,8 @@ mod tests {
             sql.text,
             format!(
                 "SELECT {HISTORY_COLUMNS} FROM labels WHERE sandbox = ?1 AND carrier = ?2 AND service = ?3 \
-                 AND status = ?4 AND at >= ?5 AND at < ?6 AND instr(search, ?7) > 0 \
+                 AND status = ?4 AND at >= ?5 AND at < ?6 \
+                 AND rowid IN (SELECT rowid FROM label_search WHERE label_search MATCH ?7) \
                  AND (at < ?8 OR (at = ?8 AND id < ?9)) ORDER BY at DESC, id DESC LIMIT ?10"
             )
         );
@@ -357,7 +370,7 @@ mod tests {
                 Arg::Text("voided".into()),
                 Arg::Int(100),
                 Arg::Int(200),
-                Arg::Text("1z9".into()),
+                Arg::Text("\"1z9\"".into()),
                 Arg::Int(150),
                 Arg::Text("lbl_9".into()),
                 Arg::Int(51),
@@ -365,6 +378,17 @@ mod tests {
         );
         let plain = history_sql(false, &HistoryQuery::default(), 50);
         assert_eq!(plain.args, vec![Arg::Int(0), Arg::Int(51)]);
+        // Two characters: too short for trigrams, looked for in each label.
+        let short = HistoryQuery {
+            q: Some("9\"".into()),
+            ..HistoryQuery::default()
+        };
+        assert!(
+            history_sql(false, &short, 50)
+                .text
+                .contains("instr(search, ?2) > 0")
+        );
+        assert_eq!(phrase("a\"b c"), "\"a\"\"b c\"");
     }
 
     #[test]

@@ -154,6 +154,7 @@ pub enum InboxCall {
     Inbox(ReadInbox),
     Quoted(RecordQuote),
     Void(RecordVoid),
+    JobLabels(RecordJobLabels),
 }
 
 /// A verified `label.created` delivery: stored once per label. Labels
@@ -182,6 +183,25 @@ pub struct RecordPurchase {
 pub struct RecordQuote {
     pub request: String,
     pub answer: String,
+}
+
+/// Labels a batch job bought, with what the ledger cannot learn from their
+/// events: the job, who started it, each row's reference and recipient and
+/// the carbon of the rate it bought.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RecordJobLabels {
+    pub job: String,
+    pub user: String,
+    pub labels: Vec<JobLabel>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JobLabel {
+    /// The label as the job knows it (JSON text, as for purchases).
+    pub label: String,
+    pub reference: String,
+    pub recipient: String,
+    pub carbon_grams: i64,
 }
 
 /// A void requested through the dashboard, or seen confirmed in a read of
@@ -224,6 +244,7 @@ crate::calls! {
     Inbox(ReadInbox) => Inbox,
     Quoted(RecordQuote) => (),
     Void(RecordVoid) => (),
+    JobLabels(RecordJobLabels) => (),
 }
 
 /// What the inbox answers to `Accept`: how many deliveries it has now seen.
