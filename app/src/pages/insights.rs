@@ -265,7 +265,7 @@ fn SpendChart(insights: Insights) -> impl IntoView {
             <p class="axis hint"><span>{first}</span><span>{last}</span></p>
             <details>
                 <summary>"Show as a table"</summary>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Spend by day and carrier">
                     <table class="breakdown" data-testid="spend-table">
                         <thead><tr><th scope="col">"Day"</th>{heads}<th scope="col" class="num">"Labels"</th><th scope="col" class="num">"Total"</th></tr></thead>
                         <tbody>{table_rows}</tbody>
@@ -351,7 +351,7 @@ pub fn InsightsPage() -> impl IntoView {
                     </section>
                     <section aria-labelledby="carriers-title">
                         <h2 id="carriers-title">"By carrier"</h2>
-                        <div class="table-scroll">
+                        <div class="table-scroll" tabindex="0" role="region" aria-label="Totals by carrier">
                             <table class="breakdown">
                                 <thead><tr>
                                     <th scope="col">"Carrier"</th><th scope="col" class="num">"Labels"</th><th scope="col" class="num">"Spend"</th>
