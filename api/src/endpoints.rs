@@ -296,6 +296,12 @@ pub enum OwnId {
     RevokeAccessToken,
     OrgWidget,
     SetOrgWidget,
+    PasskeySignInOptions,
+    PasskeySignIn,
+    Passkeys,
+    PasskeyOptions,
+    AddPasskey,
+    RemovePasskey,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,9 +327,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{access_tokens, inbox, jobs, orgs, session, widget};
+use crate::{access_tokens, inbox, jobs, orgs, passkeys, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 54] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 60] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -402,6 +408,20 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 54] = [
     ),
     own(OwnId::OrgWidget, Method::Get, orgs::ORG_WIDGET_PATH),
     own(OwnId::SetOrgWidget, Method::Put, orgs::ORG_WIDGET_PATH),
+    own(
+        OwnId::PasskeySignInOptions,
+        Method::Post,
+        passkeys::SIGN_IN_OPTIONS_PATH,
+    ),
+    own(OwnId::PasskeySignIn, Method::Post, passkeys::SIGN_IN_PATH),
+    own(OwnId::Passkeys, Method::Get, passkeys::PASSKEYS_PATH),
+    own(
+        OwnId::PasskeyOptions,
+        Method::Post,
+        passkeys::CREATE_OPTIONS_PATH,
+    ),
+    own(OwnId::AddPasskey, Method::Post, passkeys::PASSKEYS_PATH),
+    own(OwnId::RemovePasskey, Method::Delete, passkeys::PASSKEY_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

@@ -144,6 +144,9 @@ error_codes! {
         EdgeKeyCheckUnavailable = "EDGE.KEY.CHECK_UNAVAILABLE", 503;
         EdgeKeyNoNext = "EDGE.KEY.NO_NEXT", 409;
         EdgeTokenNotFound = "EDGE.TOKEN.NOT_FOUND", 404;
+        EdgePasskeyRefused = "EDGE.PASSKEY.REFUSED", 401;
+        EdgePasskeyNotFound = "EDGE.PASSKEY.NOT_FOUND", 404;
+        EdgePasskeyLimit = "EDGE.PASSKEY.LIMIT", 409;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;
         WebhookSignatureMalformed = "WEBHOOK.SIGNATURE.MALFORMED", 401;
         WebhookSignatureInvalid = "WEBHOOK.SIGNATURE.INVALID", 401;

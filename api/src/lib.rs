@@ -17,6 +17,7 @@ pub mod names;
 pub mod orgs;
 pub mod origins;
 pub mod parcel;
+pub mod passkeys;
 pub mod places;
 pub mod rates;
 pub mod scopes;

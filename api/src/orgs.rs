@@ -319,6 +319,8 @@ crate::names! {
         LargePurchase = "large_purchase",
         TokenCreated = "token_created",
         TokenRevoked = "token_revoked",
+        PasskeyAdded = "passkey_added",
+        PasskeyRemoved = "passkey_removed",
     }
 }
 

@@ -196,6 +196,15 @@ pub enum EdgeError {
     /// No such access token that the caller may see.
     #[cfg(feature = "accounts")]
     TokenNotFound,
+    /// Every failed passkey sign-in, whatever failed (logged apart).
+    #[cfg(feature = "accounts")]
+    PasskeyRefused,
+    /// None of the person's passkeys has that id.
+    #[cfg(feature = "accounts")]
+    PasskeyNotFound,
+    /// The person has `api::passkeys::MAX_PASSKEYS` already.
+    #[cfg(feature = "accounts")]
+    PasskeyLimit,
     /// Not a member of that organization, or no such organization: the
     /// same answer, so it never tells whether another organization exists.
     OrgNotFound,
@@ -301,6 +310,12 @@ impl EdgeError {
             EdgeError::KeyNoNext => ErrorCode::EdgeKeyNoNext,
             #[cfg(feature = "accounts")]
             EdgeError::TokenNotFound => ErrorCode::EdgeTokenNotFound,
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyRefused => ErrorCode::EdgePasskeyRefused,
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyNotFound => ErrorCode::EdgePasskeyNotFound,
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyLimit => ErrorCode::EdgePasskeyLimit,
         }
     }
 
@@ -598,6 +613,21 @@ impl EdgeError {
             EdgeError::TokenNotFound => (
                 "There is no such access token among those you can see.".to_string(),
                 "Reload the access tokens page: it may have been revoked already.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyRefused => (
+                "That passkey did not sign you in.".to_string(),
+                "Try again, or sign in with your email and password. A passkey removed from your account, or saved for another site, cannot sign in: add it again on the Passkeys page.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyNotFound => (
+                "You have no passkey with that id.".to_string(),
+                "Reload the Passkeys page: it may have been removed already.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyLimit => (
+                format!("You have {} passkeys, the most one person may have.", api::passkeys::MAX_PASSKEYS),
+                "Remove one you no longer use on the Passkeys page, then add the new one.".to_string(),
             ),
         };
         let mut error = ApiError::new(self.code(), message, suggestion, request_id.to_string());

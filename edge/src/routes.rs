@@ -60,6 +60,14 @@ pub enum OrgsRoute {
     /// Any member reads; admins change.
     OrgWidget,
     SetOrgWidget,
+    /// Anyone (a passkey is its own credential).
+    PasskeySignInOptions,
+    PasskeySignIn,
+    /// Members: their own passkeys (a person's, not the organization's).
+    Passkeys,
+    PasskeyOptions,
+    AddPasskey,
+    RemovePasskey(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +138,8 @@ impl OrgsRoute {
                 | OrgsRoute::CreateOrg
                 | OrgsRoute::PreviewInvite
                 | OrgsRoute::AcceptInvite
+                | OrgsRoute::PasskeySignInOptions
+                | OrgsRoute::PasskeySignIn
         )
     }
 
@@ -141,6 +151,7 @@ impl OrgsRoute {
                 | OrgsRoute::CreateOrg
                 | OrgsRoute::AcceptInvite
                 | OrgsRoute::SwitchOrg
+                | OrgsRoute::PasskeySignIn
         )
     }
 }
@@ -237,6 +248,12 @@ impl Route {
                     OrgsRoute::RevokeAccessToken(_) => OwnId::RevokeAccessToken,
                     OrgsRoute::OrgWidget => OwnId::OrgWidget,
                     OrgsRoute::SetOrgWidget => OwnId::SetOrgWidget,
+                    OrgsRoute::PasskeySignInOptions => OwnId::PasskeySignInOptions,
+                    OrgsRoute::PasskeySignIn => OwnId::PasskeySignIn,
+                    OrgsRoute::Passkeys => OwnId::Passkeys,
+                    OrgsRoute::PasskeyOptions => OwnId::PasskeyOptions,
+                    OrgsRoute::AddPasskey => OwnId::AddPasskey,
+                    OrgsRoute::RemovePasskey(_) => OwnId::RemovePasskey,
                 })
                 .pattern
             }
@@ -403,6 +420,12 @@ pub fn route(
         OwnId::OrgWidget => orgs(OrgsRoute::OrgWidget),
         OwnId::SetOrgWidget => orgs(OrgsRoute::SetOrgWidget),
         OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
+        OwnId::PasskeySignInOptions => orgs(OrgsRoute::PasskeySignInOptions),
+        OwnId::PasskeySignIn => orgs(OrgsRoute::PasskeySignIn),
+        OwnId::Passkeys => orgs(OrgsRoute::Passkeys),
+        OwnId::PasskeyOptions => orgs(OrgsRoute::PasskeyOptions),
+        OwnId::AddPasskey => orgs(OrgsRoute::AddPasskey),
+        OwnId::RemovePasskey => orgs(OrgsRoute::RemovePasskey(param)),
     })
 }
 

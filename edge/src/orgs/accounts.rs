@@ -36,6 +36,8 @@ use crate::routes::{self, OrgsRoute, Route};
 use crate::runtime::objects::ask;
 use crate::runtime::{body_bytes, header, json_body, now_s, random_hex, reply};
 
+mod passkeys;
+
 const MAX_BODY: usize = 4096;
 
 /// The caller's membership, as their organization's object says now.
@@ -236,7 +238,16 @@ async fn password_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError
     let account = Attempt::new(&req, &email)
         .verify(env, &body.password, now)
         .await?;
-    // The first organization that still has them (the directory's list is a copy).
+    signed_in_first_org(env, &account, now).await
+}
+
+/// The session of `account`, signed in: in the first organization that
+/// still has them (the directory's list is a copy).
+async fn signed_in_first_org(
+    env: &Env,
+    account: &Account,
+    now: u64,
+) -> Result<Response, EdgeError> {
     for org in &account.orgs {
         let call = SignedIn {
             account: account.id.clone(),
@@ -541,7 +552,13 @@ async fn team(
         | OrgsRoute::CreateAccessToken
         | OrgsRoute::RevokeAccessToken(_)
         | OrgsRoute::OrgWidget
-        | OrgsRoute::SetOrgWidget => Err(EdgeError::RouteNotFound { path: req.url() }),
+        | OrgsRoute::SetOrgWidget
+        | OrgsRoute::PasskeySignInOptions
+        | OrgsRoute::PasskeySignIn
+        | OrgsRoute::Passkeys
+        | OrgsRoute::PasskeyOptions
+        | OrgsRoute::AddPasskey
+        | OrgsRoute::RemovePasskey(_) => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
 }
 
@@ -993,6 +1010,12 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         OrgsRoute::OrgWidget | OrgsRoute::SetOrgWidget => {
             org_widget(route, req, env, &asked()?).await
         }
+        OrgsRoute::PasskeySignInOptions => passkeys::sign_in_options(req, env).await,
+        OrgsRoute::PasskeySignIn => passkeys::sign_in(req, env).await,
+        OrgsRoute::Passkeys => passkeys::passkeys(env, &asked()?).await,
+        OrgsRoute::PasskeyOptions => passkeys::create_options(req, env, &asked()?).await,
+        OrgsRoute::AddPasskey => passkeys::add(req, env, &asked()?).await,
+        OrgsRoute::RemovePasskey(id) => passkeys::remove(env, &asked()?, id).await,
         route => team(route, req, env, &asked()?, query).await,
     }
 }

@@ -22,6 +22,7 @@
 pub mod directory;
 pub mod keys;
 pub mod member_checks;
+pub mod passkeys;
 pub mod passwords;
 pub mod rules;
 pub mod sealing;
