@@ -4,8 +4,8 @@
 
 use app::pages::chunks::{Chunks, Load, Page};
 use app::pages::{
-    audit, carriers, invite, keys, label, labels, new_org, ship, status, team, tokens, tracking,
-    wallet, webhook_settings, webhooks, widget_settings,
+    audit, carriers, invite, keys, label, labels, new_org, passkeys, ship, status, team, tokens,
+    tracking, wallet, webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -52,6 +52,7 @@ chunk_pages! {
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
     "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
     "/storefront-widget" => widget_settings: org_widget => view! { <widget_settings::WidgetSettingsPage /> };
+    "/passkeys" => passkeys: passkeys_page => view! { <passkeys::PasskeysPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -7,6 +7,7 @@ mod access_tokens;
 mod error;
 pub mod live;
 mod orgs;
+mod passkeys;
 
 pub use error::ClientError;
 

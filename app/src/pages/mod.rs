@@ -15,6 +15,7 @@ pub mod labels;
 pub mod login;
 pub mod new_org;
 pub mod not_found;
+pub mod passkeys;
 pub mod ship;
 pub mod status;
 pub mod team;
@@ -75,7 +76,7 @@ const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 20] = [
+pub static PAGES: [Page; 21] = [
     Page {
         path: "/",
         title: "Ship",
@@ -198,6 +199,12 @@ pub static PAGES: [Page; 20] = [
         in_menu: false,
         guard: Guard::Admin("manage the storefront widget"),
     },
+    Page {
+        path: "/passkeys",
+        title: "Passkeys",
+        in_menu: true,
+        guard: Guard::Member,
+    },
 ];
 
 /// A page by its table path. Kept apart from the table so that the menu
@@ -247,7 +254,7 @@ impl Guard {
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
             Guard::Member if session.org.id.is_deployment() => Some(
-                "This deployment's own organization signs in with the tokens in its USERS secret (scripts/new-user): personal access tokens are made by the members of an organization made with scripts/new-org.".into(),
+                "This deployment's own organization signs in with the tokens in its USERS secret (scripts/new-user): personal access tokens and passkeys belong to the members of an organization made with scripts/new-org.".into(),
             ),
             Guard::Member => None,
             Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
@@ -385,7 +392,8 @@ mod tests {
                 "API keys",
                 "Team",
                 "Audit log",
-                "Access tokens"
+                "Access tokens",
+                "Passkeys"
             ]
         );
         // The links people join by are open, and only they are.
