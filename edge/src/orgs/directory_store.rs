@@ -89,16 +89,16 @@ impl AccountDirectory {
         }))
     }
 
-    /// The account's passkeys, oldest first.
-    fn passkeys(sql: &SqlStorage, account: &str) -> Result<Vec<StoredPasskey>> {
+    /// The passkeys `column` names `value` (an account's, or one credential).
+    fn passkeys_by(sql: &SqlStorage, column: &str, value: &str) -> Result<Vec<StoredPasskey>> {
         #[derive(Deserialize)]
         struct Row {
             json: String,
         }
         let rows: Vec<Row> = sql
             .exec(
-                "SELECT json FROM passkeys WHERE account = ?",
-                vec![account.into()],
+                &format!("SELECT json FROM passkeys WHERE {column} = ?"),
+                vec![value.into()],
             )?
             .to_array()?;
         let mut keys = rows
@@ -107,6 +107,11 @@ impl AccountDirectory {
             .collect::<Result<Vec<_>>>()?;
         keys.sort_by_key(|k| k.created_at);
         Ok(keys)
+    }
+
+    /// The account's passkeys, oldest first.
+    fn passkeys(sql: &SqlStorage, account: &str) -> Result<Vec<StoredPasskey>> {
+        Self::passkeys_by(sql, "account", account)
     }
 
     fn store_passkey(sql: &SqlStorage, passkey: &StoredPasskey) -> Result<()> {
@@ -233,12 +238,7 @@ impl AccountDirectory {
             }
             DirectoryCall::AddPasskey(AddPasskey { passkey, max }) => {
                 let held = Self::passkeys(&sql, passkey.account.as_str())?;
-                let exists: Vec<serde_json::Value> = sql
-                    .exec(
-                        "SELECT credential_id FROM passkeys WHERE credential_id = ?",
-                        vec![passkey.credential_id.clone().into()],
-                    )?
-                    .to_array()?;
+                let exists = Self::passkeys_by(&sql, "credential_id", &passkey.credential_id)?;
                 let added = if !exists.is_empty() {
                     Err(PasskeyRefusal::Exists)
                 } else if held.len() >= max {
