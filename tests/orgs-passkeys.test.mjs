@@ -6,7 +6,8 @@
 // their organization with their role; a validly signed assertion without
 // user verification is refused with the app's error view; removed, the
 // passkey signs in no more. Another person's credential cannot sign in as
-// the first. Assertions made here with the authenticator's own key show
+// the first. A prompt the person does not confirm is said plainly.
+// Assertions made here with the authenticator's own key show
 // that a wrong origin, a used or unknown challenge and a counter that
 // does not go up are all the same 401, and that failures are throttled
 // per address (429 with Retry-After).
@@ -139,8 +140,16 @@ test('a member adds a passkey and signs in with it alone; without user verificat
   assert.equal(s.role, 'operator');
   assert.equal(s.org.id, org.org.id);
 
-  // Validly signed but without user verification (UV clear): refused, in the app's error view.
+  // The person does not confirm (no user verification on the device): the browser's own
+  // refusal, said plainly; nothing reached the Worker's sign-in.
   await signOut(op);
+  await op.cdp.send('WebAuthn.setUserVerified', { authenticatorId: op.authenticatorId, isUserVerified: false });
+  const unconfirmed = await passkeyButton(op);
+  assert.match(unconfirmed, /Passkey not used/);
+  assert.match(unconfirmed, /No passkey was used: the prompt was cancelled or timed out/);
+  await op.cdp.send('WebAuthn.setUserVerified', { authenticatorId: op.authenticatorId, isUserVerified: true });
+
+  // Validly signed but without user verification (UV clear): refused, in the app's error view.
   await op.cdp.send('WebAuthn.setResponseOverrideBits', { authenticatorId: op.authenticatorId, isBadUV: true });
   const refusal = await passkeyButton(op);
   assert.match(refusal, /EDGE\.PASSKEY\.REFUSED/);

@@ -2,7 +2,7 @@
 //! (`app::pages::chunks`), as is the part of the ship page that only rates
 //! need; split at the `#[wasm_split]` functions below.
 
-use app::pages::chunks::{Chunks, Load, Page};
+use app::pages::chunks::{Chunks, Load, Page, PasskeySignIn};
 use app::pages::{
     audit, carriers, invite, keys, label, labels, new_org, passkeys, ship, status, team, tokens,
     tracking, wallet, webhook_settings, webhooks, widget_settings,
@@ -52,7 +52,7 @@ chunk_pages! {
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
     "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
     "/storefront-widget" => widget_settings: org_widget => view! { <widget_settings::WidgetSettingsPage /> };
-    "/passkeys" => passkeys: passkeys_page => view! { <passkeys::PasskeysPage /> };
+    "/passkeys" => tokens: passkeys_page => view! { <passkeys::PasskeysPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -60,11 +60,17 @@ fn ship_offer() -> Result<ship::OfferView, SplitLoaderError> {
     Ok(ship::offer::view)
 }
 
+#[wasm_split(passkey_sign_in, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn passkey_sign_in() -> Result<PasskeySignIn, SplitLoaderError> {
+    Ok(|client| Box::pin(client.sign_in_passkey()))
+}
+
 fn main() {
     console_error_panic_hook::set_once();
     let chunks = Chunks {
         pages: on_demand,
         ship_offer: || Box::pin(ship_offer()),
+        passkey_sign_in: || Box::pin(passkey_sign_in()),
     };
     leptos::mount::mount_to_body(move || view! { <app::App chunks /> });
 }

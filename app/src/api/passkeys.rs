@@ -30,53 +30,51 @@ extern "C" {
     fn to_json(this: &Credential) -> JsValue;
 }
 
-/// What the person is told when the browser's part fails, by the
-/// DOMException's name (a `TypeError` where WebAuthn is missing).
-pub fn browser_problem(name: &str, adding: bool) -> &'static str {
+/// The DOMException's name (a `TypeError` where WebAuthn is missing).
+fn error_name(e: &JsValue) -> String {
+    js_sys::Reflect::get(e, &"name".into())
+        .ok()
+        .and_then(|n| n.as_string())
+        .unwrap_or_default()
+}
+
+/// What the person is told when the browser's sign-in prompt fails.
+pub fn sign_in_problem(name: &str) -> &'static str {
     match name {
-        "NotAllowedError" | "AbortError" if adding => {
-            "No passkey was made: the request was cancelled or timed out."
-        }
         "NotAllowedError" | "AbortError" => {
-            "No passkey was used: the request was cancelled or timed out, or this device has no passkey for this site."
+            "No passkey was used: the prompt was cancelled or timed out, or this device has no passkey for this site."
         }
-        "InvalidStateError" => "This device already holds one of your passkeys for this site.",
-        "SecurityError" => "This browser refused passkeys for this address.",
-        "TypeError" | "ReferenceError" => "This browser does not support passkeys.",
-        _ => "This browser could not use a passkey.",
+        _ => "This browser could not use a passkey here.",
     }
 }
 
-/// Runs the browser's ceremony on the Worker's `options` (JSON): the
-/// credential's `toJSON()`, as JSON.
-async fn ceremony(options: &str, adding: bool) -> Result<String, ClientError> {
-    let failed = move |e: JsValue| {
-        let name = js_sys::Reflect::get(&e, &"name".into())
-            .ok()
-            .and_then(|n| n.as_string())
-            .unwrap_or_default();
-        ClientError::Passkey(browser_problem(&name, adding))
-    };
-    let unreadable = |_| ClientError::Decode("passkey options".into());
-    let json = js_sys::JSON::parse(options).map_err(unreadable)?;
-    let public_key = if adding {
-        parse_creation_options(&json)
-    } else {
-        parse_request_options(&json)
+/// What the person is told when making a passkey fails (the Passkeys page's chunk).
+pub fn adding_problem(name: &str) -> &'static str {
+    match name {
+        "NotAllowedError" | "AbortError" => {
+            "No passkey was made: the prompt was cancelled or timed out."
+        }
+        "InvalidStateError" => "This device already holds one of your passkeys for this site.",
+        _ => "This browser could not make a passkey here.",
     }
-    .map_err(failed)?;
-    let request = js_sys::Object::new();
-    js_sys::Reflect::set(&request, &"publicKey".into(), &public_key).map_err(failed)?;
-    let credential = if adding {
-        credentials_create(&request).await
-    } else {
-        credentials_get(&request).await
-    }
-    .map_err(failed)?;
+}
+
+/// The Worker's options (JSON) as the browser takes them: `{publicKey: …}`,
+/// read by `parse`, WebAuthn's reader for the ceremony.
+fn options_of(
+    json: &str,
+    parse: fn(&JsValue) -> Result<JsValue, JsValue>,
+) -> Result<JsValue, JsValue> {
+    let public_key = parse(&js_sys::JSON::parse(json)?)?;
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &"publicKey".into(), &public_key)?;
+    Ok(options.into())
+}
+
+/// The credential's `toJSON()`, as JSON.
+fn json_of(credential: JsValue) -> Result<String, JsValue> {
     let json = credential.unchecked_into::<Credential>().to_json();
-    js_sys::JSON::stringify(&json)
-        .map(String::from)
-        .map_err(unreadable)
+    js_sys::JSON::stringify(&json).map(String::from)
 }
 
 impl Client {
@@ -90,11 +88,17 @@ impl Client {
 
     /// Signs in with one of the passkeys the browser holds for this site.
     pub async fn sign_in_passkey(self) -> Result<(), ClientError> {
+        let failed = |e: JsValue| ClientError::Passkey(sign_in_problem(&error_name(&e)));
         let resp = Request::post(SIGN_IN_OPTIONS_PATH)
             .send()
             .await
             .map_err(ClientError::network)?;
-        let credential = ceremony(&self.text_of(resp).await?, false).await?;
+        let options =
+            options_of(&self.text_of(resp).await?, parse_request_options).map_err(failed)?;
+        let credential = credentials_get(&options)
+            .await
+            .and_then(json_of)
+            .map_err(failed)?;
         let resp = Request::post(SIGN_IN_PATH)
             .header("content-type", "application/json")
             .body(credential)
@@ -123,7 +127,13 @@ impl Client {
             .send()
             .await
             .map_err(ClientError::network)?;
-        let credential = ceremony(&self.text_of(resp).await?, true).await?;
+        let failed = |e: JsValue| ClientError::Passkey(adding_problem(&error_name(&e)));
+        let options =
+            options_of(&self.text_of(resp).await?, parse_creation_options).map_err(failed)?;
+        let credential = credentials_create(&options)
+            .await
+            .and_then(json_of)
+            .map_err(failed)?;
         let credential: Registration =
             serde_json::from_str(&credential).map_err(|e| ClientError::Decode(e.to_string()))?;
         self.send_json(
@@ -149,9 +159,9 @@ mod tests {
 
     #[test]
     fn a_cancelled_prompt_says_so_and_adding_says_nothing_was_made() {
-        assert!(browser_problem("NotAllowedError", false).contains("cancelled"));
-        assert!(browser_problem("NotAllowedError", true).starts_with("No passkey was made"));
-        assert!(browser_problem("TypeError", false).contains("does not support"));
-        assert!(browser_problem("Whatever", true).contains("could not"));
+        assert!(sign_in_problem("NotAllowedError").contains("cancelled"));
+        assert!(adding_problem("NotAllowedError").starts_with("No passkey was made"));
+        assert!(adding_problem("InvalidStateError").contains("already holds"));
+        assert!(sign_in_problem("TypeError").contains("could not"));
     }
 }

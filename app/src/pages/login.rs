@@ -1,4 +1,5 @@
-use crate::api::Client;
+use super::chunks::Chunks;
+use crate::api::{Client, ClientError};
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
 use crate::state::stored;
@@ -42,8 +43,13 @@ pub fn LoginPage() -> impl IntoView {
         }
         signed_in
     });
+    // Its code is a chunk: most sign-ins never use it.
+    let passkey = expect_context::<Chunks>().passkey_sign_in;
     let with_passkey = Write::new(move || async move {
-        let signed_in = client.sign_in_passkey().await;
+        let sign_in = passkey()
+            .await
+            .map_err(|e| ClientError::Network(e.to_string()))?;
+        let signed_in = sign_in(client).await;
         if signed_in.is_ok() {
             stored::store(TOKEN_LAST, &false);
         }
