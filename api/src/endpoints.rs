@@ -291,6 +291,15 @@ pub enum OwnId {
     ReceiveOrgWebhook,
     OrgWebhook,
     SetOrgWebhook,
+    Addresses,
+    SaveAddress,
+    UpdateAddress,
+    DeleteAddress,
+    DefaultAddress,
+    Packages,
+    SavePackage,
+    UpdatePackage,
+    DeletePackage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,9 +325,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{inbox, jobs, orgs, session, widget};
+use crate::{inbox, jobs, orgs, presets, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 49] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 58] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -384,6 +393,19 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 49] = [
     ),
     own(OwnId::OrgWebhook, Method::Get, orgs::ORG_WEBHOOK_PATH),
     own(OwnId::SetOrgWebhook, Method::Put, orgs::ORG_WEBHOOK_PATH),
+    own(OwnId::Addresses, Method::Get, presets::ADDRESSES_PATH),
+    own(OwnId::SaveAddress, Method::Post, presets::ADDRESSES_PATH),
+    own(OwnId::UpdateAddress, Method::Put, presets::ADDRESS_PATH),
+    own(OwnId::DeleteAddress, Method::Delete, presets::ADDRESS_PATH),
+    own(
+        OwnId::DefaultAddress,
+        Method::Put,
+        presets::DEFAULT_ADDRESS_PATH,
+    ),
+    own(OwnId::Packages, Method::Get, presets::PACKAGES_PATH),
+    own(OwnId::SavePackage, Method::Post, presets::PACKAGES_PATH),
+    own(OwnId::UpdatePackage, Method::Put, presets::PACKAGE_PATH),
+    own(OwnId::DeletePackage, Method::Delete, presets::PACKAGE_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

@@ -17,6 +17,7 @@ pub mod orgs;
 pub mod origins;
 pub mod parcel;
 pub mod places;
+pub mod presets;
 pub mod rates;
 pub mod scopes;
 pub mod session;

@@ -314,6 +314,8 @@ crate::names! {
         WidgetChanged = "widget_changed",
         BatchApproved = "batch_approved",
         LargePurchase = "large_purchase",
+        AddressSaved = "address_saved",
+        PackageSaved = "package_saved",
     }
 }
 

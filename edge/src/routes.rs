@@ -53,6 +53,9 @@ pub enum OrgsRoute {
     SetOrgKeys,
     OrgWebhook,
     SetOrgWebhook,
+    /// Members (writes: admins and operators): saved addresses and package
+    /// presets, one of their endpoints (`api::presets`) and its id, if any.
+    Saved(OwnId, String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +228,7 @@ impl Route {
                     OrgsRoute::SetOrgKeys => OwnId::SetOrgKeys,
                     OrgsRoute::OrgWebhook => OwnId::OrgWebhook,
                     OrgsRoute::SetOrgWebhook => OwnId::SetOrgWebhook,
+                    OrgsRoute::Saved(id, _) => *id,
                 })
                 .pattern
             }
@@ -385,6 +389,15 @@ pub fn route(
         OwnId::SetOrgKeys => orgs(OrgsRoute::SetOrgKeys),
         OwnId::OrgWebhook => orgs(OrgsRoute::OrgWebhook),
         OwnId::SetOrgWebhook => orgs(OrgsRoute::SetOrgWebhook),
+        id @ (OwnId::Addresses
+        | OwnId::SaveAddress
+        | OwnId::UpdateAddress
+        | OwnId::DeleteAddress
+        | OwnId::DefaultAddress
+        | OwnId::Packages
+        | OwnId::SavePackage
+        | OwnId::UpdatePackage
+        | OwnId::DeletePackage) => orgs(OrgsRoute::Saved(id, param)),
         OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
     })
 }

@@ -20,6 +20,7 @@
 pub mod directory;
 pub mod keys;
 pub mod passwords;
+pub mod presets;
 pub mod rules;
 pub mod sealing;
 pub mod throttle;
@@ -150,6 +151,8 @@ pub enum OrgCall {
     Reseal(Reseal),
     SetWebhookSecret(SetWebhookSecret),
     MoveWebhookSecret(MoveWebhookSecret),
+    SavedLists(SavedLists),
+    ChangeSaved(ChangeSaved),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -306,6 +309,18 @@ pub struct Reseal {
     pub to: String,
 }
 
+/// The saved addresses and package presets (`presets`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedLists {}
+
+/// A change to them by `actor`, with its audit line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangeSaved {
+    pub actor: Actor,
+    pub change: presets::Change,
+    pub at: u64,
+}
+
 /// Why the organization's object refused a change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Refusal {
@@ -363,6 +378,8 @@ crate::calls! {
     Reseal(Reseal) => (),
     SetWebhookSecret(SetWebhookSecret) => Vec<keys::StoredSecret>,
     MoveWebhookSecret(MoveWebhookSecret) => Result<Vec<keys::StoredSecret>, Refusal>,
+    SavedLists(SavedLists) => presets::Saved,
+    ChangeSaved(ChangeSaved) => Result<presets::Saved, presets::Refused>,
 }
 
 /// An audit line the object writes with a change (the log is append-only:

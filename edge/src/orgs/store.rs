@@ -11,11 +11,12 @@ use serde::Deserialize;
 use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, durable_object};
 
 use super::keys::{Sealed, StoredKey, StoredSecret};
+use super::presets::{self, Saved};
 use super::rules::{self, InviteFacts};
 use super::{
-    AUDIT_PAGE, Accepted, Access, AuditLine, Check, Create, CreateInvite, Joining, Membership,
-    MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite, SetKey,
-    SetRole, SetWebhookSecret, SignedIn,
+    AUDIT_PAGE, Accepted, Access, AuditLine, ChangeSaved, Check, Create, CreateInvite, Joining,
+    Membership, MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite,
+    SetKey, SetRole, SetWebhookSecret, SignedIn,
 };
 use crate::objects::reply;
 
@@ -113,6 +114,8 @@ impl Organization {
                 "CREATE TABLE IF NOT EXISTS keys (mode TEXT NOT NULL, slot TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (mode, slot))",
                 // `json` is a `StoredSecret`, sealed likewise.
                 "CREATE TABLE IF NOT EXISTS webhook (slot TEXT PRIMARY KEY, json TEXT NOT NULL)",
+                // One row: `json` is the saved addresses and presets (`presets::Saved`).
+                "CREATE TABLE IF NOT EXISTS saved (one INTEGER PRIMARY KEY CHECK (one = 1), json TEXT NOT NULL)",
             ] {
                 sql.exec(ddl, None)?;
             }
@@ -460,6 +463,31 @@ impl Organization {
         Ok(Ok(Self::keys(sql)?))
     }
 
+    fn saved(sql: &SqlStorage) -> Result<Saved> {
+        Ok(Self::json_rows(sql, "SELECT json FROM saved")?
+            .into_iter()
+            .next()
+            .unwrap_or_default())
+    }
+
+    /// A change and its audit line, together; a refused one changes nothing.
+    fn change_saved(
+        sql: &SqlStorage,
+        c: ChangeSaved,
+    ) -> Result<std::result::Result<Saved, presets::Refused>> {
+        let mut saved = Self::saved(sql)?;
+        let line = match presets::apply(&mut saved, c.change, &c.actor.label, c.at) {
+            Ok(line) => line,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        sql.exec(
+            "INSERT OR REPLACE INTO saved (one, json) VALUES (1, ?)",
+            vec![serde_json::to_string(&saved).map_err(internal)?.into()],
+        )?;
+        Self::audit(sql, c.at, line)?;
+        Ok(Ok(saved))
+    }
+
     fn answer(&self, call: OrgCall) -> Result<String> {
         if matches!(call, OrgCall::Keys(_)) && !self.exists()? {
             return reply::<Org, super::Keys>(&Sealed::default()).map_err(internal);
@@ -666,6 +694,8 @@ impl Organization {
             OrgCall::MoveWebhookSecret(m) => {
                 reply::<Org, MoveWebhookSecret>(&Self::move_secret(&sql, m)?)
             }
+            OrgCall::SavedLists(_) => reply::<Org, super::SavedLists>(&Self::saved(&sql)?),
+            OrgCall::ChangeSaved(c) => reply::<Org, ChangeSaved>(&Self::change_saved(&sql, c)?),
             OrgCall::Audit(super::Audit { before }) => {
                 #[derive(Deserialize)]
                 struct Row {
