@@ -22,8 +22,8 @@
 //! (the same for another organization's: it never says which),
 //! `EDGE.SAVED.LIMIT_REACHED` (409) past [`MAX_SAVED`], and
 //! `EDGE.ORG.MANAGED_BY_SETTINGS` (409) in the deployment's own
-//! organization, which is configured by Worker settings (its ship-from
-//! address is `SHIP_FROM`): the app offers nothing saved there.
+//! organization, which is configured by Worker settings (the widget's
+//! ship-from address is `WIDGET_SHIP_FROM`): the app offers nothing saved there.
 
 use serde::{Deserialize, Serialize};
 

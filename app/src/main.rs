@@ -4,8 +4,8 @@
 
 use app::pages::chunks::{Chunks, Load, Page};
 use app::pages::{
-    audit, carriers, invite, keys, label, labels, new_org, ship, status, team, tracking, wallet,
-    webhook_settings, webhooks,
+    audit, carriers, invite, keys, label, labels, new_org, presets, ship, status, team, tracking,
+    wallet, webhook_settings, webhooks,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -48,6 +48,7 @@ chunk_pages! {
     "/audit" => team: audit_log => view! { <audit::AuditLogPage /> };
     "/keys" => keys: org_keys => view! { <keys::KeysPage /> };
     "/webhooks/settings" => webhook_settings: org_webhook => view! { <webhook_settings::WebhookSettingsPage /> };
+    "/presets" => presets: org_presets => view! { <presets::PresetsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
 }

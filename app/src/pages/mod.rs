@@ -15,6 +15,7 @@ pub mod labels;
 pub mod login;
 pub mod new_org;
 pub mod not_found;
+pub mod presets;
 pub mod ship;
 pub mod status;
 pub mod team;
@@ -54,6 +55,9 @@ pub enum Guard {
     Admin(&'static str),
     /// Anyone, signed in or not, without the menu: the pages a link opens.
     Anyone,
+    /// Every member of an organization made in the app (the deployment's
+    /// own keeps these things in its Worker settings).
+    InApp,
 }
 
 /// The organization's API keys (admins): where the "no API key yet"
@@ -67,7 +71,7 @@ const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 18] = [
+pub static PAGES: [Page; 19] = [
     Page {
         path: "/",
         title: "Ship",
@@ -167,6 +171,12 @@ pub static PAGES: [Page; 18] = [
         guard: Guard::Admin("read the audit log"),
     },
     Page {
+        path: "/presets",
+        title: "Addresses & packages",
+        in_menu: true,
+        guard: Guard::InApp,
+    },
+    Page {
         path: api::orgs::INVITE_PAGE,
         title: "Accept an invitation",
         in_menu: false,
@@ -226,6 +236,10 @@ impl Guard {
                 "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET), not here: an organization made with scripts/new-org manages them in the app.".into(),
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
+            Guard::InApp if session.org.id.is_deployment() => Some(
+                "This deployment's own organization is set up in its Worker settings (the widget's ship-from address in WIDGET_SHIP_FROM), not here: an organization made with scripts/new-org keeps saved addresses and package presets in the app.".into(),
+            ),
+            Guard::InApp => None,
             Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
         }
     }
@@ -360,7 +374,8 @@ mod tests {
                 "API status",
                 "API keys",
                 "Team",
-                "Audit log"
+                "Audit log",
+                "Addresses & packages"
             ]
         );
         // The links people join by are open, and only they are.
@@ -426,6 +441,15 @@ mod tests {
             hook.refusal(&session(Role::Admin, OrgId::deployment(), true))
                 .unwrap()
                 .contains("WEBHOOK_SECRET")
+        );
+        // Saved addresses and presets: every role of an organization made in the app.
+        let presets = page("/presets").unwrap().guard;
+        assert_eq!(presets.refusal(&session(Role::Viewer, acme(), true)), None);
+        assert!(
+            presets
+                .refusal(&session(Role::Admin, OrgId::deployment(), true))
+                .unwrap()
+                .contains("WIDGET_SHIP_FROM")
         );
         let ship = page("/ship").unwrap().guard;
         assert_eq!(ship.refusal(&session(Role::Viewer, acme(), true)), None);

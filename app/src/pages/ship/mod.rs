@@ -12,9 +12,12 @@ use crate::components::loader::{busy, failed};
 use crate::components::parcel_form::{ParcelDraft, ParcelForm, WeightUnit};
 use crate::state::clock::Clock;
 use crate::state::purchase::Intent;
+use crate::state::saved::Saved;
 use crate::state::senders;
 use crate::state::write::Write;
+use api::presets::AddressInput;
 use api::rates::RATE_VALIDITY_SECONDS;
+use api::session::Role;
 use api::{Address, AddressValidation, ApiError, ErrorCode, Label, Rate, RatesRequest, Scope};
 use leptos::prelude::*;
 
@@ -299,6 +302,35 @@ pub fn ShipPage() -> impl IntoView {
     let check_from = checker("from", from, from_check, from_shown);
     let check_to = checker("to", to, to_check, to_shown);
 
+    // An organization's saved addresses and presets are its own, kept in
+    // the app; the deployment's own organization keeps this browser's senders.
+    let org = Saved::fetch(client, from, blank_address());
+    let (org_kept, org_addresses) = (org.kept, org.addresses);
+    if org_kept {
+        saved.set(Vec::new());
+    }
+    let may_save = client
+        .session
+        .with_untracked(|s| s.as_ref().is_some_and(|s| s.role != Role::Viewer));
+    // The picker's entries: what each is called, and the address.
+    let choices = Memo::new(move |_| {
+        org_addresses.with(|org| saved.with(|local| senders::choices(org.as_ref(), local)))
+    });
+    let save_org = Write::new(move || async move {
+        let address = from.get_untracked();
+        let input = AddressInput {
+            label: address.name.clone(),
+            address,
+            default: false,
+        };
+        let list = client.save_address(None, &input).await?;
+        saved_note.set(Some(format!(
+            "Saved as “{}” for the organization.",
+            input.label
+        )));
+        org_addresses.set(Some(list));
+        Ok(())
+    });
     let save_sender = move |_| {
         let a = from.get_untracked();
         from_shown.set(true);
@@ -307,22 +339,33 @@ pub fn ShipPage() -> impl IntoView {
             focus(&id);
             return;
         }
+        if org_kept {
+            save_org.submit();
+            return;
+        }
         let list = senders::with_added(saved.get_untracked(), a);
         senders::store(&list);
         saved.set(list);
         saved_note.set(Some("Sender saved in this browser.".into()));
     };
+    // Offered for a sender that is not saved yet (always, in this browser's list).
+    let offer_save = move || {
+        !org_kept
+            || (may_save
+                && org_addresses
+                    .with(|l| l.as_ref().is_some_and(|l| l.find(&from.get()).is_none())))
+    };
     let sender_picker = move || {
         view! {
             <div class="sender-tools">
-                {move || (!saved.get().is_empty()).then(|| view! {
+                {move || (!choices.with(Vec::is_empty)).then(|| view! {
                     <div class="field">
-                        <label for="saved-sender">"Saved senders"</label>
+                        <label for="saved-sender">{if org_kept { "Saved addresses" } else { "Saved senders" }}</label>
                         <select
                             id="saved-sender"
-                            on:change=move |ev| {
+                                                        on:change=move |ev| {
                                 if let Ok(i) = event_target_value(&ev).parse::<usize>()
-                                    && let Some(a) = saved.get_untracked().get(i).cloned()
+                                    && let Some((_, a)) = choices.with_untracked(|c| c.get(i).cloned())
                                 {
                                     from.set(a);
                                     from_check.set(Check::Unchecked);
@@ -330,14 +373,19 @@ pub fn ShipPage() -> impl IntoView {
                             }
                         >
                             <option value="">"Choose a saved sender…"</option>
-                            {saved.get().iter().enumerate().map(|(i, a)| view! {
-                                <option value=i.to_string()>{senders::describe(a)}</option>
+                            {move || choices.get().into_iter().enumerate().map(|(i, (name, a))| view! {
+                                <option value=i.to_string() prop:selected=move || from.with(|f| f == &a)>{name}</option>
                             }).collect_view()}
                         </select>
                     </div>
                 })}
-                <button type="button" class="secondary" on:click=save_sender>"Save sender"</button>
+                {move || offer_save().then(|| view! {
+                    <button type="button" class="secondary" on:click=save_sender disabled=move || save_org.pending()>
+                        {if org_kept { "Save this address" } else { "Save sender" }}
+                    </button>
+                })}
                 <span class="hint" role="status">{move || saved_note.get()}</span>
+                {move || save_org.error().map(|error| view! { <ErrorView error /> })}
             </div>
         }
     };
@@ -370,7 +418,7 @@ pub fn ShipPage() -> impl IntoView {
                     <AddressStatus state=to_check address=to on_check=check_to />
                 </div>
             </div>
-            <ParcelForm parcel show_problems=parcel_shown />
+            <ParcelForm parcel show_problems=parcel_shown saved=org.packages />
             <button type="submit" class="primary" disabled=move || get_rates.pending()>
                 {move || get_rates.label("Get rates", "Getting rates…")}
             </button>
