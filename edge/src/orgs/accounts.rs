@@ -807,7 +807,8 @@ async fn saved(
             id,
         }),
         OwnId::DeletePackage => Some(Change::DeletePackage { id }),
-        _ => None,
+        OwnId::Addresses | OwnId::Packages => None,
+        _ => return Err(EdgeError::RouteNotFound { path: req.url() }),
     };
     let created = matches!(endpoint, OwnId::SaveAddress | OwnId::SavePackage);
     let org = caller.org.as_str();
@@ -816,7 +817,7 @@ async fn saved(
         Some(change) => {
             let call = super::ChangeSaved {
                 actor: m.actor(&caller.account),
-                change,
+                change: Box::new(change),
                 at: now_s(),
             };
             let what = if addresses {

@@ -317,7 +317,8 @@ pub struct SavedLists {}
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChangeSaved {
     pub actor: Actor,
-    pub change: presets::Change,
+    // Boxed: an address is far larger than every other call.
+    pub change: Box<presets::Change>,
     pub at: u64,
 }
 

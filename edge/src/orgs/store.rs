@@ -476,7 +476,7 @@ impl Organization {
         c: ChangeSaved,
     ) -> Result<std::result::Result<Saved, presets::Refused>> {
         let mut saved = Self::saved(sql)?;
-        let line = match presets::apply(&mut saved, c.change, &c.actor.label, c.at) {
+        let line = match presets::apply(&mut saved, *c.change, &c.actor.label, c.at) {
             Ok(line) => line,
             Err(refused) => return Ok(Err(refused)),
         };
