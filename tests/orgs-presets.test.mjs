@@ -255,8 +255,9 @@ test('in the browser: the admin keeps the warehouse (the default) and a preset; 
   const rows = [1, 2, 3].map((i) => [`#${i}`, `Customer ${i}`, `${i} Elm St`, '', 'Brooklyn', 'NY', '11201', 'US', '', '', i === 3 ? '2' : '', i === 3 ? 'lb' : '', '', '', '', '']);
   await b.upload('orders.csv', csv(TEMPLATE, rows));
   await b.summary().getByText('0 ready, 3 with problems.').waitFor({ timeout: T });
-  const sender = operator.page.getByRole('group', { name: 'Ship from (every row)' });
-  assert.equal(await sender.getByLabel('Name', { exact: true }).inputValue(), 'Acme Warehouse', 'the sender is the default');
+  // The sender is the default, once the organization's addresses are read.
+  await operator.page.waitForFunction(() => document.getElementById('sender-name')?.value === 'Acme Warehouse', null, { timeout: T });
+  assert.equal(await operator.page.getByRole('group', { name: 'Ship from (every row)' }).getByLabel('City', { exact: true }).inputValue(), 'Springfield');
   assert.match(await operator.page.getByLabel('Saved addresses').locator('option:checked').innerText(), /^Main warehouse:/);
   await operator.page.getByLabel('Package preset for the 3 rows with a weight or size problem').selectOption({ label: PRESET_NAME });
   await operator.page.getByRole('button', { name: 'Set for 3 rows' }).first().click();
