@@ -194,7 +194,7 @@ pub fn describe_package(p: &PackagePreset) -> String {
 pub fn ParcelForm(
     parcel: RwSignal<ParcelDraft>,
     #[prop(optional)] show_problems: Option<RwSignal<bool>>,
-    #[prop(optional, into)] saved: Option<Signal<Vec<PackagePreset>>>,
+    #[prop(optional)] saved: Option<RwSignal<Vec<PackagePreset>>>,
 ) -> impl IntoView {
     let saved = move || saved.map(|s| s.get()).unwrap_or_default();
     let number =
