@@ -230,8 +230,9 @@ test('in the browser: the admin keeps the warehouse (the default) and a preset; 
   }
   const picker = operator.page.getByLabel('Saved addresses');
   assert.match(await picker.locator('option:checked').innerText(), /^Main warehouse: Acme Warehouse, 1 Dock Rd/);
-  // Saved already: nothing to save.
-  assert.equal(await operator.page.getByRole('button', { name: 'Save this address' }).count(), 0);
+  // Saved already: nothing to save again.
+  await operator.page.getByRole('button', { name: 'Save this address' }).click();
+  await operator.page.getByText('Saved already, as “Main warehouse”.').waitFor({ timeout: T });
   await ship.group('Parcel').getByLabel('Preset').selectOption({ label: PRESET_NAME });
   assert.equal(await ship.group('Parcel').getByLabel('Weight', { exact: true }).inputValue(), '14');
   assert.equal(await ship.group('Parcel').getByLabel('Height (in)').inputValue(), '3');

@@ -340,7 +340,17 @@ pub fn ShipPage() -> impl IntoView {
             return;
         }
         if org_kept {
-            save_org.submit();
+            if !may_save {
+                saved_note.set(Some(
+                    "Your role cannot save addresses: ask an admin or an operator.".into(),
+                ));
+            } else if let Some(same) = org_addresses
+                .with_untracked(|l| l.as_ref().and_then(|l| l.find(&a).map(|s| s.label.clone())))
+            {
+                saved_note.set(Some(format!("Saved already, as “{same}”.")));
+            } else {
+                save_org.submit();
+            }
             return;
         }
         let list = senders::with_added(saved.get_untracked(), a);
@@ -348,42 +358,39 @@ pub fn ShipPage() -> impl IntoView {
         saved.set(list);
         saved_note.set(Some("Sender saved in this browser.".into()));
     };
-    // Offered for a sender that is not saved yet (always, in this browser's list).
-    let offer_save = move || {
-        !org_kept
-            || (may_save
-                && org_addresses
-                    .with(|l| l.as_ref().is_some_and(|l| l.find(&from.get()).is_none())))
-    };
     let sender_picker = move || {
         view! {
             <div class="sender-tools">
-                {move || (!choices.with(Vec::is_empty)).then(|| view! {
-                    <div class="field">
-                        <label for="saved-sender">{if org_kept { "Saved addresses" } else { "Saved senders" }}</label>
-                        <select
-                            id="saved-sender"
-                                                        on:change=move |ev| {
-                                if let Ok(i) = event_target_value(&ev).parse::<usize>()
-                                    && let Some((_, a)) = choices.with_untracked(|c| c.get(i).cloned())
-                                {
-                                    from.set(a);
-                                    from_check.set(Check::Unchecked);
+                // Built again when the list changes (the organization's arrive
+                // after the page): the sender then in the form is the one chosen.
+                {move || {
+                    let list = choices.get();
+                    let current = from.get_untracked();
+                    (!list.is_empty()).then(|| view! {
+                        <div class="field">
+                            <label for="saved-sender">{if org_kept { "Saved addresses" } else { "Saved senders" }}</label>
+                            <select
+                                id="saved-sender"
+                                on:change=move |ev| {
+                                    if let Ok(i) = event_target_value(&ev).parse::<usize>()
+                                        && let Some((_, a)) = choices.with_untracked(|c| c.get(i).cloned())
+                                    {
+                                        from.set(a);
+                                        from_check.set(Check::Unchecked);
+                                    }
                                 }
-                            }
-                        >
-                            <option value="">"Choose a saved sender…"</option>
-                            {move || choices.get().into_iter().enumerate().map(|(i, (name, a))| view! {
-                                <option value=i.to_string() prop:selected=move || from.with(|f| f == &a)>{name}</option>
-                            }).collect_view()}
-                        </select>
-                    </div>
-                })}
-                {move || offer_save().then(|| view! {
-                    <button type="button" class="secondary" on:click=save_sender disabled=move || save_org.pending()>
-                        {if org_kept { "Save this address" } else { "Save sender" }}
-                    </button>
-                })}
+                            >
+                                <option value="">"Choose a saved sender…"</option>
+                                {list.into_iter().enumerate().map(|(i, (name, a))| view! {
+                                    <option value=i.to_string() selected=a == current>{name}</option>
+                                }).collect_view()}
+                            </select>
+                        </div>
+                    })
+                }}
+                <button type="button" class="secondary" on:click=save_sender disabled=move || save_org.pending()>
+                    {if org_kept { "Save this address" } else { "Save sender" }}
+                </button>
                 <span class="hint" role="status">{move || saved_note.get()}</span>
                 {move || save_org.error().map(|error| view! { <ErrorView error /> })}
             </div>
