@@ -256,9 +256,7 @@ pub fn ParcelForm(
                             </optgroup>
                         })
                     }}
-                    <optgroup label="Common sizes">
-                        {PRESETS.iter().enumerate().map(|(i, p)| view! { <option value=i.to_string()>{p.name}</option> }).collect_view()}
-                    </optgroup>
+                    {PRESETS.iter().enumerate().map(|(i, p)| view! { <option value=i.to_string()>{p.name}</option> }).collect_view()}
                 </select>
             </div>
             <div class="parcel-grid">

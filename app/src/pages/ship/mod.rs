@@ -313,9 +313,8 @@ pub fn ShipPage() -> impl IntoView {
         .session
         .with_untracked(|s| s.as_ref().is_some_and(|s| s.role != Role::Viewer));
     // The picker's entries: what each is called, and the address.
-    let choices = Memo::new(move |_| {
-        org_addresses.with(|org| saved.with(|local| senders::choices(org.as_ref(), local)))
-    });
+    let choices =
+        move || org_addresses.with(|org| saved.with(|local| senders::choices(org.as_ref(), local)));
     let save_org = Write::new(move || async move {
         let address = from.get_untracked();
         let input = AddressInput {
@@ -323,12 +322,15 @@ pub fn ShipPage() -> impl IntoView {
             address,
             default: false,
         };
-        let list = client.save_address(None, &input).await?;
-        saved_note.set(Some(format!(
-            "Saved as “{}” for the organization.",
-            input.label
-        )));
-        org_addresses.set(Some(list));
+        // The answer in the note beside the button (the page's error view is the rates').
+        let note = match client.save_address(None, &input).await {
+            Ok(list) => {
+                org_addresses.set(Some(list));
+                format!("Saved as “{}” for the organization.", input.label)
+            }
+            Err(e) => format!("Not saved: {e}"),
+        };
+        saved_note.set(Some(note));
         Ok(())
     });
     let save_sender = move |_| {
@@ -364,7 +366,7 @@ pub fn ShipPage() -> impl IntoView {
                 // Built again when the list changes (the organization's arrive
                 // after the page): the sender then in the form is the one chosen.
                 {move || {
-                    let list = choices.get();
+                    let list = choices();
                     let current = from.get_untracked();
                     (!list.is_empty()).then(|| view! {
                         <div class="field">
@@ -373,7 +375,7 @@ pub fn ShipPage() -> impl IntoView {
                                 id="saved-sender"
                                 on:change=move |ev| {
                                     if let Ok(i) = event_target_value(&ev).parse::<usize>()
-                                        && let Some((_, a)) = choices.with_untracked(|c| c.get(i).cloned())
+                                        && let Some((_, a)) = untrack(choices).get(i).cloned()
                                     {
                                         from.set(a);
                                         from_check.set(Check::Unchecked);
@@ -392,7 +394,6 @@ pub fn ShipPage() -> impl IntoView {
                     {if org_kept { "Save this address" } else { "Save sender" }}
                 </button>
                 <span class="hint" role="status">{move || saved_note.get()}</span>
-                {move || save_org.error().map(|error| view! { <ErrorView error /> })}
             </div>
         }
     };
