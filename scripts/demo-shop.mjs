@@ -1,6 +1,7 @@
 // A demo storefront: a product page on its own origin that embeds the
 // widget with the one-line embed and listens to it, as a shop owner would
-// (README, The storefront widget). The quantity changes the parcel through
+// (README, The storefront widget); `?widget=org_…` embeds that organization's
+// widget (its id as data-widget), else the deployment's. The quantity changes the parcel through
 // the element's API; "Sign in as Ada" prefills the destination; the
 // checkout shows the chosen option and places the order with `choice`.
 // Every widget event is also kept in `window.shopLog` (tests and benchmarks
@@ -11,7 +12,7 @@
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 
-const ATTRIBUTES = ['weight-oz', 'length', 'width', 'height', 'preset', 'accent', 'radius', 'font', 'theme'];
+const ATTRIBUTES = ['widget', 'weight-oz', 'length', 'width', 'height', 'preset', 'accent', 'radius', 'font', 'theme'];
 const POLICIES = ['no-referrer', 'origin', 'strict-origin-when-cross-origin', 'unsafe-url'];
 const escape = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -61,7 +62,10 @@ function page(edge, query) {
   }
   widget.addEventListener('parcel-widget:chosen', (event) => {
     const c = event.detail;
-    shipping.textContent = 'Shipping: ' + c.carrier + ' ' + c.service + ', ' + dollars(c.rate_cents) + ', arrives ' + c.carrier_eta + '.';
+    // The shop's own fallback (no carrier answered in time) has no carrier or date.
+    shipping.textContent = c.fallback
+      ? 'Shipping: ' + c.name + ', ' + dollars(c.rate_cents) + '.'
+      : 'Shipping: ' + c.carrier + ' ' + c.service + ', ' + dollars(c.rate_cents) + ', arrives ' + c.carrier_eta + '.';
     placeOrder.disabled = false;
   });
   widget.addEventListener('parcel-widget:cleared', () => {

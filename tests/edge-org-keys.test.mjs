@@ -16,6 +16,8 @@ import { Person, assertError, newOrgLink } from './support/orgs.mjs';
 import { untilJob } from './support/jobs.mjs';
 
 const PASSWORD = 'correct horse battery staple';
+/** Live labels from $30 go in the audit log (the simulator quotes ground below it, overnight above). */
+const AUDIT_PURCHASE_CENTS = 3000;
 const secret = () => randomBytes(32).toString('hex');
 let sim, edge, options, persist, deploymentKeys;
 /** Every log line of every start of the stack. */
@@ -30,6 +32,7 @@ before(async () => {
   options = {
     upstream: sim.url, keys: deploymentKeys, users: newUsers(), persist,
     sessionSecret: secret(), masterKeys: `k1:${secret()}`,
+    vars: { AUDIT_PURCHASE_CENTS: String(AUDIT_PURCHASE_CENTS) },
   };
   edge = await startEdgeProcess(options);
 });
@@ -221,6 +224,59 @@ test('two organizations: labels, idempotency keys and jobs stay with their own; 
 
   assert.equal(await calls(acmeSandbox) - acmeCalls, 1, 'only Acme\'s own call since (its read of Beta\'s label; the replay is answered by the Worker) used its key');
   assert.equal(await calls(deploymentKeys.sandbox), deploymentCalls, 'no organization used the deployment\'s key');
+});
+
+test('the audit log names who committed money: a batch\'s approved total and a live label above the threshold; a removed operator\'s next read is refused', async () => {
+  const betaLive = await simKey('acct_beta', 'live');
+  assert.equal((await setKey(beta, betaLive)).status, 200);
+  await sim.control('PUT', '/__sim/accounts/acct_beta/wallet', { balance_cents: 10_000_000, card: 'ok', auto_reload: null });
+  const invite = await beta.invite('operator');
+  assert.equal(invite.status, 201, invite.text);
+  const op = person();
+  const email = `op.${randomBytes(4).toString('hex')}@example.com`;
+  assert.equal((await op.accept(invite.json.token, { email, password: PASSWORD, name: 'Olga Operator' })).status, 200);
+  assert.equal((await op.call('GET', '/api/session')).json.mode, 'live');
+
+  const quote = await op.call('POST', '/api/v1/rates', shipment);
+  assert.equal(quote.status, 200, quote.text);
+  const cheap = quote.json.rates.find((r) => r.rate_cents < AUDIT_PURCHASE_CENTS);
+  const dear = quote.json.rates.find((r) => r.rate_cents >= AUDIT_PURCHASE_CENTS);
+  assert.ok(cheap && dear, `the quote straddles the threshold: ${quote.json.rates.map((r) => r.rate_cents)}`);
+  const small = await buy(op, randomUUID(), cheap.id);
+  const large = await buy(op, randomUUID(), dear.id);
+  assert.equal(small.status, 201, JSON.stringify(small.json));
+  assert.equal(large.status, 201, JSON.stringify(large.json));
+
+  const job = await op.call('POST', '/api/jobs', {
+    name: 'approve-me.csv', rule: { rule: 'cheapest' }, approval: { approval: 'review_first' },
+    rows: [1, 2].map((n) => ({ reference: `#${n}`, from_address: shipment.from_address, to_address: address(`Customer ${n}`, `${n} Elm St`, '11201', 'NY'), parcel: shipment.parcel })),
+  });
+  assert.equal(job.status, 201, job.text);
+  assert.equal((await op.call('POST', `/api/jobs/${job.json.id}/start`)).status, 200);
+  const s = { json: async (p) => { const r = await op.call('GET', p); assert.equal(r.status, 200, r.text); return r.json; } };
+  const quoted = await untilJob(s, job.json.id, (j) => !['planned', 'quoting'].includes(j.state));
+  assert.equal(quoted.state, 'awaiting_approval', JSON.stringify(quoted.problem));
+  const approved = await op.call('POST', `/api/jobs/${job.json.id}/approve`);
+  assert.equal(approved.status, 200, approved.text);
+
+  const entries = (await beta.call('GET', '/api/org/audit')).json.entries;
+  const money = entries.filter((e) => ['large_purchase', 'batch_approved'].includes(e.action));
+  const dollars = (c) => `$${Math.floor(c / 100).toLocaleString('en-US')}.${String(c % 100).padStart(2, '0')}`;
+  assert.deepEqual(money.map((e) => [e.action, e.actor]), [
+    ['batch_approved', `Olga Operator <${email}>`],
+    ['large_purchase', `Olga Operator <${email}>`],
+  ], 'the cheap label and sandbox jobs are not entries; the dear label and the approval are, by who did them');
+  assert.equal(money[0].detail, `approve-me.csv (${job.json.id}, live): approved ${dollars(quoted.cost.quoted_cents)} for 2 labels`);
+  assert.ok(money[1].detail.startsWith(`${dollars(dear.rate_cents)} ${dear.carrier} ${dear.service} (${large.json.id}, tracking `), money[1].detail);
+  assertError(await op.call('GET', '/api/org/audit'), 403, 'EDGE.ROLE.FORBIDDEN');
+
+  // Reads may reuse a moment-old membership check, but a removal made
+  // through this Worker counts from the very next request, read or write.
+  assert.equal((await op.call('GET', '/api/v1/wallet')).status, 200);
+  const account = (await beta.call('GET', '/api/org/members')).json.members.find((m) => m.email === email).account;
+  assert.equal((await beta.call('DELETE', `/api/org/members/${account}`)).status, 200);
+  assertError(await op.call('GET', '/api/v1/wallet'), 401, 'EDGE.SESSION.REQUIRED');
+  assertError(await op.call('POST', '/api/v1/rates', shipment), 401, 'EDGE.SESSION.REQUIRED');
 });
 
 test('webhooks: each organization has its own URL and secret; a delivery lands only in its inbox, and the other\'s secret does not verify it', async () => {

@@ -6,10 +6,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
 import { Person, assertError, newOrgLink } from './support/orgs.mjs';
+import { filesWithTable, sqlite } from './support/sqlite.mjs';
 
-let sim, edge, sessionSecret, users;
+let sim, edge, options, sessionSecret, users;
+/** The objects' SQLite files: an invitation's expiry is moved into the past there. */
+const persist = mkdtempSync(path.join(tmpdir(), 'parcel-orgs-'));
 const PASSWORD = 'correct horse battery staple';
 
 before(async () => {
@@ -17,9 +23,10 @@ before(async () => {
   users = newUsers();
   sim = await startSim({ keys });
   sessionSecret = randomBytes(32).toString('hex');
-  edge = await startEdgeProcess({ upstream: sim.url, keys, users, secrets: { SESSION_SECRET: sessionSecret } });
+  options = { upstream: sim.url, keys, users, persist, secrets: { SESSION_SECRET: sessionSecret } };
+  edge = await startEdgeProcess(options);
 });
-after(async () => { await edge?.stop(); await sim?.stop(); });
+after(async () => { await edge?.stop(); await sim?.stop(); rmSync(persist, { recursive: true, force: true }); });
 
 let addresses = 0;
 /** A person at their own client address, so one test's failures never throttle another's. */
@@ -126,6 +133,19 @@ test('invitations: an operator and a viewer join by link; each does what the rol
   const unknown = invited.json.token.slice(0, 16) + randomBytes(32).toString('base64url');
   assertError(await person().accept(unknown, { email: email('x'), password: PASSWORD }), 404, 'EDGE.INVITE.UNKNOWN');
   assertError(await admin.invite('viewer', 31), 422, 'VALIDATION.FIELD.INVALID');
+  // A day past its expiry (moved there in the organization's stored row,
+  // with the stack stopped: no endpoint can age an invitation), a link is
+  // refused as expired.
+  const aging = await admin.invite('viewer', 1);
+  await edge.stop();
+  const [orgFile] = filesWithTable(persist, 'invites').filter((f) => sqlite(f, 'SELECT id FROM invites WHERE id = ?', [aging.json.invite.id]).length);
+  assert.ok(orgFile, 'the organization object holds the invitation');
+  sqlite(orgFile, 'UPDATE invites SET expires_at = ? WHERE id = ?', [Math.floor(Date.now() / 1000) - 86400, aging.json.invite.id]);
+  edge = await startEdgeProcess(options);
+  admin.url = edge.url;
+  assertError(await person().preview(aging.json.token), 410, 'EDGE.INVITE.EXPIRED');
+  assertError(await person().accept(aging.json.token, { email: email('late'), password: PASSWORD }), 410, 'EDGE.INVITE.EXPIRED');
+  assert.equal((await admin.call('GET', '/api/org/invites')).json.invites.find((i) => i.id === aging.json.invite.id).state, 'expired');
 
   // The audit log holds who did what, newest first.
   const audit = await admin.call('GET', '/api/org/audit');

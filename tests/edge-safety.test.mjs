@@ -9,12 +9,12 @@
 // simulator alike, and nothing is stored.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEdge, startStack } from './support/stack.mjs';
+import { filesWithTable, sqlite } from './support/sqlite.mjs';
 
 const persist = mkdtempSync(path.join(tmpdir(), 'parcel-edge-'));
 let stack, operator;
@@ -48,26 +48,6 @@ async function envelope(res, status, code) {
   return body.error;
 }
 
-/** Runs one SQL statement on a SQLite file with Python's sqlite3 (WAL-aware); returns the rows. */
-function sqlite(file, sql, params = []) {
-  const script = 'import sqlite3, sys, json\n'
-    + 'c = sqlite3.connect(sys.argv[1])\n'
-    + 'rows = c.execute(sys.argv[2], json.loads(sys.argv[3])).fetchall()\n'
-    + 'c.commit()\nprint(json.dumps(rows))';
-  return JSON.parse(execFileSync('python3', ['-c', script, file, sql, JSON.stringify(params)]).toString());
-}
-
-/** Every SQLite file under `dir` holding a purchase record (`entry` table). */
-function purchaseRecords(dir) {
-  const files = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.sqlite')) continue;
-    const file = path.join(entry.parentPath ?? entry.path, entry.name);
-    if (sqlite(file, "SELECT name FROM sqlite_master WHERE name = 'entry'").length) files.push(file);
-  }
-  return files;
-}
-
 async function quote() {
   return (await (await api('/api/v1/rates', post(JSON.stringify(shipment)))).json()).rates[0].id;
 }
@@ -84,7 +64,7 @@ test('a purchase whose record cannot be read is refused, and nothing is bought a
   const bought = await account();
   // The deployment stops; its stored record is damaged (or written by a newer build).
   await stack.edge.stop();
-  const [file] = purchaseRecords(persist).filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
+  const [file] = filesWithTable(persist, 'entry').filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
   assert.ok(file, 'the record of the purchase is on disk');
   sqlite(file, "UPDATE entry SET json = '{\"v\":99,\"state\":\"done\"}'");
   await stack.restartEdge();
@@ -106,7 +86,7 @@ test('a record written in the previous shape (no version) is still replayed', as
   assert.equal(first.status, 201);
   const label = await first.json();
   await stack.edge.stop();
-  const [file] = purchaseRecords(persist).filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
+  const [file] = filesWithTable(persist, 'entry').filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
   const [[stored]] = sqlite(file, 'SELECT json FROM entry');
   const current = JSON.parse(stored);
   assert.equal(current.v, 2, 'records are written with their version');

@@ -385,7 +385,7 @@ test('jobs are listed by mode, watched by viewers, and refused to viewers to run
     const created = await createJob(s, { name: 'small.csv', rows: rows(3) });
     const list = await s.json('/api/jobs');
     assert.equal(list.jobs[0].id, created.id);
-    assert.equal(list.jobs[0].created_by, 'operator1');
+    assert.equal(list.jobs[0].created_by, s.users.operator.name);
     assert.equal(list.jobs[0].mode, 'live');
     const viewer = await s.edge.session(s.users.viewer);
     const asViewer = (p, init = {}) => fetch(s.edge.url + p, { ...init, headers: { cookie: viewer.cookie, origin: viewer.origin, 'content-type': 'application/json' } });

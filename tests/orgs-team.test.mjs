@@ -8,9 +8,12 @@
 // operator buying with the organization's own key. Then a key rotation in
 // the app; the organization's webhook secret entered and rotated in the
 // app, its URL copied into the simulator and a label's delivery in its
-// inbox; each refusal of a link, the last admin, removal, a throttled
-// sign-in, and one person in two organizations switching from the menu.
-// axe on every new page.
+// inbox; the organization's storefront widget set up in the app (a shop
+// origin refused at its field, the ship-from, the snippet copied), its
+// widget on that shop's page quoting with the organization's key, and its
+// fallback handed to the shop when the carriers are slow; each refusal of
+// a link, the last admin, removal, a throttled sign-in, and one person in
+// two organizations switching from the menu. axe on every new page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -19,17 +22,22 @@ import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from './support/st
 import { newOrgLink } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage } from './support/pages.mjs';
+import { engines, openShop, shopEvent, widgetFrame } from './support/widget.mjs';
+import { startDemoShop } from '../scripts/demo-shop.mjs';
 
 const PASSWORD = 'correct horse battery staple';
-let sim, edge, browser, sessionSecret;
+let sim, edge, browser, sessionSecret, shop;
 before(async () => {
   const keys = newKeys();
   sim = await startSim({ keys });
   sessionSecret = randomBytes(32).toString('hex');
   edge = await startEdge({ upstream: sim.url, keys, users: newUsers(), sessionSecret });
   browser = await launch();
+  shop = await startDemoShop();
+  shop.edge = edge.url;
 });
 after(async () => {
+  await shop?.close();
   await browser?.close();
   await edge?.stop();
   await sim?.stop();
@@ -264,7 +272,7 @@ test('a new organization from a setup link; its admin signs in by password, ente
   assert.match(await new OrgShell(viewer.page).current().innerText(), /Acme Parcels · operator/);
 
   for (const p of [admin, operator, viewer]) assert.deepEqual(p.errors, []);
-  acme = { admin, operator, viewer, shell, team, keys, sandboxKey };
+  acme = { admin, operator, viewer, shell, team, keys, sandboxKey, liveKey };
 });
 
 test('a key rotation in the app: a revoked new key is not activated and is discarded; the next is verified, activated and made the only key', async () => {
@@ -384,6 +392,95 @@ test('webhooks in the app: the admin enters the organization\'s secret (masked, 
   assert.deepEqual(admin.errors, []);
 });
 
+let widgetId;
+test('the storefront widget in the app: the admin sets a shop origin (a bad one refused at its field) and the ship-from, copies the snippet, and the widget on that shop\'s page quotes with the organization\'s key', async () => {
+  assert.ok(acme, 'needs the organization of the first test');
+  const { admin } = acme;
+  const { page } = admin;
+  await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: edge.url });
+  await admin.go('/keys');
+  await page.getByRole('link', { name: 'storefront widget settings' }).click({ timeout: T });
+  await page.getByRole('heading', { name: 'Storefront widget' }).waitFor({ timeout: T });
+  const origin = page.getByLabel('Shop origin 1', { exact: true });
+  await origin.fill('http://shop.example');
+  const save = page.getByRole('button', { name: /^(Save the widget settings|Saving)/ });
+  await save.click();
+  // The Worker's refusal, at the origin's row.
+  await page.getByRole('group', { name: 'Shop origins' }).getByRole('alert').getByText('VALIDATION.FIELD.INVALID').waitFor({ timeout: T });
+  assert.equal(await origin.getAttribute('aria-invalid'), 'true');
+  await origin.fill(shop.url);
+  const from = page.getByRole('group', { name: 'Ships from' });
+  for (const [label, value] of [['Name', 'Acme Goods'], ['Street address', '500 Market St Suite 3'], ['City', 'San Francisco'], ['State', 'CA'], ['ZIP code', '94105']]) {
+    await from.getByLabel(label, { exact: true }).fill(value);
+  }
+  // The fallback the widget offers when the carriers take more than 10 s.
+  await page.getByLabel('Offer a fallback option when no carrier answers in time').check();
+  await page.getByLabel('Name shoppers see').fill('Standard shipping');
+  await page.getByLabel('Price (USD)').fill('7,95');
+  await save.click();
+  await page.locator('#fallback-price-problem').getByText(/^Enter a price in dollars/).waitFor({ timeout: T });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'fallback-price');
+  await page.getByLabel('Price (USD)').fill('7.95');
+  await page.getByLabel('Wait for carriers (seconds)').fill('10');
+  await save.click();
+  await page.getByRole('status').filter({ hasText: /^Saved\./ }).waitFor({ timeout: T });
+  await axe(page, 'storefront widget settings');
+  await screenshot(page, 'orgs-widget-settings');
+  await page.getByRole('button', { name: 'Copy the snippet' }).click();
+  await page.getByRole('button', { name: 'Copied' }).waitFor();
+  const snippet = await page.evaluate(() => navigator.clipboard.readText());
+  const id = /data-widget="(org_[0-9a-z]+)"/.exec(snippet)?.[1];
+  assert.ok(id, snippet);
+  widgetId = id;
+  assert.ok(snippet.includes(`<script src="${edge.url}/widget/embed.js" async></script>`), snippet);
+
+  // The widget the snippet names, on a page of that shop: quoted with Acme's key.
+  const before = await calls(acme.liveKey);
+  const s = await openShop(engines.chromium, browser, shop, `widget=${id}`);
+  try {
+    await widgetFrame(s);
+    await s.page.click('#sign-in');
+    const quoted = await shopEvent(s, 'quoted');
+    assert.ok(quoted.detail.options.length > 0);
+    assert.ok(!quoted.detail.fallback);
+    assert.equal(await calls(acme.liveKey), before + 1, 'quoted with the organization\'s own key');
+    assert.deepEqual(s.problems, []);
+  } finally {
+    await s.close();
+  }
+  assert.deepEqual(admin.errors, []);
+});
+
+test('the widget\'s fallback: when the carriers are slow, the shopper gets the organization\'s fallback option and the shop gets it marked as a fallback', async () => {
+  assert.ok(widgetId, 'needs the widget of the previous test');
+  // Rates take 30 s: past the widget's 10 s wait. (Another parcel than the
+  // previous test's, which the Worker's quote cache would answer at once.)
+  await sim.control('PUT', '/__sim/faults', { latency_ms: 30000, latency_endpoints: ['POST /v1/rates'] });
+  const s = await openShop(engines.chromium, browser, shop, `widget=${widgetId}&weight-oz=33`);
+  try {
+    const frame = await widgetFrame(s);
+    await s.page.click('#sign-in');
+    // Offered once the 10 s wait is over (budget: the wait and T).
+    await frame.getByText('The carriers are taking too long to answer').waitFor({ timeout: 10000 + T });
+    const quoted = await shopEvent(s, 'quoted');
+    assert.deepEqual(quoted.detail, { fallback: true, options: [{ fallback: true, name: 'Standard shipping', rate_cents: 795 }], unavailable_carriers: [] });
+    await frame.getByRole('radio', { name: /Standard shipping/ }).check({ timeout: T });
+    const chosen = await shopEvent(s, 'chosen');
+    assert.equal(chosen.detail.fallback, true);
+    assert.equal(chosen.detail.rate_cents, 795);
+    assert.equal(chosen.detail.name, 'Standard shipping');
+    assert.equal(chosen.detail.rate_id, undefined, 'no rate to buy');
+    assert.equal(chosen.detail.destination.zip, '11201');
+    assert.equal(chosen.detail.parcel.weight_oz, 33);
+    await s.page.getByText('Shipping: Standard shipping, $7.95.').waitFor();
+    assert.ok(await s.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice?.fallback), 'the element\'s choice is the fallback');
+    assert.deepEqual(s.problems, []);
+  } finally {
+    await sim.control('PUT', '/__sim/faults', {});
+    await s.close();
+  }
+});
+
 test('the last admin is protected, a removed member is out at the next request, and a used, revoked or unknown link says what to do', async () => {
   assert.ok(acme, 'needs the organization of the first test');
   const { admin, operator, shell, team } = acme;
@@ -492,7 +589,7 @@ test('one person in two organizations: joins the second with their password and 
   assert.match(await select.locator('option:checked').innerText(), /Acme Parcels · admin/);
   assert.equal(await membersStatus(admin.page), 200);
   // The keyboard reaches it: Tab from the menu's last link lands on the select.
-  await shell.menu().getByRole('link', { name: 'Audit log' }).focus();
+  await shell.menu().getByRole('link').last().focus();
   await admin.page.keyboard.press('Tab');
   assert.equal(await admin.page.evaluate(() => document.activeElement.id), 'org');
   assert.deepEqual(admin.errors, []);

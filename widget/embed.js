@@ -1,12 +1,17 @@
 // The storefront widget's embed script (README, "The storefront widget").
-// A shop page on a WIDGET_ORIGINS origin pastes:
-//   <div data-parcel-widget data-weight-oz="20" data-length="10" data-width="8" data-height="4"></div>
+// A shop page on one of the widget's origins pastes (the app's "Storefront
+// widget" page gives it with the organization's widget id):
+//   <div data-parcel-widget data-widget="org_1a2b" data-weight-oz="20" data-length="10" data-width="8" data-height="4"></div>
 //   <script src="https://ship.example/widget/embed.js" async></script>
+// (Without data-widget it is the deployment's own widget, WIDGET_ORIGINS.)
 // Each such element (also ones added later) gets the widget page in an
-// iframe whose URL names this page's origin as its shop (the Worker lets
-// only that origin frame it, and only if it is in WIDGET_ORIGINS), carries
-// the parcel and the theme from the element's data attributes, and is kept
-// as tall as its content. The page's messages become DOM events on the
+// iframe whose URL names the widget id and this page's origin as its shop
+// (the Worker lets only that origin frame it, and only if it is one of
+// that widget's origins), carries the parcel and the theme from the
+// element's data attributes, and is kept as tall as its content.
+// With a fallback option set, `quoted` and `chosen` may carry it with
+// `fallback: true` when no carrier answered in time (no rate_id: the shop
+// charges its price and ships it as it sees fit). The page's messages become DOM events on the
 // element; the element gets setParcel(), setDestination() and .choice.
 // Messages are taken from the widget's origin and that iframe only, and
 // sent to the widget's origin only.
@@ -14,7 +19,7 @@
   const origin = new URL(document.currentScript.src).origin;
   // iframe URL parameter → data attribute (dataset key).
   const SETTINGS = {
-    'weight_oz': 'weightOz', 'length': 'length', 'width': 'width', 'height': 'height', 'preset': 'preset',
+    'widget': 'widget', 'weight_oz': 'weightOz', 'length': 'length', 'width': 'width', 'height': 'height', 'preset': 'preset',
     'accent': 'accent', 'radius': 'radius', 'font': 'font', 'theme': 'theme',
   };
   const EVENTS = ['parcel-widget:ready', 'parcel-widget:quoted', 'parcel-widget:chosen', 'parcel-widget:cleared', 'parcel-widget:error'];

@@ -291,6 +291,11 @@ pub enum OwnId {
     ReceiveOrgWebhook,
     OrgWebhook,
     SetOrgWebhook,
+    AccessTokens,
+    CreateAccessToken,
+    RevokeAccessToken,
+    OrgWidget,
+    SetOrgWidget,
     Addresses,
     SaveAddress,
     UpdateAddress,
@@ -325,9 +330,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{inbox, jobs, orgs, presets, session, widget};
+use crate::{access_tokens, inbox, jobs, orgs, presets, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 58] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 63] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -393,6 +398,19 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 58] = [
     ),
     own(OwnId::OrgWebhook, Method::Get, orgs::ORG_WEBHOOK_PATH),
     own(OwnId::SetOrgWebhook, Method::Put, orgs::ORG_WEBHOOK_PATH),
+    own(OwnId::AccessTokens, Method::Get, access_tokens::TOKENS_PATH),
+    own(
+        OwnId::CreateAccessToken,
+        Method::Post,
+        access_tokens::TOKENS_PATH,
+    ),
+    own(
+        OwnId::RevokeAccessToken,
+        Method::Delete,
+        access_tokens::TOKEN_PATH,
+    ),
+    own(OwnId::OrgWidget, Method::Get, orgs::ORG_WIDGET_PATH),
+    own(OwnId::SetOrgWidget, Method::Put, orgs::ORG_WIDGET_PATH),
     own(OwnId::Addresses, Method::Get, presets::ADDRESSES_PATH),
     own(OwnId::SaveAddress, Method::Post, presets::ADDRESSES_PATH),
     own(OwnId::UpdateAddress, Method::Put, presets::ADDRESS_PATH),

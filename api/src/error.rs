@@ -143,6 +143,7 @@ error_codes! {
         EdgeKeyRefused = "EDGE.KEY.REFUSED", 422;
         EdgeKeyCheckUnavailable = "EDGE.KEY.CHECK_UNAVAILABLE", 503;
         EdgeKeyNoNext = "EDGE.KEY.NO_NEXT", 409;
+        EdgeTokenNotFound = "EDGE.TOKEN.NOT_FOUND", 404;
         EdgeSavedNotFound = "EDGE.SAVED.NOT_FOUND", 404;
         EdgeSavedLimitReached = "EDGE.SAVED.LIMIT_REACHED", 409;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;

@@ -3,6 +3,7 @@
 //! Where the interface says "not shown", the choice made here is documented
 //! on the item and in `sim/README.md`.
 
+pub mod access_tokens;
 pub mod address;
 pub mod batches;
 pub mod carrier_accounts;

@@ -20,6 +20,8 @@
 //! | `PUT /api/org/keys`                | admin      | `KeyChange` → `OrgKeyList`             |
 //! | `GET /api/org/webhook`             | admin      | → `OrgWebhook`                         |
 //! | `PUT /api/org/webhook`             | admin      | `WebhookSecretChange` → `OrgWebhook`   |
+//! | `GET /api/org/widget`              | any member | → `OrgWidget`                          |
+//! | `PUT /api/org/widget`              | admin      | `WidgetSettings` → `OrgWidget`         |
 //!
 //! Refusals: `EDGE.SIGN_IN.FAILED` (401, the same for an unknown email and
 //! a wrong password), `EDGE.SIGN_IN.THROTTLED` (429 with `Retry-After`),
@@ -49,6 +51,7 @@ pub const ACCEPT_INVITE_PATH: &str = "/api/invites/accept";
 pub const AUDIT_PATH: &str = "/api/org/audit";
 pub const ORG_KEYS_PATH: &str = "/api/org/keys";
 pub const ORG_WEBHOOK_PATH: &str = "/api/org/webhook";
+pub const ORG_WIDGET_PATH: &str = "/api/org/widget";
 
 /// The dashboard page an invitation link opens: `/invite#{token}` (the
 /// fragment never reaches a server log or a `Referer`).
@@ -314,6 +317,8 @@ crate::names! {
         WidgetChanged = "widget_changed",
         BatchApproved = "batch_approved",
         LargePurchase = "large_purchase",
+        TokenCreated = "token_created",
+        TokenRevoked = "token_revoked",
         AddressSaved = "address_saved",
         PackageSaved = "package_saved",
     }
@@ -408,6 +413,73 @@ pub struct OrgWebhook {
 
 /// Webhook secrets: what the service issues is at least this long.
 pub const WEBHOOK_SECRET_MIN_CHARS: usize = 16;
+
+/// `PUT /api/org/widget`: the organization's storefront widget
+/// (`crate::widget`). Its public widget id is the organization's id.
+/// Each change is audited with what changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WidgetSettings {
+    /// Shop origins allowed to frame the widget (`https://shop.example`;
+    /// `http://` only for 127.0.0.1 or localhost); none: no shop may.
+    pub origins: Vec<String>,
+    /// Where the widget's parcels ship from (checked like `from_address`).
+    pub ship_from: Option<crate::Address>,
+    /// The share (0 to 1) of the organization's rates and address limits
+    /// the widget may use.
+    pub share: f64,
+    /// What the shop is handed when no carrier answers in time.
+    pub fallback: Option<WidgetFallback>,
+}
+
+/// The option the widget offers when no carrier answers within
+/// `wait_seconds` (or the quote fails), so checkout never blocks on
+/// shipping; the shop gets it marked `fallback: true` (`crate::widget`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WidgetFallback {
+    /// What the shopper reads (`Standard shipping`): 1 to 60 characters.
+    pub name: String,
+    /// Its price in US cents, 0 to [`FALLBACK_MAX_CENTS`].
+    pub price_cents: u32,
+    /// How long the widget waits for carriers before offering it.
+    #[serde(default = "default_fallback_wait")]
+    pub wait_seconds: u32,
+}
+
+pub const FALLBACK_NAME_MAX_CHARS: usize = 60;
+pub const FALLBACK_MAX_CENTS: u32 = 100_000;
+/// Carriers usually answer within a few seconds; a shopper waits about this long.
+pub const FALLBACK_DEFAULT_WAIT_SECONDS: u32 = 8;
+pub const FALLBACK_WAIT_SECONDS: std::ops::RangeInclusive<u32> = 2..=30;
+/// The widget's default share of the limits (the deployment's `WIDGET_SHARE` too).
+pub const WIDGET_DEFAULT_SHARE: f64 = 0.25;
+/// At most this many shop origins.
+pub const WIDGET_MAX_ORIGINS: usize = 20;
+
+fn default_fallback_wait() -> u32 {
+    FALLBACK_DEFAULT_WAIT_SECONDS
+}
+
+impl Default for WidgetSettings {
+    fn default() -> WidgetSettings {
+        WidgetSettings {
+            origins: Vec::new(),
+            ship_from: None,
+            share: WIDGET_DEFAULT_SHARE,
+            fallback: None,
+        }
+    }
+}
+
+/// `GET /api/org/widget`: the settings and what the embed snippet needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OrgWidget {
+    /// The public widget id the embed snippet names (`crate::widget::WIDGET_PARAM`).
+    pub widget_id: OrgId,
+    pub settings: WidgetSettings,
+    /// Who changed them last, and when (none: never set).
+    pub updated_by: Option<String>,
+    pub updated_at: Option<u64>,
+}
 
 #[cfg(test)]
 mod tests {

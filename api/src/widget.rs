@@ -4,23 +4,46 @@
 //! cannot disagree; `widget/embed.js` restates the names it uses (a test
 //! in `app::widget` checks it does).
 //!
-//! - The iframe's URL names the shop that frames it ([`SHOP_PARAM`], the
-//!   embed script sets it to the page's origin) and carries the parcel of
-//!   the product or cart being quoted:
-//!   `/widget/?shop=https%3A%2F%2Fshop.example&weight_oz=20&length=10&width=8&height=4`.
-//! - The Worker serves the page only to that shop, and only when it is in
-//!   `WIDGET_ORIGINS`: the CSP's `frame-ancestors` is exactly that origin
+//! - The iframe's URL names the organization whose widget it is
+//!   ([`WIDGET_PARAM`]: its public widget id, which is the organization's
+//!   id, `OrgId`; not a secret, its webhook URL names it too), the shop that
+//!   frames it ([`SHOP_PARAM`], the embed script sets it to the page's
+//!   origin) and the parcel of the product or cart being quoted:
+//!   `/widget/?widget=org_1a2b&shop=https%3A%2F%2Fshop.example&weight_oz=20&length=10&width=8&height=4`.
+//!   Without a widget id the widget is the deployment's own, configured by
+//!   its `WIDGET_*` settings (embeds made before organizations keep working).
+//! - An organization's widget is configured in the app
+//!   (`crate::orgs::WidgetSettings`: shop origins, ship-from, share,
+//!   fallback); the Worker reads those settings per isolate for at most
+//!   [`SETTINGS_CACHE_SECONDS`], so a change reaches shoppers within that.
+//!   An unknown or unconfigured widget id is refused like an unlisted shop:
+//!   the page is a 403 nobody may frame, the rates call a 404
+//!   `EDGE.ORG.NOT_FOUND` that says nothing about the organization.
+//! - The Worker serves the page only to that shop, and only when it is one
+//!   of the widget's origins (`WIDGET_ORIGINS`, or the organization's): a
+//!   shop allowed by one organization cannot frame another's widget. The
+//!   CSP's `frame-ancestors` is exactly that origin
 //!   (the browser enforces it, so a page lying about who frames it is not
 //!   shown), and the origin goes into `<meta name="parcel-shop">`
 //!   ([`SHOP_META`]). Otherwise the answer is a 403 with `frame-ancestors
 //!   'none'` and an empty meta. No referrer or `ancestorOrigins` is read,
 //!   so the shop's `Referrer-Policy` does not matter.
 //! - The Worker writes the configured ship-from address into the page, as
-//!   JSON in the `content` of `<meta name="parcel-ship-from">`.
+//!   JSON in the `content` of `<meta name="parcel-ship-from">`, and the
+//!   organization's fallback option (`crate::orgs::WidgetFallback`, JSON)
+//!   into [`FALLBACK_META`] (empty: none).
 //! - The page calls `/api/v1/rates` on its own origin with [`ORIGIN_HEADER`]
-//!   set to the shop; the Worker answers it as the widget principal of that
-//!   origin (caps, cache and scopes of the widget), never as a signed-in
-//!   user. A quote answered from the Worker's cache carries `Age` (seconds
+//!   set to the shop and, for an organization's widget, [`WIDGET_ID_HEADER`]
+//!   set to its id; the Worker answers it as the widget principal of that
+//!   origin with that organization's keys (caps, cache and scopes of the
+//!   widget; the quote cache and the per-shopper counts are the
+//!   organization's own), never as a signed-in user.
+//! - With a fallback, the page offers it when no carrier answered within
+//!   its `wait_seconds`, none offered an option, or the quote failed on the
+//!   service's side (not a bad address, not a limit): the `quoted` event then lists
+//!   it as the one option and `chosen` hands it to the shop, both with
+//!   `fallback: true` (and no `rate_id`: the shop charges its price and
+//!   ships it as it sees fit), so checkout never blocks on shipping. A quote answered from the Worker's cache carries `Age` (seconds
 //!   since it was quoted), so the page knows how long its rates stay valid.
 //! - The page and the shop's window talk with `postMessage`, each to the
 //!   other's origin only: the page sends [`events`], the shop sends
@@ -34,6 +57,19 @@ pub const PAGE_PATH_BARE: &str = "/widget";
 
 /// The storefront origin that frames the widget page, sent on its calls.
 pub const ORIGIN_HEADER: &str = "Parcel-Widget-Origin";
+
+/// The widget id (an organization's id) of the page's calls, beside
+/// [`ORIGIN_HEADER`]; absent for the deployment's own widget.
+pub const WIDGET_ID_HEADER: &str = "Parcel-Widget-Id";
+
+/// The iframe URL's parameter naming the widget id.
+pub const WIDGET_PARAM: &str = "widget";
+
+/// The `name` of the meta element holding the fallback option (JSON).
+pub const FALLBACK_META: &str = "parcel-fallback";
+
+/// How long the Worker keeps an organization's widget settings per isolate.
+pub const SETTINGS_CACHE_SECONDS: u64 = 30;
 
 /// The `name` of the meta element holding the ship-from address.
 pub const SHIP_FROM_META: &str = "parcel-ship-from";

@@ -4,8 +4,8 @@
 
 use app::pages::chunks::{Chunks, Load, Page};
 use app::pages::{
-    audit, carriers, invite, keys, label, labels, new_org, presets, ship, status, team, tracking,
-    wallet, webhook_settings, webhooks,
+    audit, carriers, invite, keys, label, labels, new_org, presets, ship, status, team, tokens,
+    tracking, wallet, webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -51,6 +51,8 @@ chunk_pages! {
     "/presets" => presets: org_presets => view! { <presets::PresetsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
+    "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
+    "/storefront-widget" => widget_settings: org_widget => view! { <widget_settings::WidgetSettingsPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]
@@ -58,11 +60,17 @@ fn ship_offer() -> Result<ship::OfferView, SplitLoaderError> {
     Ok(ship::offer::view)
 }
 
+#[wasm_split(ship_saved, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn ship_saved() -> Result<ship::SavedView, SplitLoaderError> {
+    Ok(ship::saved::view)
+}
+
 fn main() {
     console_error_panic_hook::set_once();
     let chunks = Chunks {
         pages: on_demand,
         ship_offer: || Box::pin(ship_offer()),
+        ship_saved: || Box::pin(ship_saved()),
     };
     leptos::mount::mount_to_body(move || view! { <app::App chunks /> });
 }

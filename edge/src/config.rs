@@ -34,17 +34,22 @@ pub mod names {
     pub const WEBHOOK_SECRET_NEXT: &str = "WEBHOOK_SECRET_NEXT";
     pub const BATCH_RATES_SHARE: &str = "BATCH_RATES_SHARE";
     pub const BATCH_MAX_CHUNK_ROWS: &str = "BATCH_MAX_CHUNK_ROWS";
+    pub const AUDIT_PURCHASE_CENTS: &str = "AUDIT_PURCHASE_CENTS";
 }
 
 /// Carriers can take seconds to make a label; past this the Worker answers
 /// 504 and, for a purchase, says the outcome is unknown.
 pub const DEFAULT_UPSTREAM_TIMEOUT_MS: u64 = 15_000;
-/// The widget may use a quarter of the rates and address budgets by default.
-pub const DEFAULT_WIDGET_SHARE: f64 = 0.25;
+/// The widget may use a quarter of the rates and address budgets by default
+/// (an organization's widget too).
+pub const DEFAULT_WIDGET_SHARE: f64 = api::orgs::WIDGET_DEFAULT_SHARE;
 pub const DEFAULT_WIDGET_IP_PER_MINUTE: u32 = 30;
 pub const DEFAULT_WIDGET_QUOTE_CACHE_SECONDS: u64 = 120;
 /// A cached quote must stay well inside the 15-minute rate validity.
 pub const MAX_WIDGET_QUOTE_CACHE_SECONDS: u64 = 600;
+
+/// A live label of $100 or more is written to its organization's audit log.
+pub const DEFAULT_AUDIT_PURCHASE_CENTS: u64 = 10_000;
 
 /// One mode's keys: the current one and, during a rotation, the next one.
 pub struct ModeKeys {
@@ -94,6 +99,9 @@ pub struct WidgetConfig {
     /// The widget page's ship-from address, as compact JSON (`None`: the
     /// page says it is not configured).
     pub ship_from: Option<String>,
+    /// An organization's fallback option (`api::orgs::WidgetFallback`) as
+    /// JSON, written into the page as it is.
+    pub fallback: Option<String>,
 }
 
 /// The keys of an organization: one mode or both. The deployment's own
@@ -143,6 +151,9 @@ pub struct Config {
     /// At most this many rows per v1 batch (smaller batches put less at
     /// stake when one's outcome is unknown).
     pub batch_max_chunk_rows: u32,
+    /// A live label bought at this price or more is an audit entry of its
+    /// organization (`orgs::wire::Record::large_purchase`).
+    pub audit_purchase_cents: i64,
 }
 
 /// The ship-from address, checked with the rule the service applies to
@@ -233,6 +244,7 @@ impl Config {
             ship_from: get(names::WIDGET_SHIP_FROM)
                 .map(|json| parse_ship_from(&json))
                 .transpose()?,
+            fallback: None,
         };
         let webhook_secret = |name| {
             get(name)
@@ -276,6 +288,13 @@ impl Config {
                 1..=api::jobs::MAX_ROWS as u64,
                 "a whole number of rows from 1 to 5000",
             )? as u32,
+            audit_purchase_cents: bounded(
+                get(names::AUDIT_PURCHASE_CENTS),
+                names::AUDIT_PURCHASE_CENTS,
+                DEFAULT_AUDIT_PURCHASE_CENTS,
+                0..=100_000_000,
+                "a whole number of cents from 0 (every live label) to 100000000",
+            )? as i64,
         })
     }
 
@@ -303,11 +322,13 @@ impl Config {
             widget: WidgetConfig {
                 origins: Vec::new(),
                 ship_from: None,
+                fallback: None,
                 ..self.widget
             },
             webhook: Secrets::default(),
             batch_rates_share: self.batch_rates_share,
             batch_max_chunk_rows: self.batch_max_chunk_rows,
+            audit_purchase_cents: self.audit_purchase_cents,
         }
     }
 
@@ -448,34 +469,38 @@ fn read_key(
 /// `https://shop.example`, `https://shop.example:8443` or, for local
 /// development, `http://127.0.0.1:PORT` / `http://localhost:PORT`.
 fn parse_origins(list: &str) -> Result<Vec<String>, EdgeError> {
-    let mut origins = Vec::new();
-    for origin in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let host = origin
-            .strip_prefix("https://")
-            .or_else(|| {
-                origin
-                    .strip_prefix("http://")
-                    .filter(|h| h.starts_with("127.0.0.1") || h.starts_with("localhost"))
-            })
-            .ok_or_else(|| {
-                invalid(
-                    names::WIDGET_ORIGINS,
-                    format!("{origin} must start with https:// (http:// only for 127.0.0.1 or localhost)"),
-                )
-            })?;
-        if host.is_empty()
-            || !host
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
-        {
-            return Err(invalid(
-                names::WIDGET_ORIGINS,
-                format!("{origin} must be an origin: scheme and host (and port), no path"),
-            ));
-        }
-        origins.push(origin.to_ascii_lowercase());
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|origin| check_origin(origin).map_err(|p| invalid(names::WIDGET_ORIGINS, p)))
+        .collect()
+}
+
+/// One widget origin as the CSP will name it (lower-cased), or what is
+/// wrong with it: `https://` and a host (and port), no path; `http://`
+/// only for 127.0.0.1 or localhost. (`WIDGET_ORIGINS` and an
+/// organization's widget settings both hold to it.)
+pub fn check_origin(origin: &str) -> Result<String, String> {
+    let host = origin
+        .strip_prefix("https://")
+        .or_else(|| {
+            origin
+                .strip_prefix("http://")
+                .filter(|h| h.starts_with("127.0.0.1") || h.starts_with("localhost"))
+        })
+        .ok_or_else(|| {
+            format!("{origin} must start with https:// (http:// only for 127.0.0.1 or localhost)")
+        })?;
+    if host.is_empty()
+        || !host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
+    {
+        return Err(format!(
+            "{origin} must be an origin: scheme and host (and port), no path"
+        ));
     }
-    Ok(origins)
+    Ok(origin.to_ascii_lowercase())
 }
 
 pub(crate) fn validate_upstream(raw: &str) -> Result<String, EdgeError> {

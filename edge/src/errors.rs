@@ -193,6 +193,9 @@ pub enum EdgeError {
     /// Promote or discard with no rotation under way.
     #[cfg(feature = "accounts")]
     KeyNoNext,
+    /// No such access token that the caller may see.
+    #[cfg(feature = "accounts")]
+    TokenNotFound,
     /// A viewer's write (saved addresses and presets: admins and operators).
     #[cfg(feature = "accounts")]
     ViewerReadOnly {
@@ -313,6 +316,8 @@ impl EdgeError {
             #[cfg(feature = "accounts")]
             EdgeError::KeyNoNext => ErrorCode::EdgeKeyNoNext,
             #[cfg(feature = "accounts")]
+            EdgeError::TokenNotFound => ErrorCode::EdgeTokenNotFound,
+            #[cfg(feature = "accounts")]
             EdgeError::ViewerReadOnly { .. } => ErrorCode::EdgeRoleForbidden,
             #[cfg(feature = "accounts")]
             EdgeError::SavedNotFound { .. } => ErrorCode::EdgeSavedNotFound,
@@ -413,7 +418,7 @@ impl EdgeError {
             ),
             EdgeError::InvalidToken => (
                 "That access token is not valid.".to_string(),
-                "Paste the whole token your administrator gave you; ask them for a new one if it was replaced.".to_string(),
+                "Paste the whole token; one that expired or was revoked needs a new one (the Access tokens page, or your administrator).".to_string(),
             ),
             EdgeError::OriginRefused { origin } => (
                 format!("Requests from {origin} are not allowed here."),
@@ -610,6 +615,11 @@ impl EdgeError {
             EdgeError::KeyNoNext => (
                 "There is no next key in that mode: no rotation is under way.".to_string(),
                 "Add a next key first, verify and activate it, then make it the only one.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::TokenNotFound => (
+                "There is no such access token among those you can see.".to_string(),
+                "Reload the access tokens page: it may have been revoked already.".to_string(),
             ),
             #[cfg(feature = "accounts")]
             EdgeError::ViewerReadOnly { action } => (

@@ -53,6 +53,13 @@ pub enum OrgsRoute {
     SetOrgKeys,
     OrgWebhook,
     SetOrgWebhook,
+    /// Members (their own personal access tokens; admins: everyone's).
+    AccessTokens,
+    CreateAccessToken,
+    RevokeAccessToken(String),
+    /// Any member reads; admins change.
+    OrgWidget,
+    SetOrgWidget,
     /// Members (writes: admins and operators): saved addresses and package
     /// presets, one of their endpoints (`api::presets`) and its id, if any.
     Saved(OwnId, String),
@@ -228,6 +235,11 @@ impl Route {
                     OrgsRoute::SetOrgKeys => OwnId::SetOrgKeys,
                     OrgsRoute::OrgWebhook => OwnId::OrgWebhook,
                     OrgsRoute::SetOrgWebhook => OwnId::SetOrgWebhook,
+                    OrgsRoute::AccessTokens => OwnId::AccessTokens,
+                    OrgsRoute::CreateAccessToken => OwnId::CreateAccessToken,
+                    OrgsRoute::RevokeAccessToken(_) => OwnId::RevokeAccessToken,
+                    OrgsRoute::OrgWidget => OwnId::OrgWidget,
+                    OrgsRoute::SetOrgWidget => OwnId::SetOrgWidget,
                     OrgsRoute::Saved(id, _) => *id,
                 })
                 .pattern
@@ -389,6 +401,11 @@ pub fn route(
         OwnId::SetOrgKeys => orgs(OrgsRoute::SetOrgKeys),
         OwnId::OrgWebhook => orgs(OrgsRoute::OrgWebhook),
         OwnId::SetOrgWebhook => orgs(OrgsRoute::SetOrgWebhook),
+        OwnId::AccessTokens => orgs(OrgsRoute::AccessTokens),
+        OwnId::CreateAccessToken => orgs(OrgsRoute::CreateAccessToken),
+        OwnId::RevokeAccessToken => orgs(OrgsRoute::RevokeAccessToken(param)),
+        OwnId::OrgWidget => orgs(OrgsRoute::OrgWidget),
+        OwnId::SetOrgWidget => orgs(OrgsRoute::SetOrgWidget),
         id @ (OwnId::Addresses
         | OwnId::SaveAddress
         | OwnId::UpdateAddress

@@ -1,10 +1,13 @@
 // Organizations through the real Worker: the setup link scripts/new-org
 // prints, and a small HTTP client for the organization endpoints
-// (api/src/orgs.rs) that keeps each person's session cookie.
+// (api/src/orgs.rs) that keeps each person's session cookie; and an
+// organization whose members' personal access tokens stand in for the
+// deployment's USERS tokens (`orgUsers`, `inOrg`).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { ROOT } from './stack.mjs';
 
 /** Runs scripts/new-org for a Worker whose SESSION_SECRET is `secret`; returns the link's path and token. */
@@ -66,5 +69,88 @@ export class Person {
 
   accept(token, { email, password, name }) {
     return this.call('POST', '/api/invites/accept', { token, email, password, name });
+  }
+}
+
+const PASSWORD = 'correct horse battery staple';
+let orgAddresses = 0;
+
+/**
+ * An organization on the Worker at `url` (whose SESSION_SECRET is
+ * `sessionSecret`) standing in for the deployment `newUsers()` describes:
+ * made through a scripts/new-org link, its admin enters `keys` (the
+ * simulator's `{live, sandbox}` keys the stack was given, so calls reach
+ * the same simulator accounts), invites one person per role in `roles` and
+ * each makes a personal access token. Returns the organization, `users` in
+ * the shape of `newUsers()` (`{admin: {name, role, token}, operator: …,
+ * viewer: …}`, `name` being what the product records as the actor of
+ * what they do, their account id), the
+ * signed-in `people` (`Person`s with `name`, `email`, `account`) and
+ * `invitee(role)` for one more member.
+ */
+export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Test Org', roles = ['operator', 'viewer'] }) {
+  const tag = randomBytes(4).toString('hex');
+  const person = (role) => {
+    const n = ++orgAddresses;
+    const p = new Person(url, { address: `100.64.${Math.floor(n / 250)}.${1 + (n % 250)}` });
+    p.name = `${role[0].toUpperCase()}${role.slice(1)} ${tag}`;
+    p.email = `${role}.${tag}.${n}@example.com`;
+    return p;
+  };
+  const link = await newOrgLink(sessionSecret, url);
+  const admin = person('admin');
+  const made = await admin.createOrg(link.token, { orgName, name: admin.name, email: admin.email, password: PASSWORD });
+  assert.equal(made.status, 200, made.text);
+  const org = made.json.org;
+  for (const key of [keys.live, keys.sandbox].filter(Boolean)) {
+    const set = await admin.call('PUT', '/api/org/keys', { action: 'set', slot: 'current', key });
+    assert.equal(set.status, 200, set.text);
+  }
+  const invitee = async (role) => {
+    const invited = await admin.invite(role);
+    assert.equal(invited.status, 201, invited.text);
+    const p = person(role);
+    const joined = await p.accept(invited.json.token, { email: p.email, password: PASSWORD, name: p.name });
+    assert.equal(joined.status, 200, joined.text);
+    return p;
+  };
+  const people = { admin };
+  for (const role of roles) people[role] = await invitee(role);
+  const members = (await admin.call('GET', '/api/org/members')).json.members;
+  const users = {};
+  for (const [role, p] of Object.entries(people)) {
+    p.account = members.find((m) => m.email === p.email).account;
+    const res = await p.call('POST', '/api/org/tokens', { name: `${role} test script` });
+    assert.equal(res.status, 201, res.text);
+    users[role] = { name: p.account, role, token: res.json.token };
+  }
+  return {
+    org,
+    users,
+    people,
+    async invitee(role) {
+      const p = await invitee(role);
+      p.account = (await admin.call('GET', '/api/org/members')).json.members.find((m) => m.email === p.email).account;
+      return p;
+    },
+  };
+}
+
+/**
+ * Makes `users` (from `newUsers()`, in place) an organization's members on
+ * `edge` (`orgUsers`, with the stack's `keys`), so a suite written against
+ * the deployment's USERS tokens runs in an organization unchanged; sets
+ * `edge.org`. Users that already are an organization's (a restart on
+ * persisted state) are kept. `startEdge` calls it under `PARCEL_TEST_IN_ORG=1`.
+ */
+export async function inOrg(edge, { sessionSecret, keys, users }) {
+  if (Object.values(users).every((u) => u.token.startsWith('parcel_pat_'))) return;
+  try {
+    const made = await orgUsers({ url: edge.url, sessionSecret, keys, roles: Object.keys(users).filter((r) => r !== 'admin') });
+    for (const [role, user] of Object.entries(made.users)) Object.assign(users[role], user);
+    edge.org = made.org;
+  } catch (e) {
+    await edge.stop();
+    throw e;
   }
 }

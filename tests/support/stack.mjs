@@ -101,6 +101,12 @@ export async function startSim({ keys, env = {} } = {}) {
  * Objects' SQLite files, so a second start with the same directory (and
  * `sessionSecret` and `masterKeys`) is the same deployment restarted.
  */
+/**
+ * With `PARCEL_TEST_IN_ORG=1` in the environment, `users` (from
+ * `newUsers()`) become an organization's members signing in with their
+ * personal access tokens (`orgs.mjs` `inOrg`): a suite runs in an
+ * organization unchanged (`edge.org` is it).
+ */
 export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, persist = false, sessionSecret = randomBytes(32).toString('hex'), masterKeys = `k1:${randomBytes(32).toString('hex')}`, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
   for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
@@ -174,7 +180,7 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
+  const edge = {
     ...edgeClient(url),
     async stop() {
       // One at a time, the main Worker (which binds the others) first: a
@@ -186,6 +192,12 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
       rmSync(registry, { recursive: true, force: true });
     },
   };
+  if (process.env.PARCEL_TEST_IN_ORG === '1' && users) {
+    // Imported here: orgs.mjs imports this module.
+    const { inOrg } = await import('./orgs.mjs');
+    await inOrg(edge, { sessionSecret, keys, users });
+  }
+  return edge;
 }
 
 /**
@@ -195,7 +207,8 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
 export async function startEdgeProcess(options) {
   const child = spawn(process.execPath, [path.join(ROOT, 'tests/support/edge-process.mjs')], {
     // At level "log" wrangler prints the Worker's console.log lines.
-    env: { ...process.env, PARCEL_EDGE_OPTIONS: JSON.stringify({ logLevel: 'log', ...options }) },
+    // `users` in an organization (PARCEL_TEST_IN_ORG) would be the child's copy: not here.
+    env: { ...process.env, PARCEL_TEST_IN_ORG: '', PARCEL_EDGE_OPTIONS: JSON.stringify({ logLevel: 'log', ...options }) },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so a start that hangs can be ended with its workerd processes.
     detached: true,

@@ -7,7 +7,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import puppeteer from 'puppeteer-core';
-import { newKeys, newUsers, startEdge, startSim } from './stack.mjs';
+import { randomBytes } from 'node:crypto';
+import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from './stack.mjs';
+import { Person, newOrgLink } from './orgs.mjs';
 import { launch as launchChromium, watchProblems } from './browser.mjs';
 import { startDemoShop } from '../../scripts/demo-shop.mjs';
 
@@ -58,29 +60,58 @@ export const engines = {
 };
 
 /**
+ * An organization made from a setup link, with a live key of its own
+ * simulator account, whose widget (set up as its admin would in the app)
+ * allows `origin` and ships from SHIP_FROM: its widget id and key.
+ */
+async function orgWidget(url, sessionSecret, sim, origin) {
+  const link = await newOrgLink(sessionSecret, url);
+  const admin = new Person(url);
+  const made = await admin.createOrg(link.token, {
+    orgName: 'Widget Shop', name: 'Wendy Admin', email: `wendy.${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery staple',
+  });
+  assert.equal(made.status, 200, made.text);
+  const { key } = await sim.control('POST', '/__sim/keys', { env: 'live', scopes: ALL_SCOPES, account: 'acct_widget_shop' });
+  // Funded like the deployment's demo account, so the shop can buy what the widget quoted.
+  await sim.control('PUT', '/__sim/accounts/acct_widget_shop/wallet', { balance_cents: 100_000_000, card: 'ok', auto_reload: null });
+  const keyed = await admin.call('PUT', '/api/org/keys', { action: 'set', slot: 'current', key });
+  assert.equal(keyed.status, 200, keyed.text);
+  const set = await admin.call('PUT', '/api/org/widget', { origins: [origin], ship_from: SHIP_FROM, share: 0.25, fallback: null });
+  assert.equal(set.status, 200, set.text);
+  return { id: made.json.org.id, key };
+}
+
+/**
  * The simulator, the Worker (the demo shop in WIDGET_ORIGINS) and two demo
  * shops: `shop` (configured) and `other` (not). The Worker's quote cache is
  * off: the tests move the service's and the browser's clocks, never the
  * Worker's, so its cache would hand back quotes the service has expired.
+ * With `org`, the widget is an organization's instead (the deployment's
+ * allows no shop): both shops' pages name its widget id (`query`), and
+ * `keys.live` is its key.
  */
-export async function startWidgetStack({ vars = {} } = {}) {
-  const keys = newKeys();
+export async function startWidgetStack({ vars = {}, org = false } = {}) {
+  let keys = newKeys();
   const shop = await startDemoShop();
   const other = await startDemoShop();
   const sim = await startSim({ keys });
+  const sessionSecret = randomBytes(32).toString('hex');
+  const deployment = org ? {} : { WIDGET_ORIGINS: shop.url, WIDGET_SHIP_FROM: JSON.stringify(SHIP_FROM) };
   const edge = await startEdge({
     upstream: sim.url,
     keys,
     users: newUsers(),
-    vars: {
-      WIDGET_ORIGINS: shop.url,
-      WIDGET_SHIP_FROM: JSON.stringify(SHIP_FROM),
-      WIDGET_QUOTE_CACHE_SECONDS: '0',
-      ...vars,
-    },
+    sessionSecret,
+    vars: { ...deployment, WIDGET_QUOTE_CACHE_SECONDS: '0', ...vars },
   });
   shop.edge = edge.url;
   other.edge = edge.url;
+  if (org) {
+    const widget = await orgWidget(edge.url, sessionSecret, sim, shop.url);
+    keys = { ...keys, live: widget.key };
+    shop.query = `widget=${widget.id}`;
+    other.query = shop.query;
+  }
   return {
     keys, sim, edge, shop, other,
     async stop() {
@@ -122,7 +153,9 @@ export async function openShop(engine, browser, store, query = '', prepare = asy
   const { page, close } = await engine.shopper(browser, `203.0.113.${++shoppers}`);
   await prepare(page);
   const problems = watchProblems(page);
-  await page.goto(`${store.url}/${query ? `?${query}` : ''}`);
+  // The shop's own (its widget id), then the scenario's.
+  const all = [store.query, query].filter(Boolean).join('&');
+  await page.goto(`${store.url}/${all ? `?${all}` : ''}`);
   return { page, close, problems, engine };
 }
 
@@ -288,13 +321,13 @@ export const scenarios = {
     // there claiming to be the configured shop: the browser shows neither.
     const s = await openShop(ctx.engine, ctx.browser, other);
     try {
-      await s.page.evaluate(([edgeUrl, claimed]) => {
+      await s.page.evaluate(([edgeUrl, claimed, widget]) => {
         const forged = document.createElement('iframe');
         forged.id = 'forged';
-        forged.src = `${edgeUrl}/widget/?shop=${encodeURIComponent(claimed)}&weight_oz=20&length=10&width=8&height=4`;
+        forged.src = `${edgeUrl}/widget/?${widget}shop=${encodeURIComponent(claimed)}&weight_oz=20&length=10&width=8&height=4`;
         // Loaded or not, give up waiting after 5 s.
         return new Promise((resolve) => { forged.onload = resolve; setTimeout(resolve, 5000); document.body.append(forged); });
-      }, [edge.url, shop.url]);
+      }, [edge.url, shop.url, shop.query ? `${shop.query}&` : '']);
       // The configured shop's widget is ready well within this time (see the scenarios above).
       await new Promise((r) => setTimeout(r, 2000));
       for (const frame of s.page.frames().filter((f) => f.url().includes('/widget/'))) {

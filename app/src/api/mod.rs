@@ -3,6 +3,7 @@
 //! `ClientError::Api` with the v1 envelope decoded (and `Retry-After` copied
 //! into it); an ended session sends the user back to the login page.
 
+mod access_tokens;
 mod error;
 pub mod live;
 mod orgs;
@@ -38,6 +39,8 @@ pub struct Client {
     /// In the storefront widget: the shop's origin framing it, sent as
     /// `api::widget::ORIGIN_HEADER` so the Worker answers as the widget.
     framed_by: Option<&'static str>,
+    /// And its widget id (an organization's), as `api::widget::WIDGET_ID_HEADER`.
+    widget_id: Option<&'static str>,
 }
 
 /// Percent-encodes one path segment or query value (ids are
@@ -56,15 +59,17 @@ pub fn encode(value: &str) -> String {
 
 impl Client {
     pub fn provide() -> Client {
-        Self::provide_framed(None)
+        Self::provide_framed(None, None)
     }
 
-    /// The storefront widget's client (see `framed_by`).
-    pub fn provide_framed(framed_by: Option<String>) -> Client {
+    /// The storefront widget's client (see `framed_by`, `widget_id`).
+    pub fn provide_framed(framed_by: Option<String>, widget_id: Option<String>) -> Client {
+        // Once per page load: the widget's settings for its lifetime.
+        let leak = |s: String| &*Box::leak(s.into_boxed_str());
         let client = Client {
             session: RwSignal::new(None),
-            // Once per page load: the widget's one setting for its lifetime.
-            framed_by: framed_by.map(|o| &*Box::leak(o.into_boxed_str())),
+            framed_by: framed_by.map(leak),
+            widget_id: widget_id.map(leak),
         };
         provide_context(client);
         client
@@ -73,8 +78,12 @@ impl Client {
     /// `POST` to a v1 endpoint the widget may call, tagged when framed.
     fn widget_post(self, path: &str) -> RequestBuilder {
         let builder = Request::post(&format!("{BASE}{path}"));
-        match self.framed_by {
+        let builder = match self.framed_by {
             Some(origin) => builder.header(api::widget::ORIGIN_HEADER, origin),
+            None => builder,
+        };
+        match self.widget_id {
+            Some(id) => builder.header(api::widget::WIDGET_ID_HEADER, id),
             None => builder,
         }
     }

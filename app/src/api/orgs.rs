@@ -10,6 +10,7 @@ use api::orgs::{
     OrgId, OrgKeyList, OrgWebhook, PASSWORD_SIGN_IN_PATH, PREVIEW_INVITE_PATH, PasswordSignIn,
     RoleChange, SWITCH_ORG_PATH, SwitchOrg, WebhookSecretChange,
 };
+use api::orgs::{ORG_WIDGET_PATH, OrgWidget, WidgetSettings};
 use api::session::{Role, SessionInfo};
 use gloo_net::http::Request;
 use leptos::prelude::*;
@@ -129,6 +130,20 @@ impl Client {
         change: &WebhookSecretChange,
     ) -> Result<OrgWebhook, ClientError> {
         self.send_json(Request::put(ORG_WEBHOOK_PATH), change).await
+    }
+
+    /// The organization's storefront widget: its id and settings.
+    pub async fn org_widget(self) -> Result<OrgWidget, ClientError> {
+        self.send(Request::get(ORG_WIDGET_PATH)).await
+    }
+
+    /// New widget settings (the Worker checks them; a refusal names the field).
+    pub async fn change_org_widget(
+        self,
+        settings: &WidgetSettings,
+    ) -> Result<OrgWidget, ClientError> {
+        self.send_json(Request::put(ORG_WIDGET_PATH), settings)
+            .await
     }
 }
 

@@ -188,13 +188,13 @@ pub fn describe_package(p: &PackagePreset) -> String {
 }
 
 /// Weight (oz or lb), dimensions (in) and presets: the organization's own
-/// (`saved`) first, then common sizes. Once `show_problems` is set, every
+/// (`saved`, each named) first, then common sizes. Once `show_problems` is set, every
 /// field's problem shows under it.
 #[component]
 pub fn ParcelForm(
     parcel: RwSignal<ParcelDraft>,
     #[prop(optional)] show_problems: Option<RwSignal<bool>>,
-    #[prop(optional)] saved: Option<RwSignal<Vec<PackagePreset>>>,
+    #[prop(optional)] saved: Option<RwSignal<Vec<(String, Parcel)>>>,
 ) -> impl IntoView {
     let saved = move || saved.map(|s| s.get()).unwrap_or_default();
     let number =
@@ -239,7 +239,7 @@ pub fn ParcelForm(
                         let value = event_target_value(&ev);
                         // `s3`: the organization's fourth preset; `2`: the third common size.
                         let draft = match value.strip_prefix('s') {
-                            Some(i) => i.parse::<usize>().ok().and_then(|i| saved().get(i).map(|p| ParcelDraft::from_parcel(&p.parcel))),
+                            Some(i) => i.parse::<usize>().ok().and_then(|i| saved().get(i).map(|(_, p)| ParcelDraft::from_parcel(p))),
                             None => value.parse::<usize>().ok().and_then(|i| PRESETS.get(i)).map(ParcelDraft::from_preset),
                         };
                         if let Some(draft) = draft {
@@ -252,7 +252,7 @@ pub fn ParcelForm(
                         let own = saved();
                         (!own.is_empty()).then(|| view! {
                             <optgroup label="Your presets">
-                                {own.iter().enumerate().map(|(i, p)| view! { <option value=format!("s{i}")>{describe_package(p)}</option> }).collect_view()}
+                                {own.into_iter().enumerate().map(|(i, (name, _))| view! { <option value=format!("s{i}")>{name}</option> }).collect_view()}
                             </optgroup>
                         })
                     }}

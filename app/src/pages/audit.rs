@@ -23,6 +23,8 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::WidgetChanged => "Changed the widget",
         AuditAction::BatchApproved => "Approved a batch total",
         AuditAction::LargePurchase => "Bought a label above the threshold",
+        AuditAction::TokenCreated => "Made an access token",
+        AuditAction::TokenRevoked => "Revoked an access token",
         AuditAction::AddressSaved => "Changed a saved address",
         AuditAction::PackageSaved => "Changed a package preset",
     }

@@ -84,7 +84,7 @@ pub fn LoginPage() -> impl IntoView {
                     <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint"
                         required=move || by_token.get()
                         prop:value=move || token.get() on:input=move |ev| input(ev, token) />
-                    <p class="hint" id="token-hint">"For scripts, and people an admin gave a token: it starts with pt_."</p>
+                    <p class="hint" id="token-hint">"For scripts: your own starts with parcel_pat_ (made on the Access tokens page), one an administrator gave you with pt_."</p>
                 </div>
                 <button type="submit" disabled=move || sign_in.pending()>
                     {move || sign_in.label("Sign in", "Signing in…")}

@@ -19,10 +19,12 @@ pub mod presets;
 pub mod ship;
 pub mod status;
 pub mod team;
+pub mod tokens;
 pub mod tracking;
 pub mod wallet;
 pub mod webhook_settings;
 pub mod webhooks;
+pub mod widget_settings;
 
 use crate::api::Client;
 use api::Scope;
@@ -53,11 +55,11 @@ pub enum Guard {
     Scope(Scope, &'static str),
     /// The organization's admins.
     Admin(&'static str),
+    /// Every member of an organization made in the app; the text says
+    /// where the deployment's own keeps the thing instead (its settings).
+    InApp(&'static str),
     /// Anyone, signed in or not, without the menu: the pages a link opens.
     Anyone,
-    /// Every member of an organization made in the app (the deployment's
-    /// own keeps these things in its Worker settings).
-    InApp,
 }
 
 /// The organization's API keys (admins): where the "no API key yet"
@@ -66,12 +68,15 @@ pub const KEYS_PAGE: &str = "/keys";
 /// The organization's webhook URL and secret (admins): where the Webhooks
 /// page and the API keys page send them.
 pub const WEBHOOK_SETTINGS_PAGE: &str = "/webhooks/settings";
+/// The organization's storefront widget (admins): where the API keys page
+/// sends them. (Not under `/widget/`: that is the widget page itself.)
+pub const WIDGET_SETTINGS_PAGE: &str = "/storefront-widget";
 
 const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 19] = [
+pub static PAGES: [Page; 21] = [
     Page {
         path: "/",
         title: "Ship",
@@ -171,10 +176,20 @@ pub static PAGES: [Page; 19] = [
         guard: Guard::Admin("read the audit log"),
     },
     Page {
+        path: "/tokens",
+        title: "Access tokens",
+        in_menu: true,
+        guard: Guard::InApp(
+            "signs in with the tokens in its USERS secret (scripts/new-user): personal access tokens are made by",
+        ),
+    },
+    Page {
         path: "/presets",
         title: "Addresses & packages",
         in_menu: true,
-        guard: Guard::InApp,
+        guard: Guard::InApp(
+            "is set up in its Worker settings (the widget's ship-from address in WIDGET_SHIP_FROM): saved addresses and package presets are kept in the app by",
+        ),
     },
     Page {
         path: api::orgs::INVITE_PAGE,
@@ -187,6 +202,12 @@ pub static PAGES: [Page; 19] = [
         title: "Create your organization",
         in_menu: false,
         guard: Guard::Anyone,
+    },
+    Page {
+        path: WIDGET_SETTINGS_PAGE,
+        title: "Storefront widget",
+        in_menu: false,
+        guard: Guard::Admin("manage the storefront widget"),
     },
 ];
 
@@ -233,13 +254,13 @@ impl Guard {
                 scope.as_str()
             )),
             Guard::Admin(_) if session.org.id.is_deployment() => Some(
-                "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET), not here: an organization made with scripts/new-org manages them in the app.".into(),
+                "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET, its storefront widget in the WIDGET_* settings), not here: an organization made with scripts/new-org manages them in the app.".into(),
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
-            Guard::InApp if session.org.id.is_deployment() => Some(
-                "This deployment's own organization is set up in its Worker settings (the widget's ship-from address in WIDGET_SHIP_FROM), not here: an organization made with scripts/new-org keeps saved addresses and package presets in the app.".into(),
-            ),
-            Guard::InApp => None,
+            Guard::InApp(elsewhere) if session.org.id.is_deployment() => Some(format!(
+                "This deployment's own organization {elsewhere} the members of an organization made with scripts/new-org."
+            )),
+            Guard::InApp(_) => None,
             Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
         }
     }
@@ -375,6 +396,7 @@ mod tests {
                 "API keys",
                 "Team",
                 "Audit log",
+                "Access tokens",
                 "Addresses & packages"
             ]
         );
@@ -441,6 +463,15 @@ mod tests {
             hook.refusal(&session(Role::Admin, OrgId::deployment(), true))
                 .unwrap()
                 .contains("WEBHOOK_SECRET")
+        );
+        // Every member makes their own tokens; the deployment's are USERS.
+        let tokens = page("/tokens").unwrap().guard;
+        assert_eq!(tokens.refusal(&session(Role::Viewer, acme(), false)), None);
+        assert!(
+            tokens
+                .refusal(&session(Role::Admin, OrgId::deployment(), true))
+                .unwrap()
+                .contains("USERS")
         );
         // Saved addresses and presets: every role of an organization made in the app.
         let presets = page("/presets").unwrap().guard;

@@ -160,6 +160,43 @@ impl Quoted {
     }
 }
 
+/// The shop's fallback option as its events give it: marked `fallback`,
+/// with no `rate_id` (the shop charges its price and ships it as it sees
+/// fit). Offered when no carrier answered in time or the quote failed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FallbackOption {
+    pub fallback: bool,
+    pub name: String,
+    pub rate_cents: u32,
+}
+
+impl FallbackOption {
+    pub fn of(f: &api::orgs::WidgetFallback) -> FallbackOption {
+        FallbackOption {
+            fallback: true,
+            name: f.name.clone(),
+            rate_cents: f.price_cents,
+        }
+    }
+}
+
+/// The `quoted` event's detail when the fallback is offered: its one option.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FallbackQuoted {
+    pub fallback: bool,
+    pub options: Vec<FallbackOption>,
+    pub unavailable_carriers: Vec<String>,
+}
+
+/// The `chosen` event's detail for the fallback.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FallbackChosen {
+    #[serde(flatten)]
+    pub option: FallbackOption,
+    pub destination: Address,
+    pub parcel: Parcel,
+}
+
 /// Why the shop no longer has a choice (the `cleared` event's `reason`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -20,16 +20,19 @@ mod view;
 use crate::api::Client;
 use crate::components::address_form::{AddressForm, blank_address, missing_field};
 use crate::state::clock::Clock;
-use api::widget::{SHIP_FROM_META, SHOP_META, events};
+use api::widget::{FALLBACK_META, SHIP_FROM_META, SHOP_META, events};
 use api::{Address, Parcel, RatesRequest};
-use choice::{Chosen, Cleared, ClearedDetail, OptionKey, Quoted, ShippingOption};
+use choice::{
+    Chosen, Cleared, ClearedDetail, FallbackChosen, FallbackOption, FallbackQuoted, OptionKey,
+    Quoted, ShippingOption,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::Serialize;
 use setup::{Page, Params, ParcelInput, meta_content};
 use shop::{Command, ErrorDetail, Shop};
 use shopper::Trouble;
-use view::{Options, TroubleView};
+use view::{FallbackView, Options, TroubleView};
 
 /// The widget's root: the setup the Worker confirmed, or what the shop
 /// owner must fix.
@@ -39,6 +42,7 @@ pub fn Widget() -> impl IntoView {
     let page = setup::page(
         &meta_content(SHIP_FROM_META),
         &meta_content(SHOP_META),
+        &meta_content(FALLBACK_META),
         &params,
         setup::is_framed(),
     );
@@ -81,7 +85,7 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
         origin: page.shop.clone(),
     };
     shop.report_height();
-    let client = Client::provide_framed(Some(page.shop.clone()));
+    let client = Client::provide_framed(Some(page.shop.clone()), page.widget_id.clone());
     let clock = Clock::provide();
     let first_parcel = ParcelInput::from_params(&params).resolve();
 
@@ -107,6 +111,11 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
     let refreshed_for = StoredValue::new(0.0f64);
     let ship_from = StoredValue::new(page.ship_from.clone());
     let outbox = Outbox(StoredValue::new(shop));
+    // The shop's fallback option, and whether it is offered (no carrier
+    // answered in time, or the quote failed) and chosen.
+    let fallback = StoredValue::new(page.fallback.clone());
+    let fallback_offered = RwSignal::new(false);
+    let fallback_chosen = RwSignal::new(false);
 
     let clear = move |reason: Cleared| {
         if held.get_value() {
@@ -148,6 +157,42 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
             None => {}
         }
     };
+    // Offers the fallback instead of the carriers' options; answers still
+    // on their way for this quote no longer count.
+    let offer_fallback = move |unavailable: Vec<String>| {
+        let Some(option) = fallback.with_value(|f| f.as_ref().map(FallbackOption::of)) else {
+            return false;
+        };
+        calls.set_value(calls.get_value().wrapping_add(1));
+        asking.set(None);
+        trouble.set(None);
+        quote.set(None);
+        fallback_offered.set(true);
+        let detail = FallbackQuoted {
+            fallback: true,
+            options: vec![option],
+            unavailable_carriers: unavailable,
+        };
+        outbox.send(events::QUOTED, &detail, &[]);
+        true
+    };
+    let choose_fallback = Callback::new(move |()| {
+        let (Some(option), Ok(parcel)) = (
+            fallback.with_value(|f| f.as_ref().map(FallbackOption::of)),
+            parcel.get_untracked(),
+        ) else {
+            return;
+        };
+        fallback_chosen.set(true);
+        held.set_value(true);
+        let detail = FallbackChosen {
+            option,
+            destination: to.get_untracked(),
+            parcel,
+        };
+        // It does not expire: the shop sets its price.
+        outbox.send(events::CHOSEN, &detail, &[("ttl_ms", FALLBACK_TTL_MS)]);
+    });
     // Quotes the current address and parcel; `quiet` keeps the options on
     // screen (a refresh before the chosen rate expires).
     let ask = move |quiet: bool| {
@@ -175,6 +220,22 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
             quote.set(None);
             trouble.set(None);
             note.set(None);
+            if fallback_offered.get_untracked() {
+                fallback_offered.set(false);
+                fallback_chosen.set(false);
+                clear(Cleared::Changed);
+            }
+            // No carrier in time: the fallback, so checkout never waits on shipping.
+            if let Some(wait) = fallback.with_value(|f| f.as_ref().map(|f| f.wait_seconds)) {
+                set_timeout(
+                    move || {
+                        if calls.get_value() == call && asking.get_untracked().is_some() {
+                            offer_fallback(Vec::new());
+                        }
+                    },
+                    std::time::Duration::from_secs(u64::from(wait)),
+                );
+            }
         }
         asking.set(Some(quiet));
         let body = RatesRequest {
@@ -195,6 +256,9 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
                         .and_then(|e| e.unavailable_carriers)
                         .unwrap_or_default();
                     let options = choice::options(&response.rates);
+                    if options.is_empty() && !quiet && offer_fallback(unavailable.clone()) {
+                        return;
+                    }
                     outbox.send(events::QUOTED, &Quoted::new(&options, &unavailable), &[]);
                     trouble.set(None);
                     quote.set(Some(Quote {
@@ -208,7 +272,9 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
                 }
                 Err(error) => {
                     outbox.send(events::ERROR, &shopper::error_detail(&error), &[]);
-                    trouble.set(Some(shopper::trouble(&error)));
+                    if quiet || !shopper::fallback_instead(&error) || !offer_fallback(Vec::new()) {
+                        trouble.set(Some(shopper::trouble(&error)));
+                    }
                 }
             }
         });
@@ -329,10 +395,21 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
                     on_retry=Callback::new(move |()| ask(false))
                 />
             })}
+            {move || fallback_offered.get().then(|| fallback.get_value().map(|f| view! {
+                <FallbackView
+                    fallback=f
+                    chosen=fallback_chosen
+                    on_choose=choose_fallback
+                    on_retry=Callback::new(move |()| ask(false))
+                />
+            })).flatten()}
             {move || note.get().map(|n| view! { <p class="widget-note" role="status">{n}</p> })}
         </div>
     }
 }
+
+/// How long the shop holds a chosen fallback (`ttl_ms`): a day, as it has no rate to expire.
+const FALLBACK_TTL_MS: f64 = 86_400_000.0;
 
 /// The shop's window, copied into every closure that talks to it.
 #[derive(Clone, Copy)]

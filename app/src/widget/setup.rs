@@ -1,8 +1,10 @@
-//! What the shop set up: the ship-from address and the shop the Worker wrote
-//! into the page, and the parcel and theme in the iframe's URL (or, for the
-//! parcel, sent later by the shop). Errors here are for the shop owner.
+//! What the shop set up: the ship-from address, the shop and the fallback
+//! option the Worker wrote into the page, and the widget id, parcel and
+//! theme in the iframe's URL (or, for the parcel, sent later by the shop).
+//! Errors here are for the shop owner.
 
-use api::widget::{PARCEL_PARAMS, PRESET_PARAM, SHOP_PARAM, THEME_PARAMS};
+use api::orgs::WidgetFallback;
+use api::widget::{PARCEL_PARAMS, PRESET_PARAM, SHOP_PARAM, THEME_PARAMS, WIDGET_PARAM};
 use api::{Address, Parcel};
 use serde::Deserialize;
 
@@ -13,7 +15,7 @@ pub struct Params(pub Vec<(String, String)>);
 impl Params {
     /// Every name the widget reads.
     pub fn names() -> impl Iterator<Item = &'static str> {
-        [SHOP_PARAM, PRESET_PARAM]
+        [SHOP_PARAM, WIDGET_PARAM, PRESET_PARAM]
             .into_iter()
             .chain(PARCEL_PARAMS)
             .chain(THEME_PARAMS)
@@ -41,23 +43,37 @@ impl Params {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Page {
     pub ship_from: Address,
-    /// The shop framing this page (the Worker checked it against `WIDGET_ORIGINS`).
+    /// The shop framing this page (the Worker checked it against the widget's origins).
     pub shop: String,
+    /// The organization's widget id, when the link names one.
+    pub widget_id: Option<String>,
+    /// Offered when no carrier answers in time (or the quote fails).
+    pub fallback: Option<WidgetFallback>,
 }
 
-/// The page's setup: the Worker's two meta elements and whether the page is
+/// Where the shop owner sets what the page lacks: the organization's
+/// settings in the app, or the deployment's Worker settings.
+fn where_to_set(params: &Params, app: &str, setting: &str) -> String {
+    match params.get(WIDGET_PARAM) {
+        Some(_) => format!("{app} in the app's Storefront widget settings"),
+        None => format!("{setting} in the Worker's settings (see the README)"),
+    }
+}
+
+/// The page's setup: the Worker's meta elements and whether the page is
 /// framed at all.
 pub fn page(
     ship_from_json: &str,
     shop: &str,
+    fallback_json: &str,
     params: &Params,
     framed: bool,
 ) -> Result<Page, String> {
     if shop.is_empty() {
         return Err(match params.get(SHOP_PARAM) {
             Some(named) => format!(
-                "{named} may not show this widget. Shop owner: add it to WIDGET_ORIGINS in the \
-                 Worker's settings (see the README)."
+                "{named} may not show this widget. Shop owner: add it to {}.",
+                where_to_set(params, "the shop origins", "WIDGET_ORIGINS")
             ),
             None => "This widget's link does not say which shop shows it. Shop owner: embed it \
                      with the embed script (see the README), which does."
@@ -72,13 +88,16 @@ pub fn page(
         );
     }
     let ship_from = serde_json::from_str::<Address>(ship_from_json).map_err(|_| {
-        "This shop has not set the address its parcels ship from. Shop owner: set \
-         WIDGET_SHIP_FROM in the Worker's settings (see the README)."
-            .to_string()
+        format!(
+            "This shop has not set the address its parcels ship from. Shop owner: set {}.",
+            where_to_set(params, "the ship-from address", "WIDGET_SHIP_FROM")
+        )
     })?;
     Ok(Page {
         ship_from,
         shop: shop.to_string(),
+        widget_id: params.get(WIDGET_PARAM).map(str::to_string),
+        fallback: serde_json::from_str(fallback_json).ok(),
     })
 }
 
@@ -235,14 +254,21 @@ mod tests {
 
     #[test]
     fn the_page_comes_from_the_workers_metas() {
-        let p = page(FROM, SHOP, &Params::default(), true).unwrap();
+        let p = page(FROM, SHOP, "", &Params::default(), true).unwrap();
         assert_eq!((p.ship_from.zip.as_str(), p.shop.as_str()), ("94105", SHOP));
+        assert_eq!((p.widget_id, p.fallback), (None, None));
+        let org = Params::of(&[("widget", "org_acme")]);
+        let fallback = r#"{"name":"Standard","price_cents":795,"wait_seconds":8}"#;
+        let p = page(FROM, SHOP, fallback, &org, true).unwrap();
+        assert_eq!(p.widget_id.as_deref(), Some("org_acme"));
+        assert_eq!(p.fallback.unwrap().price_cents, 795);
     }
 
     #[test]
     fn a_page_the_worker_did_not_confirm_tells_the_shop_owner_what_to_set() {
         let refused = page(
             FROM,
+            "",
             "",
             &Params::of(&[("shop", "https://x.example")]),
             true,
@@ -253,12 +279,24 @@ mod tests {
                 && refused.contains("WIDGET_ORIGINS"),
             "{refused}"
         );
-        let unnamed = page(FROM, "", &Params::default(), true).unwrap_err();
+        let unnamed = page(FROM, "", "", &Params::default(), true).unwrap_err();
         assert!(unnamed.contains("embed script"), "{unnamed}");
-        let alone = page(FROM, SHOP, &Params::default(), false).unwrap_err();
+        let alone = page(FROM, SHOP, "", &Params::default(), false).unwrap_err();
         assert!(alone.contains("works inside an iframe"), "{alone}");
-        let no_from = page("", SHOP, &Params::default(), true).unwrap_err();
+        let no_from = page("", SHOP, "", &Params::default(), true).unwrap_err();
         assert!(no_from.contains("WIDGET_SHIP_FROM"), "{no_from}");
+        // An organization's widget: its settings are in the app.
+        let org = Params::of(&[("shop", "https://x.example"), ("widget", "org_acme")]);
+        let refused = page(FROM, "", "", &org, true).unwrap_err();
+        assert!(
+            refused.contains("shop origins in the app's Storefront widget settings"),
+            "{refused}"
+        );
+        let no_from = page("", SHOP, "", &org, true).unwrap_err();
+        assert!(
+            no_from.contains("ship-from address in the app"),
+            "{no_from}"
+        );
     }
 
     #[test]

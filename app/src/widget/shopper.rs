@@ -70,6 +70,16 @@ pub fn trouble(error: &ClientError) -> Trouble {
     sentence("Shipping prices are not available right now. Please try again.")
 }
 
+/// Whether the shop's fallback stands in for this failed quote: the
+/// service or the network failed, not the shopper's address (they can fix
+/// that) and not a limit (the widget asks again by itself).
+pub fn fallback_instead(error: &ClientError) -> bool {
+    match error {
+        ClientError::Network(_) | ClientError::Decode(_) => true,
+        ClientError::Api { status, .. } => *status >= 500,
+    }
+}
+
 /// For the shop: the code and the service's own words.
 pub fn error_detail(error: &ClientError) -> ErrorDetail {
     match error {
@@ -179,6 +189,27 @@ mod tests {
             trouble(&api(504, "EDGE.UPSTREAM.TIMEOUT", None)).retry_after,
             None
         );
+    }
+
+    #[test]
+    fn the_fallback_stands_in_only_when_the_service_fails() {
+        assert!(fallback_instead(&ClientError::Network("offline".into())));
+        assert!(fallback_instead(&api(
+            503,
+            "RATE.CARRIER.UNAVAILABLE",
+            None
+        )));
+        assert!(fallback_instead(&api(504, "EDGE.UPSTREAM.TIMEOUT", None)));
+        assert!(!fallback_instead(&api(
+            422,
+            "VALIDATION.FIELD.INVALID",
+            Some("to_address.zip")
+        )));
+        assert!(!fallback_instead(&api(
+            429,
+            "AUTH.RATE_LIMIT.EXCEEDED",
+            None
+        )));
     }
 
     #[test]

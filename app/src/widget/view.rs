@@ -89,6 +89,37 @@ pub fn Options(
     .into_any()
 }
 
+/// The shop's fallback option, offered when no carrier answered in time
+/// (or the quote failed), with a way to ask the carriers again.
+#[component]
+pub fn FallbackView(
+    fallback: api::orgs::WidgetFallback,
+    #[prop(into)] chosen: Signal<bool>,
+    on_choose: Callback<()>,
+    on_retry: Callback<()>,
+) -> impl IntoView {
+    view! {
+        <p class="widget-note" role="status">"The carriers are taking too long to answer, so this shop offers its own option."</p>
+        <fieldset class="widget-options">
+            <legend>"Choose how it ships"</legend>
+            <label class="widget-option widget-fallback">
+                <input
+                    type="radio"
+                    name="shipping-option"
+                    prop:checked=move || chosen.get()
+                    on:change=move |_| on_choose.run(())
+                />
+                <span class="widget-option-name">{fallback.name.clone()}</span>
+                <Money cents=i64::from(fallback.price_cents) />
+            </label>
+        </fieldset>
+        <p class="widget-choice" role="status">
+            {move || chosen.get().then(|| format!("You chose {}: {}.", fallback.name, format_cents(i64::from(fallback.price_cents))))}
+        </p>
+        <button type="button" class="secondary" on:click=move |_| on_retry.run(())>"Ask the carriers again"</button>
+    }
+}
+
 /// A failed quote in a sentence, with "Try again", or (over a limit) a
 /// countdown after which it asks again by itself.
 #[component]

@@ -104,7 +104,7 @@ async fn not_signed_out(
     let role = if config.org == session.org {
         config.member
     } else {
-        crate::orgs::front::session_settings(env, config, &session)
+        crate::orgs::front::session_settings(env, config, &session, false, now)
             .await?
             .member
     };
@@ -117,21 +117,26 @@ async fn sign_in(
     env: &Env,
     config: &Config,
     facts: &Facts<'_>,
+    request_id: &str,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     // Login CSRF: only the dashboard's own page may sign in.
     gate::check_same_origin(facts)?;
+    let request: SignInRequest = json_body(&req, 4096).await?;
+    let token = request.token.trim();
+    // An organization member's own token: the accounts Worker's to check.
+    if token.starts_with(api::access_tokens::PREFIX) {
+        let address = crate::runtime::header(&req, "CF-Connecting-IP");
+        return crate::orgs::front::token_sign_in(env, config, token, address, request_id, trace)
+            .await;
+    }
     if config.users.is_empty() {
         return Err(EdgeError::Config {
             setting: crate::config::names::USERS,
             problem: "no users are configured, so nobody can sign in".into(),
         });
     }
-    let request: SignInRequest = json_body(&req, 4096).await?;
-    let user = config
-        .users
-        .sign_in(request.token.trim())
-        .ok_or(EdgeError::InvalidToken)?;
+    let user = config.users.sign_in(token).ok_or(EdgeError::InvalidToken)?;
     let now = now_s();
     let session = Session {
         sid: random_hex(16)?,
@@ -174,10 +179,11 @@ pub(crate) async fn handle(
     env: &Env,
     config: &Config,
     facts: &Facts<'_>,
+    request_id: &str,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     let route = match route {
-        AccessRoute::SignIn => return sign_in(req, env, config, facts, trace).await,
+        AccessRoute::SignIn => return sign_in(req, env, config, facts, request_id, trace).await,
         AccessRoute::SignOut => return sign_out(env, config, facts, trace).await,
         AccessRoute::Session(route) => route,
     };

@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::control::glue as control;
 use crate::errors::EdgeError;
 use crate::label_pdf::pdf_source;
+use crate::orgs::wire::Record;
 use crate::orgs::{Named, object_name};
 use crate::routes::{JobAction, JobsRoute, query_param};
 use crate::runtime::js::{lines, pass_through};
@@ -17,7 +18,7 @@ use crate::runtime::objects::{ask, new_request, upgrade};
 use crate::runtime::reply::response_header_pairs;
 use crate::runtime::{Trace, body_bytes, header, random_hex, reply};
 use crate::upstream::budget::with_budgets;
-use api::jobs::{CreateJob, MAX_PAGE_ROWS, RowState};
+use api::jobs::{Approval, CreateJob, Job, MAX_PAGE_ROWS, RowState};
 use api::validation::{MAX_BODY_BYTES, parse_json};
 use api::{EndpointId, KeyEnv, Scope};
 use pdf::wire::{self, LabelSource, PDF_TYPE, PRINT_URL, PrintRequest, Unprinted};
@@ -120,8 +121,14 @@ pub(crate) async fn handle(
                     parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
                 ),
             };
+            let approving = matches!(action, Action::Approve);
             match ask::<Jobs, _>(env, &named(config, &id), Act { action }).await? {
-                Acted::Done { job } => reply::json(200, &job, &[]),
+                Acted::Done { job } => {
+                    if approving {
+                        audit_approval(env, &principal, &job).await;
+                    }
+                    reply::json(200, &job, &[])
+                }
                 Acted::Refused { reason } => Err(EdgeError::JobActionRefused { reason }),
                 Acted::Missing => Err(EdgeError::JobNotFound { id }),
             }
@@ -199,7 +206,20 @@ async fn create(
         },
     )
     .await?;
+    // A buy-as-quoted job is approved as it is made: its ceilings.
+    if matches!(job.approval, Approval::BuyAsQuoted { .. }) {
+        audit_approval(env, principal, &job).await;
+    }
     reply::json(201, &job, &[])
+}
+
+/// Who committed a batch's money goes in the organization's audit log.
+async fn audit_approval(env: &Env, principal: &Principal, job: &Job) {
+    if let (Principal::User { session, .. }, Some(record)) =
+        (principal, Record::batch_approved(job))
+    {
+        crate::orgs::front::record(env, session, &record).await;
+    }
 }
 
 /// One merged PDF: `?part=N` (100 labels each, row order, 1-based), or

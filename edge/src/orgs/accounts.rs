@@ -5,10 +5,12 @@
 //! membership check the main Worker makes on every request of an
 //! organization's session.
 
+use api::access_tokens::{TokenCreated, TokenList, TokenRequest};
 use api::orgs::{
     AcceptInvite as AcceptBody, AccountId, CreateOrg, InviteCreated, InviteList, InviteRequest,
-    InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, OrgWebhook, PasswordSignIn,
-    RoleChange, SwitchOrg, WebhookSecretChange, normalize_email, password_problem,
+    InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, OrgWebhook, OrgWidget,
+    PasswordSignIn, RoleChange, SwitchOrg, WebhookSecretChange, WidgetSettings, normalize_email,
+    password_problem,
 };
 use api::session::{KeySlot, Role};
 use api::validation::BodyError;
@@ -22,16 +24,17 @@ use super::keys::{self, StoredKey, StoredSecret, Verdict};
 use super::passwords::{self, PasswordRecord};
 use super::sealing::{self, Purpose, glue::master_keys};
 use super::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
-use super::wire::{self, Caller, Checked, KeyLine, Me, Started};
+use super::widget::{self as widget_settings, StoredWidget};
+use super::wire::{self, Caller, Checked, KeyLine, Me, Started, WidgetLines};
 use super::{
-    Access, Actor, Check, Create, CreateInvite, Joining, Membership, MoveKey, MoveWebhookSecret,
-    Org, Remove, Reseal, RevokeInvite, SetKey, SetRole, SetWebhookSecret, SignedIn, crypto, rules,
-    tokens,
+    Access, Actor, Check, Create, CreateInvite, CreateToken, Joining, Membership, MoveKey,
+    MoveWebhookSecret, Org, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetRole,
+    SetWebhookSecret, SignedIn, Tokens, UseToken, crypto, rules, tokens,
 };
 use crate::errors::{EdgeError, SignInReason};
 use crate::routes::{self, OrgsRoute, Route};
 use crate::runtime::objects::ask;
-use crate::runtime::{header, json_body, now_s, random_hex, reply};
+use crate::runtime::{body_bytes, header, json_body, now_s, random_hex, reply};
 
 const MAX_BODY: usize = 4096;
 
@@ -116,33 +119,43 @@ async fn hash_new(password: &str) -> Result<String, EdgeError> {
     Ok(record.encode())
 }
 
-/// Sign-in's throttle keys: the email's and the client address's.
+/// Sign-in's throttle keys: the email's (a password sign-in) and the
+/// client address's.
 struct Attempt {
-    email: String,
+    email: Option<String>,
     address: String,
 }
 
 impl Attempt {
     fn new(req: &Request, email: &str) -> Attempt {
         Attempt {
-            email: email.to_string(),
+            email: Some(email.to_string()),
+            ..Attempt::from_address(req)
+        }
+    }
+
+    /// A sign-in with an access token: it names no account to count against.
+    fn from_address(req: &Request) -> Attempt {
+        Attempt {
+            email: None,
             address: header(req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into()),
         }
     }
 
-    fn counters(&self) -> [(String, String, u32); 2] {
-        [
+    fn counters(&self) -> Vec<(String, String, u32)> {
+        let email = self.email.iter().map(|email| {
             (
-                directory::email_shard(&self.email),
-                format!("email:{}", self.email),
+                directory::email_shard(email),
+                format!("email:{email}"),
                 EMAIL_FAILURES,
-            ),
-            (
-                directory::address_shard(&self.address),
-                format!("address:{}", self.address),
-                ADDRESS_FAILURES,
-            ),
-        ]
+            )
+        });
+        let address = (
+            directory::address_shard(&self.address),
+            format!("address:{}", self.address),
+            ADDRESS_FAILURES,
+        );
+        email.chain([address]).collect()
     }
 
     /// Refused before any hashing while either counter is at its limit.
@@ -160,7 +173,8 @@ impl Attempt {
         Ok(())
     }
 
-    async fn failed(&self, env: &Env, now: u64) -> EdgeError {
+    /// Counts a failure; answers `refusal`.
+    async fn failed(&self, env: &Env, now: u64, refusal: EdgeError) -> EdgeError {
         for (shard, key, limit) in self.counters() {
             let call = directory::Failed {
                 key,
@@ -171,7 +185,7 @@ impl Attempt {
                 return e;
             }
         }
-        EdgeError::SignInFailed
+        refusal
     }
 
     /// Checks `password` against the email's account. An unknown email is
@@ -179,27 +193,28 @@ impl Attempt {
     /// about as long and say the same.
     async fn verify(&self, env: &Env, password: &str, now: u64) -> Result<Account, EdgeError> {
         self.allowed(env, now).await?;
+        let email = self.email.clone().unwrap_or_default();
         let find = directory::Find {
-            email: self.email.clone(),
+            email: email.clone(),
         };
-        let account = ask::<Directory, _>(env, &directory::email_shard(&self.email), find).await?;
+        let account = ask::<Directory, _>(env, &directory::email_shard(&email), find).await?;
         let record = account
             .as_ref()
             .and_then(|a| PasswordRecord::parse(&a.password))
             .unwrap_or_else(|| {
-                let salt = Sha256::digest(format!("parcel dummy salt {}", self.email).as_bytes());
+                let salt = Sha256::digest(format!("parcel dummy salt {email}").as_bytes());
                 passwords::dummy(salt[..passwords::SALT_BYTES].to_vec())
             });
         let derived = crypto::derive(password, &record).await?;
         match account {
             Some(account) if record.matches(&derived) => {
                 let cleared = directory::Cleared {
-                    key: format!("email:{}", self.email),
+                    key: format!("email:{email}"),
                 };
-                ask::<Directory, _>(env, &directory::email_shard(&self.email), cleared).await?;
+                ask::<Directory, _>(env, &directory::email_shard(&email), cleared).await?;
                 Ok(account)
             }
-            _ => Err(self.failed(env, now).await),
+            _ => Err(self.failed(env, now, EdgeError::SignInFailed).await),
         }
     }
 }
@@ -522,6 +537,11 @@ async fn team(
         | OrgsRoute::SetOrgKeys
         | OrgsRoute::OrgWebhook
         | OrgsRoute::SetOrgWebhook
+        | OrgsRoute::AccessTokens
+        | OrgsRoute::CreateAccessToken
+        | OrgsRoute::RevokeAccessToken(_)
+        | OrgsRoute::OrgWidget
+        | OrgsRoute::SetOrgWidget
         | OrgsRoute::Saved(..) => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
 }
@@ -647,6 +667,55 @@ async fn open_fresh(
     Ok(opened)
 }
 
+/// The widget's settings as the main Worker reads them (`wire::WidgetLines`).
+fn widget_lines(stored: Option<StoredWidget>) -> Result<WidgetLines, EdgeError> {
+    fn json(value: &impl serde::Serialize) -> Result<String, EdgeError> {
+        serde_json::to_string(value).map_err(|_| EdgeError::Internal {
+            what: "write the widget settings",
+        })
+    }
+    let settings = stored.map(|w| w.settings).unwrap_or_default();
+    Ok(WidgetLines {
+        share: settings.share,
+        origins: settings.origins,
+        ship_from: settings.ship_from.as_ref().map(json).transpose()?,
+        fallback: settings.fallback.as_ref().map(json).transpose()?,
+    })
+}
+
+/// `GET` (any member) and `PUT` (admins) `/api/org/widget`.
+async fn org_widget(
+    route: OrgsRoute,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, EdgeError> {
+    let org = caller.org.clone();
+    let view = |stored: Option<StoredWidget>| OrgWidget {
+        widget_id: org.clone(),
+        updated_by: stored.as_ref().map(|w| w.set_by.clone()),
+        updated_at: stored.as_ref().map(|w| w.set_at),
+        settings: stored.map(|w| w.settings).unwrap_or_default(),
+    };
+    if route == OrgsRoute::OrgWidget {
+        membership(env, caller)
+            .await?
+            .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+        let stored = ask::<Org, _>(env, org.as_str(), super::Widget {}).await?;
+        return reply::json(200, &view(stored), &[]);
+    }
+    let (org, actor) = admin(caller, env, "change the storefront widget").await?;
+    let body: WidgetSettings = json_body(&req, MAX_BODY).await?;
+    let settings = widget_settings::check(body).map_err(EdgeError::InvalidBody)?;
+    let widget = StoredWidget {
+        settings,
+        set_at: now_s(),
+        set_by: actor.label,
+    };
+    let stored = ask::<Org, _>(env, org.as_str(), super::SetWidget { widget }).await?;
+    reply::json(200, &view(Some(stored)), &[])
+}
+
 /// What the main Worker needs for a request of `org`: its keys and webhook
 /// secrets, opened (`wire::Checked`), and the caller's role if a caller is named.
 async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Checked, EdgeError> {
@@ -690,6 +759,7 @@ async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Chec
             })
             .collect(),
         webhook: sealed.webhook.iter().map(|s| s.slot).zip(secrets).collect(),
+        widget: None,
     })
 }
 
@@ -739,6 +809,88 @@ async fn org_webhook(
         }
     };
     reply::json(200, &view(&org, secrets), &[])
+}
+
+/// Sign-in with a personal access token (`wire::TOKEN_URL`): the session
+/// of its owner, with their role now. Every refusal is the same as an
+/// unknown token's, and counts against the client address like a wrong password.
+async fn token_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
+    let body = crate::runtime::body_bytes(&req).await;
+    let token = std::str::from_utf8(&body).unwrap_or_default().trim();
+    let attempt = Attempt::from_address(&req);
+    let now = now_s();
+    attempt.allowed(env, now).await?;
+    if let Some((org, token_hash)) = tokens::read_access_token(token) {
+        let call = UseToken {
+            token_hash,
+            at: now,
+        };
+        if let Some((account, role)) = ask::<Org, _>(env, org.as_str(), call).await? {
+            return started(org, &account, role);
+        }
+    }
+    Err(attempt.failed(env, now, EdgeError::InvalidToken).await)
+}
+
+/// The caller's personal access tokens (`api::access_tokens`); an admin
+/// sees and revokes everyone's.
+async fn access_tokens(
+    route: OrgsRoute,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, EdgeError> {
+    let m = membership(env, caller)
+        .await?
+        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+    let org = caller.org.as_str();
+    let owner = (m.role != Role::Admin).then(|| caller.account.clone());
+    let actor = m.actor(&caller.account);
+    let now = now_s();
+    match route {
+        OrgsRoute::CreateAccessToken => {
+            let body: TokenRequest = json_body(&req, MAX_BODY).await?;
+            let name = name_of("name", &body.name)?;
+            let days = rules::token_days(body.expires_in_days)
+                .map_err(|reason| invalid("expires_in_days", reason))?;
+            let secret = random_bytes::<{ tokens::INVITE_SECRET_BYTES }>()?;
+            let token =
+                tokens::access_token(&caller.org, &secret).ok_or(EdgeError::ManagedBySettings)?;
+            let call = CreateToken {
+                actor,
+                account: caller.account.clone(),
+                id: format!("tok_{}", random_hex(8)?),
+                token_hash: tokens::token_hash(&token),
+                name,
+                last_four: token
+                    .get(token.len().saturating_sub(4)..)
+                    .unwrap_or_default()
+                    .to_string(),
+                expires_at: now + u64::from(days) * 86_400,
+                at: now,
+            };
+            let info = ask::<Org, _>(env, org, call)
+                .await?
+                .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+            reply::json(201, &TokenCreated { info, token }, &[])
+        }
+        OrgsRoute::RevokeAccessToken(id) => {
+            let call = RevokeToken {
+                actor,
+                owner,
+                id,
+                at: now,
+            };
+            let tokens = ask::<Org, _>(env, org, call)
+                .await?
+                .map_err(EdgeError::from)?;
+            reply::json(200, &TokenList { tokens }, &[])
+        }
+        _ => {
+            let tokens = ask::<Org, _>(env, org, Tokens { owner }).await?;
+            reply::json(200, &TokenList { tokens }, &[])
+        }
+    }
 }
 
 /// Saved addresses and package presets (`api::presets`): every member
@@ -874,12 +1026,33 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
             let checked = checked(env, &caller.org, Some(&caller)).await?;
             return reply::text(200, &checked.encode());
         }
-        "/keys" => {
+        "/keys" | "/widget" => {
             let org = header(&req, wire::ORG_HEADER)
                 .and_then(|o| OrgId::parse(&o))
                 .ok_or(EdgeError::OrgNotFound)?;
-            return reply::text(200, &checked(env, &org, None).await?.encode());
+            let mut checked = checked(env, &org, None).await?;
+            if path == "/widget" {
+                let stored = ask::<Org, _>(env, org.as_str(), super::Widget {}).await?;
+                checked.widget = Some(widget_lines(stored)?);
+            }
+            return reply::text(200, &checked.encode());
         }
+        "/record" => {
+            let caller = asked()?;
+            let text = String::from_utf8(body_bytes(&req).await).unwrap_or_default();
+            let record = wire::Record::decode(&text).ok_or(EdgeError::Internal {
+                what: "read the main Worker's audit record",
+            })?;
+            let call = super::Record {
+                account: caller.account,
+                action: record.action,
+                detail: record.detail,
+                at: now_s(),
+            };
+            ask::<Org, _>(env, caller.org.as_str(), call).await?;
+            return reply::empty(204, &[]);
+        }
+        "/token" => return token_sign_in(req, env).await,
         "/me" => {
             let me = me(env, &asked()?).await?;
             return reply::text(200, &me.map(|me| me.encode()).unwrap_or_default());
@@ -918,6 +1091,12 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         OrgsRoute::OrgKeys | OrgsRoute::SetOrgKeys => org_keys(route, req, env, &asked()?).await,
         OrgsRoute::OrgWebhook | OrgsRoute::SetOrgWebhook => {
             org_webhook(route, req, env, &asked()?).await
+        }
+        OrgsRoute::AccessTokens
+        | OrgsRoute::CreateAccessToken
+        | OrgsRoute::RevokeAccessToken(_) => access_tokens(route, req, env, &asked()?).await,
+        OrgsRoute::OrgWidget | OrgsRoute::SetOrgWidget => {
+            org_widget(route, req, env, &asked()?).await
         }
         OrgsRoute::Saved(endpoint, param) => saved(endpoint, param, req, env, &asked()?).await,
         route => team(route, req, env, &asked()?, query).await,

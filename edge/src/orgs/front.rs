@@ -9,7 +9,10 @@ use api::{ApiKey, KeyEnv};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
-use super::wire::{self, Caller, Checked, Me, Started};
+use std::rc::Rc;
+
+use super::member_checks::{self, MemberChecks};
+use super::wire::{self, Caller, Checked, Me, Record, Started};
 use crate::access::gate::{self, Facts, Principal};
 use crate::access::glue::{session_response, signed_in};
 use crate::access::session::{SESSION_SECONDS, Session};
@@ -96,24 +99,50 @@ async fn settings(
             KeySlot::Next => config.webhook.next = secret,
         }
     }
+    if let Some(widget) = checked.widget {
+        config.widget.origins = widget.origins;
+        config.widget.share = widget.share;
+        config.widget.ship_from = widget.ship_from;
+        config.widget.fallback = widget.fallback;
+    }
     Ok(config)
 }
 
+thread_local! {
+    static CHECKS: std::cell::RefCell<MemberChecks<Rc<Config>>> = Default::default();
+}
+
 /// The settings of a request of `session`: its organization's, with its
-/// keys and the person's role as the organization's object says now
-/// (`member` is `None` once they are no longer a member).
+/// keys and the person's role as the organization's object says
+/// (`member` is `None` once they are no longer a member): now, or for a
+/// read (`reuse`), as it said moments ago (`member_checks`).
 pub(crate) async fn session_settings(
     env: &Env,
     base: &Config,
     session: &Session,
-) -> Result<Config, EdgeError> {
+    reuse: bool,
+    now: u64,
+) -> Result<Rc<Config>, EdgeError> {
     // A session that names no account is no member's.
     let Some(caller) = caller(session) else {
-        return Ok(base.for_org(session.org.clone()));
+        return Ok(Rc::new(base.for_org(session.org.clone())));
     };
-    let caller = caller.header();
-    let header = (wire::CALLER_HEADER, caller.as_str());
-    settings(env, base, session.org.clone(), wire::CHECK_URL, header).await
+    if let Some(config) = reuse
+        .then(|| CHECKS.with(|c| c.borrow().seen(&caller.org, &caller.account, now)))
+        .flatten()
+    {
+        return Ok(config);
+    }
+    let header = caller.header();
+    let header = (wire::CALLER_HEADER, header.as_str());
+    let config = Rc::new(settings(env, base, session.org.clone(), wire::CHECK_URL, header).await?);
+    if config.member.is_some() {
+        CHECKS.with(|c| {
+            c.borrow_mut()
+                .remember(&caller.org, &caller.account, config.clone(), now)
+        });
+    }
+    Ok(config)
 }
 
 /// An organization's settings with its keys and webhook secrets, for its
@@ -125,6 +154,41 @@ pub(crate) async fn org_settings(
 ) -> Result<Config, EdgeError> {
     let named = org.to_string();
     settings(env, base, org, wire::KEYS_URL, (wire::ORG_HEADER, &named)).await
+}
+
+/// Adds a money decision of `session`'s person to their organization's
+/// audit log. The decision stands either way (the money is committed);
+/// a miss is logged for the operator, naming the entry.
+pub(crate) async fn record(env: &Env, session: &Session, record: &Record) {
+    let Some(caller) = caller(session).filter(|_| !session.org.is_deployment()) else {
+        return;
+    };
+    let caller = caller.header();
+    let headers = [(wire::CALLER_HEADER, caller.as_str())];
+    let body = record.encode();
+    let sent = match new_request(wire::RECORD_URL, "POST", &headers, Some(&body)) {
+        Some(request) => fetch(env, request).await.map(|r| r.status_code()),
+        None => Err(EdgeError::OrgUnavailable),
+    };
+    if !matches!(sent, Ok(204)) {
+        let why = sent.map_or_else(|e| e.code().to_string(), |status| status.to_string());
+        worker::console_error!(
+            "an audit entry was not recorded ({why}; {}): {}",
+            record.action.as_str(),
+            record.detail
+        );
+    }
+}
+
+/// An organization's settings for its storefront widget: its keys and its
+/// widget's (`crate::widget::glue` keeps them briefly per isolate).
+pub(crate) async fn widget_settings(
+    env: &Env,
+    base: &Config,
+    org: OrgId,
+) -> Result<Config, EdgeError> {
+    let named = org.to_string();
+    settings(env, base, org, wire::WIDGET_URL, (wire::ORG_HEADER, &named)).await
 }
 
 /// Who the person is and their organizations, for the session answer.
@@ -166,6 +230,31 @@ async fn start(
     };
     trace.caller(&principal);
     session_response(env, &org_config, &principal, Some(cookie)).await
+}
+
+/// `POST /api/session` with a personal access token: the accounts Worker
+/// checks it; its refusals pass on as it made them.
+pub(crate) async fn token_sign_in(
+    env: &Env,
+    config: &Config,
+    token: &str,
+    address: Option<String>,
+    request_id: &str,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    let mut headers = vec![(wire::REQUEST_ID_HEADER, request_id)];
+    if let Some(address) = &address {
+        headers.push(("CF-Connecting-IP", address));
+    }
+    let request = new_request(wire::TOKEN_URL, "POST", &headers, Some(token))
+        .ok_or(EdgeError::OrgUnavailable)?;
+    let mut answer = fetch(env, request).await?;
+    if answer.status_code() != 200 {
+        return Ok(answer.into());
+    }
+    let text = answer.text().await.map_err(|_| EdgeError::OrgUnavailable)?;
+    let started = Started::decode(&text).ok_or(EdgeError::OrgUnavailable)?;
+    start(env, config, started, trace).await
 }
 
 pub(crate) async fn handle(
@@ -213,6 +302,13 @@ pub(crate) async fn handle(
             crate::control::glue::revoke(env, &old.org, &old.sid, old.expires_at).await?;
         }
         return start(env, config, started, trace).await;
+    }
+    // A change made here counts from this isolate's next request.
+    if let Some(session) = &session
+        && !member_checks::may_reuse(&req.method(), None)
+        && (200..300).contains(&answer.status_code())
+    {
+        CHECKS.with(|c| c.borrow_mut().forget(&session.org));
     }
     // Answers and refusals pass through as the accounts Worker made them
     // (its envelopes carry this request's id and any `Retry-After`).

@@ -4,7 +4,9 @@
 //! append-only audit log (`store`); the `AccountDirectory` finds a person's
 //! account by email, sharded by a hash of it (`directory`). Only sign-in,
 //! invitations and membership changes touch the directory; a forwarded
-//! call asks the organization's object who the caller is, nothing else.
+//! call asks the organization's object who the caller is, nothing else,
+//! and a read may use what this isolate was told moments ago
+//! (`member_checks`).
 //!
 //! Every other object (purchase records, control, inbox, jobs) is named
 //! from the organization by [`object_name`], so one organization's names
@@ -19,12 +21,14 @@
 #[cfg(feature = "accounts")]
 pub mod directory;
 pub mod keys;
+pub mod member_checks;
 pub mod passwords;
 pub mod presets;
 pub mod rules;
 pub mod sealing;
 pub mod throttle;
 pub mod tokens;
+pub mod widget;
 pub mod wire;
 
 // The accounts Worker (`wire`): its endpoints, objects and password hashing.
@@ -40,6 +44,7 @@ pub(crate) mod store;
 #[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod front;
 
+use api::access_tokens::AccessToken;
 use api::orgs::{AccountId, AuditAction, AuditPage, Invite, InvitePreview, Member, OrgId};
 use api::session::Role;
 use serde::{Deserialize, Serialize};
@@ -151,6 +156,13 @@ pub enum OrgCall {
     Reseal(Reseal),
     SetWebhookSecret(SetWebhookSecret),
     MoveWebhookSecret(MoveWebhookSecret),
+    Record(Record),
+    CreateToken(CreateToken),
+    Tokens(Tokens),
+    RevokeToken(RevokeToken),
+    UseToken(UseToken),
+    Widget(Widget),
+    SetWidget(SetWidget),
     SavedLists(SavedLists),
     ChangeSaved(ChangeSaved),
 }
@@ -253,6 +265,16 @@ pub struct AcceptInvite {
     pub at: u64,
 }
 
+/// A money decision the main Worker saw `account` make (`wire::Record`),
+/// for the audit log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub account: AccountId,
+    pub action: AuditAction,
+    pub detail: String,
+    pub at: u64,
+}
+
 /// The audit log, newest first, before `seq`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Audit {
@@ -301,12 +323,62 @@ pub struct MoveWebhookSecret {
     pub at: u64,
 }
 
+/// The organization's widget settings (nothing, and no storage made, for
+/// an organization that does not exist).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Widget {}
+
+/// Store checked widget settings; audited with what changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetWidget {
+    pub widget: widget::StoredWidget,
+}
+
 /// A secret sealed again under the current master key (`from` is what was
 /// stored: a concurrent change wins).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reseal {
     pub from: String,
     pub to: String,
+}
+
+/// A new personal access token of `actor` (a member); the Worker drew
+/// the token and sends only its hash and last four characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateToken {
+    pub actor: Actor,
+    pub account: AccountId,
+    pub id: String,
+    pub token_hash: String,
+    pub name: String,
+    pub last_four: String,
+    pub expires_at: u64,
+    pub at: u64,
+}
+
+/// The access tokens of `owner`, or everyone's (`None`: an admin asks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub owner: Option<AccountId>,
+}
+
+/// Revoke token `id` if it is `owner`'s (`None`: an admin, any member's);
+/// answers the tokens `owner` sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevokeToken {
+    pub actor: Actor,
+    pub owner: Option<AccountId>,
+    pub id: String,
+    pub at: u64,
+}
+
+/// Sign in with the token whose hash this is: its owner and their role
+/// now, if it has not expired and they are still a member; records its
+/// use and the owner's sign-in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UseToken {
+    pub token_hash: String,
+    pub at: u64,
 }
 
 /// The saved addresses and package presets (`presets`).
@@ -333,6 +405,7 @@ pub enum Refusal {
     InviteUsed,
     InviteRevoked,
     NoNextKey,
+    TokenUnknown,
 }
 
 #[cfg(feature = "accounts")]
@@ -347,6 +420,7 @@ impl From<Refusal> for EdgeError {
             Refusal::InviteUsed => EdgeError::InviteUsed,
             Refusal::InviteRevoked => EdgeError::InviteRevoked,
             Refusal::NoNextKey => EdgeError::KeyNoNext,
+            Refusal::TokenUnknown => EdgeError::TokenNotFound,
         }
     }
 }
@@ -379,6 +453,13 @@ crate::calls! {
     Reseal(Reseal) => (),
     SetWebhookSecret(SetWebhookSecret) => Vec<keys::StoredSecret>,
     MoveWebhookSecret(MoveWebhookSecret) => Result<Vec<keys::StoredSecret>, Refusal>,
+    Record(Record) => (),
+    CreateToken(CreateToken) => Option<AccessToken>,
+    Tokens(Tokens) => Vec<AccessToken>,
+    RevokeToken(RevokeToken) => Result<Vec<AccessToken>, Refusal>,
+    UseToken(UseToken) => Option<(AccountId, Role)>,
+    Widget(Widget) => Option<widget::StoredWidget>,
+    SetWidget(SetWidget) => widget::StoredWidget,
     SavedLists(SavedLists) => presets::Saved,
     ChangeSaved(ChangeSaved) => Result<presets::Saved, presets::Refused>,
 }

@@ -75,10 +75,42 @@ pub fn invite_days(asked: Option<u32>) -> Result<u32, String> {
     }
 }
 
+/// Days until an access token expires: its owner's choice within 1 to
+/// `MAX_DAYS`, else `DEFAULT_DAYS` (none lasts for ever: `api::access_tokens`).
+pub fn token_days(asked: Option<u32>) -> Result<u32, String> {
+    use api::access_tokens::{DEFAULT_DAYS, MAX_DAYS};
+    match asked {
+        None => Ok(DEFAULT_DAYS),
+        Some(d) if (1..=MAX_DAYS).contains(&d) => Ok(d),
+        Some(_) => Err(format!("an access token lasts 1 to {MAX_DAYS} days")),
+    }
+}
+
+/// The role an access token signs in with at `now`: its owner's role now,
+/// if they are still a member (`owner`) and the token has not expired.
+pub fn token_role(expires_at: u64, owner: Option<Role>, now: u64) -> Option<Role> {
+    owner.filter(|_| now < expires_at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use Role::*;
+
+    #[test]
+    fn a_token_signs_in_as_its_owner_now_until_it_expires() {
+        assert_eq!(token_role(2_000, Some(Operator), 1_999), Some(Operator));
+        // A demotion applies to the owner's tokens at once.
+        assert_eq!(token_role(2_000, Some(Viewer), 1_999), Some(Viewer));
+        assert_eq!(token_role(2_000, Some(Admin), 2_000), None);
+        // Removed from the organization: nothing.
+        assert_eq!(token_role(2_000, None, 1), None);
+        assert_eq!(token_days(None), Ok(30));
+        assert_eq!(token_days(Some(365)), Ok(365));
+        for never in [Some(0), Some(366), Some(u32::MAX)] {
+            assert!(token_days(never).is_err(), "{never:?}");
+        }
+    }
 
     #[test]
     fn the_last_admin_can_neither_leave_nor_be_demoted() {

@@ -13,12 +13,16 @@ use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, d
 use super::keys::{Sealed, StoredKey, StoredSecret};
 use super::presets::{self, Saved};
 use super::rules::{self, InviteFacts};
+use super::widget::StoredWidget;
 use super::{
-    AUDIT_PAGE, Accepted, Access, AuditLine, ChangeSaved, Check, Create, CreateInvite, Joining,
-    Membership, MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite,
-    SetKey, SetRole, SetWebhookSecret, SignedIn,
+    AUDIT_PAGE, Accepted, Access, AuditLine, ChangeSaved, Check, Create, CreateInvite, CreateToken,
+    Joining, Membership, MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal,
+    RevokeInvite, RevokeToken, SetKey, SetRole, SetWebhookSecret, SetWidget, SignedIn, Tokens,
+    UseToken,
 };
 use crate::objects::reply;
+
+mod access_tokens;
 
 #[durable_object]
 pub struct Organization {
@@ -114,6 +118,9 @@ impl Organization {
                 "CREATE TABLE IF NOT EXISTS keys (mode TEXT NOT NULL, slot TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (mode, slot))",
                 // `json` is a `StoredSecret`, sealed likewise.
                 "CREATE TABLE IF NOT EXISTS webhook (slot TEXT PRIMARY KEY, json TEXT NOT NULL)",
+                access_tokens::DDL,
+                // One row: `json` is a `widget::StoredWidget`.
+                "CREATE TABLE IF NOT EXISTS widget (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
                 // One row: `json` is the saved addresses and presets (`presets::Saved`).
                 "CREATE TABLE IF NOT EXISTS saved (one INTEGER PRIMARY KEY CHECK (one = 1), json TEXT NOT NULL)",
             ] {
@@ -274,6 +281,8 @@ impl Organization {
                     "DELETE FROM members WHERE account = ?",
                     vec![account.into()],
                 )?;
+                // Their access tokens go with them (a return by invitation revives none).
+                sql.exec("DELETE FROM tokens WHERE account = ?", vec![account.into()])?;
                 AuditLine {
                     actor: actor.to_string(),
                     action: AuditAction::MemberRemoved,
@@ -463,6 +472,28 @@ impl Organization {
         Ok(Ok(Self::keys(sql)?))
     }
 
+    fn widget(sql: &SqlStorage) -> Result<Option<StoredWidget>> {
+        Ok(Self::json_rows(sql, "SELECT json FROM widget")?.pop())
+    }
+
+    fn set_widget(sql: &SqlStorage, widget: StoredWidget) -> Result<StoredWidget> {
+        let before = Self::widget(sql)?.map(|w| w.settings).unwrap_or_default();
+        sql.exec(
+            "INSERT OR REPLACE INTO widget (id, json) VALUES (1, ?)",
+            vec![serde_json::to_string(&widget).map_err(internal)?.into()],
+        )?;
+        Self::audit(
+            sql,
+            widget.set_at,
+            AuditLine {
+                actor: widget.set_by.clone(),
+                action: AuditAction::WidgetChanged,
+                detail: super::widget::describe_change(&before, &widget.settings),
+            },
+        )?;
+        Ok(widget)
+    }
+
     fn saved(sql: &SqlStorage) -> Result<Saved> {
         Ok(Self::json_rows(sql, "SELECT json FROM saved")?
             .into_iter()
@@ -491,6 +522,9 @@ impl Organization {
     fn answer(&self, call: OrgCall) -> Result<String> {
         if matches!(call, OrgCall::Keys(_)) && !self.exists()? {
             return reply::<Org, super::Keys>(&Sealed::default()).map_err(internal);
+        }
+        if matches!(call, OrgCall::Widget(_)) && !self.exists()? {
+            return reply::<Org, super::Widget>(&None).map_err(internal);
         }
         let sql = self.sql()?;
         let json = match call {
@@ -693,6 +727,38 @@ impl Organization {
             }
             OrgCall::MoveWebhookSecret(m) => {
                 reply::<Org, MoveWebhookSecret>(&Self::move_secret(&sql, m)?)
+            }
+            OrgCall::Record(super::Record {
+                account,
+                action,
+                detail,
+                at,
+            }) => {
+                // Money committed by someone since removed is still written, by their account.
+                let actor = match Self::membership(&sql, account.as_str())? {
+                    Some(member) => member.actor(&account).label,
+                    None => account.to_string(),
+                };
+                Self::audit(
+                    &sql,
+                    at,
+                    AuditLine {
+                        actor,
+                        action,
+                        detail,
+                    },
+                )?;
+                reply::<Org, super::Record>(&())
+            }
+            OrgCall::CreateToken(c) => reply::<Org, CreateToken>(&Self::create_token(&sql, c)?),
+            OrgCall::Tokens(Tokens { owner }) => {
+                reply::<Org, Tokens>(&Self::tokens(&sql, owner.as_ref())?)
+            }
+            OrgCall::RevokeToken(r) => reply::<Org, RevokeToken>(&Self::revoke_token(&sql, r)?),
+            OrgCall::UseToken(u) => reply::<Org, UseToken>(&Self::use_token(&sql, u)?),
+            OrgCall::Widget(_) => reply::<Org, super::Widget>(&Self::widget(&sql)?),
+            OrgCall::SetWidget(SetWidget { widget }) => {
+                reply::<Org, SetWidget>(&Self::set_widget(&sql, widget)?)
             }
             OrgCall::SavedLists(_) => reply::<Org, super::SavedLists>(&Self::saved(&sql)?),
             OrgCall::ChangeSaved(c) => reply::<Org, ChangeSaved>(&Self::change_saved(&sql, c)?),

@@ -12,6 +12,10 @@
 //! random bits in base64url (59 characters, one path segment): the Worker
 //! finds the organization from the token and its object finds the
 //! invitation by the token's SHA-256. Only that hash is stored.
+//!
+//! A personal access token is the same with `api::access_tokens::PREFIX`
+//! in front (70 characters), so a secret scanner can spot one and the
+//! Worker finds its organization without asking the directory.
 
 use api::orgs::OrgId;
 use api::signing::{hmac_matches, hmac_sha256};
@@ -85,6 +89,23 @@ pub fn read_invite(token: &str) -> Option<(OrgId, String)> {
         return None;
     }
     Some((org_of_nonce(nonce)?, token_hash(token)))
+}
+
+/// A personal access token for `org` from 32 random bytes.
+pub fn access_token(org: &OrgId, secret: &[u8; INVITE_SECRET_BYTES]) -> Option<String> {
+    Some(format!(
+        "{}{}",
+        api::access_tokens::PREFIX,
+        invite_token(org, secret)?
+    ))
+}
+
+/// The organization a personal access token names and the hash its object
+/// keeps; `None` for anything that is not one.
+pub fn read_access_token(token: &str) -> Option<(OrgId, String)> {
+    let rest = token.strip_prefix(api::access_tokens::PREFIX)?;
+    let (org, _) = read_invite(rest)?;
+    Some((org, token_hash(token)))
 }
 
 pub fn token_hash(token: &str) -> String {
@@ -164,6 +185,22 @@ mod tests {
         ] {
             assert!(read_invite(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_access_token_is_prefixed_and_names_its_organization() {
+        let org = OrgId::parse("org_0123456789abcdef").unwrap();
+        let token = access_token(&org, &[0xfb; 32]).unwrap();
+        assert_eq!(token.len(), 70);
+        assert!(token.starts_with("parcel_pat_0123456789abcdef"));
+        let (found, hash) = read_access_token(&token).unwrap();
+        assert_eq!(found, org);
+        // The hash is the whole token's: an invitation with the same secret is another.
+        assert_eq!(hash, token_hash(&token));
+        assert_ne!(hash, token_hash(&invite_token(&org, &[0xfb; 32]).unwrap()));
+        assert!(read_access_token(&token[api::access_tokens::PREFIX.len()..]).is_none());
+        assert!(read_access_token(&token[..69]).is_none());
+        assert!(access_token(&OrgId::deployment(), &[0; 32]).is_none());
     }
 
     #[test]

@@ -13,7 +13,9 @@
 //! JSON: a decoder derived for each would cost every isolate of the main
 //! Worker more wasm than the few lines below.
 
-use api::orgs::{AccountId, OrgId, OrgSummary};
+use api::jobs::{Approval, Job};
+use api::labels::Label;
+use api::orgs::{AccountId, AuditAction, OrgId, OrgSummary};
 use api::session::{KeySlot, Role};
 use api::{KeyEnv, Scope};
 
@@ -24,8 +26,17 @@ pub const CHECK_URL: &str = "https://accounts/check";
 /// organization's batch jobs run with its keys).
 pub const KEYS_URL: &str = "https://accounts/keys";
 pub const ORG_HEADER: &str = "parcel-org";
+/// `POST` with [`ORG_HEADER`]: as [`KEYS_URL`], with the widget's settings
+/// (`Checked::widget`), for the widget's page and calls.
+pub const WIDGET_URL: &str = "https://accounts/widget";
 /// `POST` with the caller: [`Me`], or an empty body if they are no longer a member.
 pub const ME_URL: &str = "https://accounts/me";
+/// `POST` with the caller and a [`Record`]: the main Worker adds an entry
+/// to the caller's organization's audit log.
+pub const RECORD_URL: &str = "https://accounts/record";
+/// `POST` a personal access token as the body (with the client address):
+/// [`Started`], or the refusal to pass on.
+pub const TOKEN_URL: &str = "https://accounts/token";
 /// Where forwarded endpoints go: this origin and the request's own path.
 pub const ORIGIN: &str = "https://accounts";
 /// `{org} {account}`: the signed-in caller of a forwarded endpoint.
@@ -94,15 +105,33 @@ pub struct KeyLine {
 /// The person's role now (`None`: not a member, or not asked) and the
 /// organization's keys and webhook secrets, opened. As text: the role's
 /// name (or nothing) on the first line, then `{mode}\t{slot}\t{key}\t{scope,scope}`
-/// per key and `webhook\t{slot}\t{secret}` per webhook secret.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// per key and `webhook\t{slot}\t{secret}` per webhook secret; asked at
+/// [`WIDGET_URL`], `widget\t{share}`, then `widget_origin\t{origin}` per
+/// origin, `widget_from\t{json}` and `widget_fallback\t{json}` (compact
+/// JSON has no tab or newline).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Checked {
     pub role: Option<Role>,
     pub keys: Vec<KeyLine>,
     pub webhook: Vec<(KeySlot, String)>,
+    pub widget: Option<WidgetLines>,
+}
+
+/// An organization's widget settings as the main Worker uses them: the
+/// address and the fallback stay JSON, written into the page as they are.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WidgetLines {
+    pub share: f64,
+    pub origins: Vec<String>,
+    pub ship_from: Option<String>,
+    pub fallback: Option<String>,
 }
 
 const WEBHOOK: &str = "webhook";
+const WIDGET: &str = "widget";
+const WIDGET_ORIGIN: &str = "widget_origin";
+const WIDGET_FROM: &str = "widget_from";
+const WIDGET_FALLBACK: &str = "widget_fallback";
 
 impl Checked {
     pub fn encode(&self) -> String {
@@ -120,6 +149,17 @@ impl Checked {
         for (slot, secret) in &self.webhook {
             text.push_str(&format!("\n{WEBHOOK}\t{}\t{secret}", slot.as_str()));
         }
+        if let Some(w) = &self.widget {
+            text.push_str(&format!("\n{WIDGET}\t{}", w.share));
+            for origin in &w.origins {
+                text.push_str(&format!("\n{WIDGET_ORIGIN}\t{origin}"));
+            }
+            for (name, json) in [(WIDGET_FROM, &w.ship_from), (WIDGET_FALLBACK, &w.fallback)] {
+                if let Some(json) = json {
+                    text.push_str(&format!("\n{name}\t{json}"));
+                }
+            }
+        }
         text
     }
 
@@ -131,13 +171,34 @@ impl Checked {
         };
         let mut keys = Vec::new();
         let mut webhook = Vec::new();
+        let mut widget: Option<WidgetLines> = None;
         for line in lines {
             let mut fields = line.split('\t');
             let mut next = || fields.next();
             let first = next()?;
-            if first == WEBHOOK {
-                webhook.push((KeySlot::from_name(next()?)?, next()?.to_string()));
-                continue;
+            match first {
+                WEBHOOK => {
+                    webhook.push((KeySlot::from_name(next()?)?, next()?.to_string()));
+                    continue;
+                }
+                WIDGET => {
+                    widget = Some(WidgetLines {
+                        share: next()?.parse().ok()?,
+                        ..WidgetLines::default()
+                    });
+                    continue;
+                }
+                WIDGET_ORIGIN | WIDGET_FROM | WIDGET_FALLBACK => {
+                    let w = widget.as_mut()?;
+                    let value = next()?.to_string();
+                    match first {
+                        WIDGET_ORIGIN => w.origins.push(value),
+                        WIDGET_FROM => w.ship_from = Some(value),
+                        _ => w.fallback = Some(value),
+                    }
+                    continue;
+                }
+                _ => {}
             }
             keys.push(KeyLine {
                 mode: KeyEnv::from_name(first)?,
@@ -154,6 +215,7 @@ impl Checked {
             role,
             keys,
             webhook,
+            widget,
         })
     }
 }
@@ -198,6 +260,91 @@ impl Me {
             orgs: orgs.collect(),
         })
     }
+}
+
+/// An audit entry only the main Worker sees happen: money committed by a
+/// batch's approval, or a label bought above the organization's threshold.
+/// As text: `{action}\n{detail}`; the accounts Worker takes no other action
+/// from it (every other entry it writes itself, with the change).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub action: AuditAction,
+    pub detail: String,
+}
+
+impl Record {
+    /// A live `job` was approved: a review-first job's exact total, or the
+    /// ceiling a buy-as-quoted job was created with (its only approval).
+    /// Sandbox jobs spend nothing.
+    pub fn batch_approved(job: &Job) -> Option<Record> {
+        if job.mode == KeyEnv::Sandbox {
+            return None;
+        }
+        let what = match job.approval {
+            Approval::ReviewFirst => format!(
+                "approved {} for {} labels",
+                dollars(job.cost.quoted_cents),
+                job.counts.quoted
+            ),
+            Approval::BuyAsQuoted {
+                max_row_cents,
+                max_total_cents,
+            } => format!(
+                "buy as quoted, up to {} in total and {} a label, {} rows",
+                dollars(max_total_cents),
+                dollars(max_row_cents),
+                job.counts.total
+            ),
+        };
+        Some(Record {
+            action: AuditAction::BatchApproved,
+            detail: format!("{} ({}, {}): {what}", job.name, job.id, job.mode),
+        })
+    }
+
+    /// A live label that cost at least `threshold_cents` (sandbox labels cost nothing).
+    pub fn large_purchase(label: &Label, threshold_cents: i64) -> Option<Record> {
+        (!label.sandbox && label.rate_cents >= threshold_cents).then(|| Record {
+            action: AuditAction::LargePurchase,
+            detail: format!(
+                "{} {} {} ({}, tracking {})",
+                dollars(label.rate_cents),
+                label.carrier,
+                label.service,
+                label.id,
+                label.tracking_number
+            ),
+        })
+    }
+
+    pub fn encode(&self) -> String {
+        format!("{}\n{}", self.action.as_str(), self.detail)
+    }
+
+    pub fn decode(text: &str) -> Option<Record> {
+        let (action, detail) = text.split_once('\n')?;
+        let action = AuditAction::from_name(action)
+            .filter(|a| matches!(a, AuditAction::BatchApproved | AuditAction::LargePurchase))?;
+        let detail = detail.trim();
+        (!detail.is_empty() && detail.len() <= 1_000).then(|| Record {
+            action,
+            detail: detail.into(),
+        })
+    }
+}
+
+/// `$1,234.50`, as the app shows money.
+fn dollars(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let whole = (cents.unsigned_abs() / 100).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("{sign}${grouped}.{:02}", cents.unsigned_abs() % 100)
 }
 
 #[cfg(test)]
@@ -257,8 +404,25 @@ mod tests {
                 },
             ],
             webhook: vec![(KeySlot::Current, "whsec_0123456789abcdef".into())],
+            widget: None,
         };
         assert_eq!(Checked::decode(&checked.encode()), Some(checked.clone()));
+        let widget = Checked {
+            widget: Some(WidgetLines {
+                share: 0.5,
+                origins: vec!["https://a.example".into(), "http://127.0.0.1:4000".into()],
+                ship_from: Some(r#"{"name":"A\tB","zip":"94105"}"#.into()),
+                fallback: Some(r#"{"name":"Standard","price_cents":795,"wait_seconds":8}"#.into()),
+            }),
+            ..checked.clone()
+        };
+        assert_eq!(Checked::decode(&widget.encode()), Some(widget));
+        let closed = Checked {
+            widget: Some(WidgetLines::default()),
+            ..Checked::default()
+        };
+        assert_eq!(Checked::decode(&closed.encode()), Some(closed));
+        assert_eq!(Checked::decode("\nwidget_origin\thttps://a.example"), None);
         let outsider = Checked::default();
         assert_eq!(outsider.encode(), "");
         assert_eq!(Checked::decode(""), Some(outsider));
@@ -272,5 +436,75 @@ mod tests {
             Checked::decode("admin\nlive\tcurrent\tk1.a.b\tnot:a-scope"),
             None
         );
+    }
+    #[test]
+    fn money_decisions_are_recorded_in_words_and_nothing_else_passes() {
+        assert_eq!(dollars(12_345_678), "$123,456.78");
+        assert_eq!(dollars(5), "$0.05");
+        assert_eq!(dollars(100_000), "$1,000.00");
+        let label = Label {
+            id: "lbl_1".into(),
+            tracking_number: "1Z9".into(),
+            label_url: "https://x/l.pdf".into(),
+            carrier: "Pacific Post".into(),
+            service: "Overnight".into(),
+            rate_cents: 25_000,
+            sandbox: false,
+            wallet_balance_after_cents: 0,
+        };
+        let large = Record::large_purchase(&label, 25_000).expect("at the threshold");
+        assert_eq!(
+            large.detail,
+            "$250.00 Pacific Post Overnight (lbl_1, tracking 1Z9)"
+        );
+        assert_eq!(Record::decode(&large.encode()), Some(large));
+        assert_eq!(Record::large_purchase(&label, 25_001), None);
+        let sandbox = Label {
+            sandbox: true,
+            ..label
+        };
+        assert_eq!(Record::large_purchase(&sandbox, 0), None);
+
+        let mut job =
+            crate::jobs::engine::tests::job(3, Approval::ReviewFirst, KeyEnv::Live).view(0);
+        job.name = "orders.csv".into();
+        job.cost.quoted_cents = 1_234;
+        job.counts.quoted = 3;
+        let approved = Record::batch_approved(&job).expect("a live job");
+        assert_eq!(approved.action, AuditAction::BatchApproved);
+        assert!(
+            approved.detail.starts_with("orders.csv (job_"),
+            "{}",
+            approved.detail
+        );
+        assert!(
+            approved
+                .detail
+                .ends_with(", live): approved $12.34 for 3 labels"),
+            "{}",
+            approved.detail
+        );
+        job.approval = Approval::BuyAsQuoted {
+            max_row_cents: 900,
+            max_total_cents: 5_000,
+        };
+        let ceiling = Record::batch_approved(&job).expect("a live job").detail;
+        assert!(
+            ceiling.ends_with("up to $50.00 in total and $9.00 a label, 3 rows"),
+            "{ceiling}"
+        );
+        job.mode = KeyEnv::Sandbox;
+        assert_eq!(Record::batch_approved(&job), None);
+
+        // The main Worker records money decisions only, one line of words.
+        for bad in [
+            "role_changed\nx",
+            "key_set\nx",
+            "batch_approved\n  ",
+            "batch_approved",
+            "nope\nx",
+        ] {
+            assert_eq!(Record::decode(bad), None, "{bad}");
+        }
     }
 }

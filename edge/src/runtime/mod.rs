@@ -49,6 +49,7 @@ async fn tenant(
     env: &Env,
     config: Rc<Config>,
     cookie: Option<&str>,
+    reuse: bool,
     now: u64,
 ) -> Result<Rc<Config>, EdgeError> {
     use crate::access::session::{Session, cookie_value};
@@ -57,9 +58,9 @@ async fn tenant(
         .and_then(|value| Session::decode_cached(value, &config.session_secret, now).ok())
         .filter(|session| !session.org.is_deployment());
     match session {
-        Some(session) => Ok(Rc::new(
-            crate::orgs::front::session_settings(env, &config, &session).await?,
-        )),
+        Some(session) => {
+            crate::orgs::front::session_settings(env, &config, &session, reuse, now).await
+        }
         None => Ok(config),
     }
 }
@@ -208,12 +209,34 @@ async fn handle(
     let method = &incoming.method;
     let route = routes::route(method, path, query, &config.upstream)?;
     trace.route = Some(route.pattern());
-    // A session works with its organization's settings; the storefront's
-    // framed calls stay the deployment's whatever cookie the browser has.
-    let config = if route.acts_for_session() && incoming.framed_by.is_none() {
-        tenant(env, config, incoming.cookie.as_deref(), now_s()).await?
-    } else {
-        config
+    // A widget request naming an organization (its page's link, its calls'
+    // header) works with that organization's widget settings and keys; a
+    // session with its organization's; the storefront's other framed calls
+    // stay the deployment's whatever cookie the browser has.
+    let widget_id = match route {
+        Route::WidgetPage => routes::query_param(query, api::widget::WIDGET_PARAM),
+        _ if incoming.framed_by.is_some() => header(&req, api::widget::WIDGET_ID_HEADER),
+        _ => None,
+    }
+    .filter(|id| !id.is_empty());
+    let config = match widget_id {
+        Some(id) => match crate::widget::glue::org_settings(env, &config, &id, now_s()).await? {
+            Some(org) => org,
+            // Unknown or closed: refused like an unlisted shop, saying nothing more.
+            None if matches!(route, Route::WidgetPage) => {
+                return crate::widget::glue::page(env, None, own_origin, query).await;
+            }
+            None => return Err(EdgeError::OrgNotFound),
+        },
+        None if route.acts_for_session() && incoming.framed_by.is_none() => {
+            let v1_scope = match &route {
+                Route::V1(forward) => Some(forward.endpoint.scope),
+                _ => None,
+            };
+            let reuse = crate::orgs::member_checks::may_reuse(method, v1_scope);
+            tenant(env, config, incoming.cookie.as_deref(), reuse, now_s()).await?
+        }
+        None => config,
     };
     let facts = Facts {
         method,
@@ -232,7 +255,7 @@ async fn handle(
                 .await
         }
         Route::Access(route) => {
-            crate::access::glue::handle(route, req, env, &config, &facts, trace).await
+            crate::access::glue::handle(route, req, env, &config, &facts, request_id, trace).await
         }
         Route::Webhooks(route) => {
             crate::webhooks::glue::handle(route, req, env, &config, &facts, query, trace).await
@@ -240,7 +263,9 @@ async fn handle(
         Route::LabelPdf { id, inline } => {
             crate::label_pdf::glue::pdf(&id, inline, env, &config, &facts, trace).await
         }
-        Route::WidgetPage => crate::widget::glue::page(env, &config, own_origin, query).await,
+        Route::WidgetPage => {
+            crate::widget::glue::page(env, Some(&config.widget), own_origin, query).await
+        }
         Route::Jobs(route) => {
             crate::jobs::glue::handle(route, req, env, &config, &facts, query, trace).await
         }

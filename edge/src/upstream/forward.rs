@@ -10,12 +10,14 @@ use crate::access::glue::principal;
 use crate::access::roles::WIDGET_SCOPES;
 use crate::config::Config;
 use crate::errors::EdgeError;
+use crate::orgs::wire::Record;
 use crate::orgs::{Named, object_name};
 use crate::runtime::objects::ask;
 use crate::runtime::reply;
 use crate::runtime::{Trace, body_bytes, header, now_s};
 use crate::webhooks::{InboxStore, RecordPurchase};
 use crate::widget::{cors, quotes, shoppers};
+use api::labels::Label;
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
 use sha2::{Digest, Sha256};
@@ -73,15 +75,17 @@ pub(crate) async fn forward(
         .map(cors::response_headers)
         .unwrap_or_default();
     let caller = if widget.is_some() {
-        // Each shopper (client IP) gets a per-minute count of its own.
+        // Each shopper (client IP) gets a per-minute count of its own, in
+        // each organization's widget.
         let client = header(&req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into());
-        shoppers::count(&client, config.widget.ip_per_minute, now)?;
+        let shopper = format!("{} {client}", config.org);
+        shoppers::count(&shopper, config.widget.ip_per_minute, now)?;
         Caller::Widget
     } else {
         Caller::Dashboard
     };
-    let quote_key =
-        (widget.is_some() && endpoint.id == EndpointId::GetRates).then(|| quote_key(mode, &body));
+    let quote_key = (widget.is_some() && endpoint.id == EndpointId::GetRates)
+        .then(|| quote_key(config, mode, &body));
     if let Some((hit, age)) = quote_key.as_ref().and_then(|key| quotes::cached(key, now)) {
         trace.answered_from = Some("cached");
         let mut headers = cors_headers;
@@ -103,7 +107,7 @@ pub(crate) async fn forward(
         if replayed {
             trace.answered_from = Some("replayed");
         } else {
-            record_purchase(env, &principal, endpoint.id, &stored).await;
+            record_purchase(env, config, &principal, endpoint.id, &stored).await;
         }
         return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
@@ -125,10 +129,12 @@ pub(crate) async fn forward(
     reply::respond(&stored, None, &cors_headers)
 }
 
-/// A label bought here joins the ledger with its buyer. The purchase stands
+/// A label bought here joins the ledger with its buyer, and the audit log
+/// when it cost at least `AUDIT_PURCHASE_CENTS`. The purchase stands
 /// whether or not this is recorded: its `label.created` event adds it too.
 async fn record_purchase(
     env: &Env,
+    config: &Config,
     principal: &Principal,
     endpoint: EndpointId,
     stored: &StoredResponse,
@@ -147,16 +153,26 @@ async fn record_purchase(
     {
         worker::console_error!("a bought label missed the ledger: {}", e.code());
     }
+    let large = serde_json::from_str::<Label>(&stored.body)
+        .ok()
+        .and_then(|label| Record::large_purchase(&label, config.audit_purchase_cents));
+    if let Some(large) = large {
+        crate::orgs::front::record(env, session, &large).await;
+    }
 }
 
-/// Identical widget quotes share a cache entry: the mode and the request as
-/// parsed (so spacing and field order do not matter).
-fn quote_key(mode: KeyEnv, body: &[u8]) -> [u8; 32] {
+/// Identical widget quotes of one organization share a cache entry: its
+/// id, the mode and the request as parsed (so spacing and field order do
+/// not matter). Another organization's shopper never gets a quote made
+/// with this organization's key.
+fn quote_key(config: &Config, mode: KeyEnv, body: &[u8]) -> [u8; 32] {
     let canonical = serde_json::from_slice::<api::RatesRequest>(body)
         .ok()
         .and_then(|r| serde_json::to_vec(&r).ok())
         .unwrap_or_else(|| body.to_vec());
     let mut hash = Sha256::new();
+    hash.update(config.org.as_str());
+    hash.update("\n");
     hash.update(mode.as_str());
     hash.update(canonical);
     hash.finalize().into()

@@ -1,21 +1,53 @@
-//! Serves the storefront widget page (see `widget`).
+//! Serves the storefront widget page (see `widget`), and finds the
+//! settings of the organization a widget request names.
 
-use crate::config::Config;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::tenants::Recent;
+use crate::config::{Config, WidgetConfig};
 use crate::dashboard::glue::asset;
 use crate::errors::EdgeError;
+use api::orgs::OrgId;
 use api::widget::PAGE_PATH;
 use worker::Env;
 use worker::wasm_bindgen::JsValue;
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys::{Headers, Response, ResponseInit};
 
+thread_local! {
+    static ORGS: RefCell<Recent<Option<Rc<Config>>>> = RefCell::new(Recent::default());
+}
+
+/// The settings (keys and widget) of the organization whose widget id a
+/// widget request names, kept briefly per isolate (`tenants`); `None` if
+/// there is no such organization or its widget allows no shop.
+pub(crate) async fn org_settings(
+    env: &Env,
+    base: &Config,
+    id: &str,
+    now: u64,
+) -> Result<Option<Rc<Config>>, EdgeError> {
+    let Some(org) = OrgId::parse(id) else {
+        return Ok(None);
+    };
+    if let Some(known) = ORGS.with(|o| o.borrow().get(&org, now)) {
+        return Ok(known);
+    }
+    let config = crate::orgs::front::widget_settings(env, base, org.clone()).await?;
+    let found = (!config.widget.origins.is_empty()).then(|| Rc::new(config));
+    ORGS.with(|o| o.borrow_mut().put(org, found.clone(), now));
+    Ok(found)
+}
+
 /// The storefront widget page (`crate::widget`): the built page with the
-/// configured ship-from written in, framed only by the shop its link names
-/// when that shop is in `WIDGET_ORIGINS`; otherwise a 403 nobody can frame
-/// (opened directly, it tells the shop owner what to set).
+/// configured ship-from and fallback written in, framed only by the shop
+/// its link names when that shop is one of the widget's origins; otherwise
+/// (or with no `widget` to show) a 403 nobody can frame (opened directly,
+/// it tells the shop owner what to set).
 pub(crate) async fn page(
     env: &Env,
-    config: &Config,
+    widget: Option<&WidgetConfig>,
     own_origin: &str,
     query: Option<&str>,
 ) -> Result<Response, EdgeError> {
@@ -33,10 +65,13 @@ pub(crate) async fn page(
         Err(_) => None,
     }
     .ok_or_else(missing)?;
-    let shop = super::framing_shop(query, &config.widget.origins);
+    let shop = widget.and_then(|w| super::framing_shop(query, &w.origins));
+    // What the widget's settings say goes only into a page its shop may show.
+    let allowed = widget.filter(|_| shop.is_some());
     let html = super::page(
         &html,
-        config.widget.ship_from.as_deref().unwrap_or(""),
+        allowed.and_then(|w| w.ship_from.as_deref()).unwrap_or(""),
+        allowed.and_then(|w| w.fallback.as_deref()).unwrap_or(""),
         shop,
     );
     let rebuilt = || -> Result<Response, JsValue> {

@@ -1,16 +1,18 @@
 //! The storefront widget page (`api::widget`): the Worker serves the
 //! Trunk-built page with what only it knows: which shop may frame it (CSP
-//! `frame-ancestors`, checked against `WIDGET_ORIGINS`) and the ship-from
-//! address.
+//! `frame-ancestors`, checked against the widget's origins: `WIDGET_ORIGINS`
+//! or the organization's the link names), the ship-from address and the
+//! fallback option. An organization's settings are kept briefly (`tenants`).
 
 pub mod cors;
 #[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
 pub(crate) mod glue;
 pub mod quotes;
 pub mod shoppers;
+pub mod tenants;
 
 use crate::routes::query_param;
-use api::widget::{SHIP_FROM_META, SHOP_META, SHOP_PARAM};
+use api::widget::{FALLBACK_META, SHIP_FROM_META, SHOP_META, SHOP_PARAM};
 
 /// The configured widget origin the page's link names as its shop, if any.
 /// The embed script puts the shop page's origin there; whoever else writes
@@ -36,11 +38,12 @@ pub fn frame_ancestors(csp: &str, shop: Option<&str>) -> String {
     directives.join("; ")
 }
 
-/// The page with the ship-from address (JSON) and the shop written into
-/// their meta elements. A missing element is left out (the widget then
-/// says what is not configured).
-pub fn page(html: &str, ship_from_json: &str, shop: Option<&str>) -> String {
+/// The page with the ship-from address and the fallback option (JSON) and
+/// the shop written into their meta elements. A missing element is left
+/// out (the widget then says what is not configured).
+pub fn page(html: &str, ship_from_json: &str, fallback_json: &str, shop: Option<&str>) -> String {
     let html = fill_meta(html, SHIP_FROM_META, ship_from_json);
+    let html = fill_meta(&html, FALLBACK_META, fallback_json);
     fill_meta(&html, SHOP_META, shop.unwrap_or(""))
 }
 
@@ -124,19 +127,20 @@ mod tests {
 
     #[test]
     fn the_ship_from_and_the_shop_go_into_their_metas_escaped() {
-        let html = r#"<head><meta name="parcel-ship-from" content="" /><meta name="parcel-shop" content="" /></head>"#;
+        let html = r#"<head><meta name="parcel-ship-from" content="" /><meta name="parcel-shop" content="" /><meta name="parcel-fallback" content="" /></head>"#;
         assert_eq!(
             page(
                 html,
                 r#"{"name":"A & B \"<x>\" O'Neil"}"#,
+                r#"{"name":"<Flat>"}"#,
                 Some("https://shop.example")
             ),
-            r#"<head><meta name="parcel-ship-from" content="{&quot;name&quot;:&quot;A &amp; B \&quot;&lt;x&gt;\&quot; O&#39;Neil&quot;}" /><meta name="parcel-shop" content="https://shop.example" /></head>"#
+            r#"<head><meta name="parcel-ship-from" content="{&quot;name&quot;:&quot;A &amp; B \&quot;&lt;x&gt;\&quot; O&#39;Neil&quot;}" /><meta name="parcel-shop" content="https://shop.example" /><meta name="parcel-fallback" content="{&quot;name&quot;:&quot;&lt;Flat&gt;&quot;}" /></head>"#
         );
         assert_eq!(
-            page(html, "{}", None),
-            r#"<head><meta name="parcel-ship-from" content="{}" /><meta name="parcel-shop" content="" /></head>"#
+            page(html, "{}", "", None),
+            r#"<head><meta name="parcel-ship-from" content="{}" /><meta name="parcel-shop" content="" /><meta name="parcel-fallback" content="" /></head>"#
         );
-        assert_eq!(page("<head></head>", "{}", None), "<head></head>");
+        assert_eq!(page("<head></head>", "{}", "", None), "<head></head>");
     }
 }

@@ -7,9 +7,9 @@
 
 pub mod rotation;
 
-use super::WEBHOOK_SETTINGS_PAGE;
 use super::invite::refused;
 use super::status::{ActivateNext, mode_name};
+use super::{WEBHOOK_SETTINGS_PAGE, WIDGET_SETTINGS_PAGE};
 use crate::api::{Client, ClientError};
 use crate::components::dates::When;
 use crate::components::error_view::ErrorView;
@@ -89,7 +89,7 @@ pub fn KeysPage() -> impl IntoView {
         <h1>"API keys"</h1>
         <p class="lead">"The organization's v1 keys, one for live and one for sandbox, from the service's dashboard."</p>
         <p class="hint">"The Worker keeps them encrypted. Once a key is saved, only its last four characters are shown, here and everywhere else."</p>
-        <p class="hint">"The organization's webhook URL and secret are in the " <A href=WEBHOOK_SETTINGS_PAGE>"webhook settings"</A> "."</p>
+        <p class="hint">"The organization's webhook URL and secret are in the " <A href=WEBHOOK_SETTINGS_PAGE>"webhook settings"</A> "; the shop origins, ship-from and fallback of its storefront widget in the " <A href=WIDGET_SETTINGS_PAGE>"storefront widget settings"</A> "."</p>
         <section aria-labelledby="enter-key-title">
             <h2 id="enter-key-title">"Enter a key"</h2>
             {key_form(keys)}

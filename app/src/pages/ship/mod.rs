@@ -1,10 +1,13 @@
 //! Ship: from and to addresses (checked by the service), the parcel, every
 //! carrier's rates, and the purchase after a confirmation (`offer`, a chunk).
+//! An organization made in the app offers its saved addresses and package
+//! presets (`saved`, a chunk); the deployment's own, this browser's senders.
 
 pub mod offer;
+pub mod saved;
 
 use super::chunks::{Chunks, Lazy};
-use crate::api::{Client, ClientError};
+use crate::api::{Client, ClientError, keeps_presets};
 use crate::components::address_form::{AddressForm, blank_address, first_problem, one_line};
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
@@ -12,13 +15,12 @@ use crate::components::loader::{busy, failed};
 use crate::components::parcel_form::{ParcelDraft, ParcelForm, WeightUnit};
 use crate::state::clock::Clock;
 use crate::state::purchase::Intent;
-use crate::state::saved::Saved;
 use crate::state::senders;
 use crate::state::write::Write;
-use api::presets::AddressInput;
 use api::rates::RATE_VALIDITY_SECONDS;
-use api::session::Role;
-use api::{Address, AddressValidation, ApiError, ErrorCode, Label, Rate, RatesRequest, Scope};
+use api::{
+    Address, AddressValidation, ApiError, ErrorCode, Label, Parcel, Rate, RatesRequest, Scope,
+};
 use leptos::prelude::*;
 
 /// Where one address stands with the validation service.
@@ -69,6 +71,23 @@ pub struct Offer {
 
 /// `offer::view`, reached through its chunk.
 pub type OfferView = fn(Offer) -> AnyView;
+
+/// What the organization's saved addresses and presets (`saved::view`)
+/// act on; nothing of `api::presets` is in the page's first load.
+#[derive(Clone, Copy)]
+pub struct SavedSender {
+    pub from: RwSignal<Address>,
+    /// A saved address chosen: it becomes the sender, to be checked again.
+    pub pick: Callback<Address>,
+    /// The sender to save, once complete (else its problems show).
+    pub to_save: Callback<(), Option<Address>>,
+    pub note: RwSignal<Option<String>>,
+    /// The organization's package presets, named, for the parcel form.
+    pub packages: RwSignal<Vec<(String, Parcel)>>,
+}
+
+/// `saved::view`, reached through its chunk.
+pub type SavedView = fn(SavedSender) -> AnyView;
 
 /// Where the offer's chunk stands, as far as the page shows it.
 #[derive(Clone, PartialEq)]
@@ -302,100 +321,80 @@ pub fn ShipPage() -> impl IntoView {
     let check_from = checker("from", from, from_check, from_shown);
     let check_to = checker("to", to, to_check, to_shown);
 
-    // An organization's saved addresses and presets are its own, kept in
-    // the app; the deployment's own organization keeps this browser's senders.
-    let org = Saved::fetch(client, from, blank_address());
-    let (org_kept, org_addresses) = (org.kept, org.addresses);
-    if org_kept {
-        saved.set(Vec::new());
-    }
-    let may_save = client
-        .session
-        .with_untracked(|s| s.as_ref().is_some_and(|s| s.role != Role::Viewer));
-    // The picker's entries: what each is called, and the address.
-    let choices =
-        move || org_addresses.with(|org| saved.with(|local| senders::choices(org.as_ref(), local)));
-    let save_org = Write::new(move || async move {
-        let address = from.get_untracked();
-        let input = AddressInput {
-            label: address.name.clone(),
-            address,
-            default: false,
-        };
-        // The answer in the note beside the button (the page's error view is the rates').
-        let note = match client.save_address(None, &input).await {
-            Ok(list) => {
-                org_addresses.set(Some(list));
-                format!("Saved as “{}” for the organization.", input.label)
-            }
-            Err(e) => format!("Not saved: {e}"),
-        };
-        saved_note.set(Some(note));
-        Ok(())
-    });
-    let save_sender = move |_| {
+    let to_save = Callback::new(move |()| {
         let a = from.get_untracked();
         from_shown.set(true);
         if let Some(id) = first_problem("from", &a) {
             saved_note.set(Some("Complete the sender before saving it.".into()));
             focus(&id);
-            return;
+            return None;
         }
-        if org_kept {
-            if !may_save {
-                saved_note.set(Some(
-                    "Your role cannot save addresses: ask an admin or an operator.".into(),
-                ));
-            } else if let Some(same) = org_addresses
-                .with_untracked(|l| l.as_ref().and_then(|l| l.find(&a).map(|s| s.label.clone())))
-            {
-                saved_note.set(Some(format!("Saved already, as “{same}”.")));
-            } else {
-                save_org.submit();
-            }
+        Some(a)
+    });
+    let pick = Callback::new(move |a: Address| {
+        from.set(a);
+        from_check.set(Check::Unchecked);
+    });
+    let packages = RwSignal::new(Vec::new());
+    let kept = client
+        .session
+        .with_untracked(|s| s.as_ref().is_some_and(keeps_presets));
+    let saved_chunk = Lazy::new(expect_context::<Chunks>().ship_saved);
+    if kept {
+        saved_chunk.start();
+    }
+    let save_sender = move |_| {
+        let Some(a) = to_save.run(()) else {
             return;
-        }
+        };
         let list = senders::with_added(saved.get_untracked(), a);
         senders::store(&list);
         saved.set(list);
         saved_note.set(Some("Sender saved in this browser.".into()));
     };
     let sender_picker = move || {
+        if kept {
+            let sender = SavedSender {
+                from,
+                pick,
+                to_save,
+                note: saved_note,
+                packages,
+            };
+            return (move || match saved_chunk.get() {
+                None => busy("Loading the saved addresses…"),
+                Some(Err(error)) => failed(error, Callback::new(move |()| saved_chunk.start())),
+                Some(Ok(view)) => view(sender),
+            })
+            .into_any();
+        }
         view! {
             <div class="sender-tools">
-                // Built again when the list changes (the organization's arrive
-                // after the page): the sender then in the form is the one chosen.
-                {move || {
-                    let list = choices();
-                    let current = from.get_untracked();
-                    (!list.is_empty()).then(|| view! {
-                        <div class="field">
-                            <label for="saved-sender">{if org_kept { "Saved addresses" } else { "Saved senders" }}</label>
-                            <select
-                                id="saved-sender"
-                                on:change=move |ev| {
-                                    if let Ok(i) = event_target_value(&ev).parse::<usize>()
-                                        && let Some((_, a)) = untrack(choices).get(i).cloned()
-                                    {
-                                        from.set(a);
-                                        from_check.set(Check::Unchecked);
-                                    }
+                {move || (!saved.get().is_empty()).then(|| view! {
+                    <div class="field">
+                        <label for="saved-sender">"Saved senders"</label>
+                        <select
+                            id="saved-sender"
+                            on:change=move |ev| {
+                                if let Ok(i) = event_target_value(&ev).parse::<usize>()
+                                    && let Some(a) = saved.get_untracked().get(i).cloned()
+                                {
+                                    pick.run(a);
                                 }
-                            >
-                                <option value="">"Choose a saved sender…"</option>
-                                {list.into_iter().enumerate().map(|(i, (name, a))| view! {
-                                    <option value=i.to_string() selected=a == current>{name}</option>
-                                }).collect_view()}
-                            </select>
-                        </div>
-                    })
-                }}
-                <button type="button" class="secondary" on:click=save_sender disabled=move || save_org.pending()>
-                    {if org_kept { "Save this address" } else { "Save sender" }}
-                </button>
+                            }
+                        >
+                            <option value="">"Choose a saved sender…"</option>
+                            {saved.get().iter().enumerate().map(|(i, a)| view! {
+                                <option value=i.to_string()>{senders::describe(a)}</option>
+                            }).collect_view()}
+                        </select>
+                    </div>
+                })}
+                <button type="button" class="secondary" on:click=save_sender>"Save sender"</button>
                 <span class="hint" role="status">{move || saved_note.get()}</span>
             </div>
         }
+        .into_any()
     };
 
     let offer = Offer {
@@ -426,7 +425,7 @@ pub fn ShipPage() -> impl IntoView {
                     <AddressStatus state=to_check address=to on_check=check_to />
                 </div>
             </div>
-            <ParcelForm parcel show_problems=parcel_shown saved=org.packages />
+            <ParcelForm parcel show_problems=parcel_shown saved=packages />
             <button type="submit" class="primary" disabled=move || get_rates.pending()>
                 {move || get_rates.label("Get rates", "Getting rates…")}
             </button>
