@@ -302,6 +302,15 @@ pub enum OwnId {
     PasskeyOptions,
     AddPasskey,
     RemovePasskey,
+    Addresses,
+    SaveAddress,
+    UpdateAddress,
+    DeleteAddress,
+    DefaultAddress,
+    Packages,
+    SavePackage,
+    UpdatePackage,
+    DeletePackage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -327,9 +336,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{access_tokens, inbox, jobs, orgs, passkeys, session, widget};
+use crate::{access_tokens, inbox, jobs, orgs, passkeys, presets, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 60] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 69] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -422,6 +431,19 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 60] = [
     ),
     own(OwnId::AddPasskey, Method::Post, passkeys::PASSKEYS_PATH),
     own(OwnId::RemovePasskey, Method::Delete, passkeys::PASSKEY_PATH),
+    own(OwnId::Addresses, Method::Get, presets::ADDRESSES_PATH),
+    own(OwnId::SaveAddress, Method::Post, presets::ADDRESSES_PATH),
+    own(OwnId::UpdateAddress, Method::Put, presets::ADDRESS_PATH),
+    own(OwnId::DeleteAddress, Method::Delete, presets::ADDRESS_PATH),
+    own(
+        OwnId::DefaultAddress,
+        Method::Put,
+        presets::DEFAULT_ADDRESS_PATH,
+    ),
+    own(OwnId::Packages, Method::Get, presets::PACKAGES_PATH),
+    own(OwnId::SavePackage, Method::Post, presets::PACKAGES_PATH),
+    own(OwnId::UpdatePackage, Method::Put, presets::PACKAGE_PATH),
+    own(OwnId::DeletePackage, Method::Delete, presets::PACKAGE_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

@@ -147,6 +147,8 @@ error_codes! {
         EdgePasskeyRefused = "EDGE.PASSKEY.REFUSED", 401;
         EdgePasskeyNotFound = "EDGE.PASSKEY.NOT_FOUND", 404;
         EdgePasskeyLimit = "EDGE.PASSKEY.LIMIT", 409;
+        EdgeSavedNotFound = "EDGE.SAVED.NOT_FOUND", 404;
+        EdgeSavedLimitReached = "EDGE.SAVED.LIMIT_REACHED", 409;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;
         WebhookSignatureMalformed = "WEBHOOK.SIGNATURE.MALFORMED", 401;
         WebhookSignatureInvalid = "WEBHOOK.SIGNATURE.INVALID", 401;

@@ -19,6 +19,7 @@ pub mod origins;
 pub mod parcel;
 pub mod passkeys;
 pub mod places;
+pub mod presets;
 pub mod rates;
 pub mod scopes;
 pub mod session;

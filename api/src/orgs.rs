@@ -321,6 +321,8 @@ crate::names! {
         TokenRevoked = "token_revoked",
         PasskeyAdded = "passkey_added",
         PasskeyRemoved = "passkey_removed",
+        AddressSaved = "address_saved",
+        PackageSaved = "package_saved",
     }
 }
 

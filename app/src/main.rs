@@ -4,8 +4,8 @@
 
 use app::pages::chunks::{Chunks, Load, Page, PasskeySignIn};
 use app::pages::{
-    audit, carriers, invite, keys, label, labels, new_org, passkeys, ship, status, team, tokens,
-    tracking, wallet, webhook_settings, webhooks, widget_settings,
+    audit, carriers, invite, keys, label, labels, new_org, passkeys, presets, ship, status, team,
+    tokens, tracking, wallet, webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -48,6 +48,7 @@ chunk_pages! {
     "/audit" => team: audit_log => view! { <audit::AuditLogPage /> };
     "/keys" => keys: org_keys => view! { <keys::KeysPage /> };
     "/webhooks/settings" => webhook_settings: org_webhook => view! { <webhook_settings::WebhookSettingsPage /> };
+    "/presets" => presets: org_presets => view! { <presets::PresetsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
     "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
@@ -65,12 +66,18 @@ fn passkey_sign_in() -> Result<PasskeySignIn, SplitLoaderError> {
     Ok(|client| Box::pin(client.sign_in_passkey()))
 }
 
+#[wasm_split(ship_saved, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn ship_saved() -> Result<ship::SavedView, SplitLoaderError> {
+    Ok(ship::saved::view)
+}
+
 fn main() {
     console_error_panic_hook::set_once();
     let chunks = Chunks {
         pages: on_demand,
         ship_offer: || Box::pin(ship_offer()),
         passkey_sign_in: || Box::pin(passkey_sign_in()),
+        ship_saved: || Box::pin(ship_saved()),
     };
     leptos::mount::mount_to_body(move || view! { <app::App chunks /> });
 }

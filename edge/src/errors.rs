@@ -205,6 +205,22 @@ pub enum EdgeError {
     /// The person has `api::passkeys::MAX_PASSKEYS` already.
     #[cfg(feature = "accounts")]
     PasskeyLimit,
+    /// A viewer's write (saved addresses and presets: admins and operators).
+    #[cfg(feature = "accounts")]
+    ViewerReadOnly {
+        action: &'static str,
+    },
+    /// No saved address or preset (`what`) with that id in the caller's
+    /// organization (another organization's reads the same).
+    #[cfg(feature = "accounts")]
+    SavedNotFound {
+        what: &'static str,
+    },
+    /// The organization keeps `api::presets::MAX_SAVED` of these already.
+    #[cfg(feature = "accounts")]
+    SavedLimit {
+        what: &'static str,
+    },
     /// Not a member of that organization, or no such organization: the
     /// same answer, so it never tells whether another organization exists.
     OrgNotFound,
@@ -316,6 +332,12 @@ impl EdgeError {
             EdgeError::PasskeyNotFound => ErrorCode::EdgePasskeyNotFound,
             #[cfg(feature = "accounts")]
             EdgeError::PasskeyLimit => ErrorCode::EdgePasskeyLimit,
+            #[cfg(feature = "accounts")]
+            EdgeError::ViewerReadOnly { .. } => ErrorCode::EdgeRoleForbidden,
+            #[cfg(feature = "accounts")]
+            EdgeError::SavedNotFound { .. } => ErrorCode::EdgeSavedNotFound,
+            #[cfg(feature = "accounts")]
+            EdgeError::SavedLimit { .. } => ErrorCode::EdgeSavedLimitReached,
         }
     }
 
@@ -628,6 +650,24 @@ impl EdgeError {
             EdgeError::PasskeyLimit => (
                 format!("You have {} passkeys, the most one person may have.", api::passkeys::MAX_PASSKEYS),
                 "Remove one you no longer use on the Passkeys page, then add the new one.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::ViewerReadOnly { action } => (
+                format!("Viewers cannot {action}."),
+                "Ask an admin for the operator role.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SavedNotFound { what } => (
+                format!("This organization has no saved {what} with that id."),
+                "Reload the list: it may have been deleted.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SavedLimit { what } => (
+                format!(
+                    "This organization keeps {} saved {what}s already, the most it can.",
+                    api::presets::MAX_SAVED
+                ),
+                format!("Delete a {what} no longer used, then save this one."),
             ),
         };
         let mut error = ApiError::new(self.code(), message, suggestion, request_id.to_string());

@@ -68,6 +68,9 @@ pub enum OrgsRoute {
     PasskeyOptions,
     AddPasskey,
     RemovePasskey(String),
+    /// Members (writes: admins and operators): saved addresses and package
+    /// presets, one of their endpoints (`api::presets`) and its id, if any.
+    Saved(OwnId, String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,6 +257,7 @@ impl Route {
                     OrgsRoute::PasskeyOptions => OwnId::PasskeyOptions,
                     OrgsRoute::AddPasskey => OwnId::AddPasskey,
                     OrgsRoute::RemovePasskey(_) => OwnId::RemovePasskey,
+                    OrgsRoute::Saved(id, _) => *id,
                 })
                 .pattern
             }
@@ -419,6 +423,15 @@ pub fn route(
         OwnId::RevokeAccessToken => orgs(OrgsRoute::RevokeAccessToken(param)),
         OwnId::OrgWidget => orgs(OrgsRoute::OrgWidget),
         OwnId::SetOrgWidget => orgs(OrgsRoute::SetOrgWidget),
+        id @ (OwnId::Addresses
+        | OwnId::SaveAddress
+        | OwnId::UpdateAddress
+        | OwnId::DeleteAddress
+        | OwnId::DefaultAddress
+        | OwnId::Packages
+        | OwnId::SavePackage
+        | OwnId::UpdatePackage
+        | OwnId::DeletePackage) => orgs(OrgsRoute::Saved(id, param)),
         OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
         OwnId::PasskeySignInOptions => orgs(OrgsRoute::PasskeySignInOptions),
         OwnId::PasskeySignIn => orgs(OrgsRoute::PasskeySignIn),

@@ -16,7 +16,7 @@ use gloo_net::http::Request;
 use leptos::prelude::*;
 
 /// One of the table's `{id}` paths for `id`.
-fn with_id(pattern: &str, id: &str) -> String {
+pub(super) fn with_id(pattern: &str, id: &str) -> String {
     pattern.replace("{id}", &encode(id))
 }
 

@@ -27,6 +27,8 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::TokenRevoked => "Revoked an access token",
         AuditAction::PasskeyAdded => "Added a passkey",
         AuditAction::PasskeyRemoved => "Removed a passkey",
+        AuditAction::AddressSaved => "Changed a saved address",
+        AuditAction::PackageSaved => "Changed a package preset",
     }
 }
 

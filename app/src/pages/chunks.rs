@@ -1,5 +1,5 @@
 //! The pages most visits never open (and the ship page's offer, which
-//! only rates need), each a chunk of the dashboard's build:
+//! only rates need, and its saved addresses), each a chunk of the dashboard's build:
 //! the code only a `#[wasm_split(chunk)]` function reaches goes to that
 //! chunk's own file, which the browser fetches the first time the function
 //! is called (`scripts/app-wasm.mjs` splits the module after cargo links
@@ -34,6 +34,8 @@ pub struct Chunks {
     pub ship_offer: Load<super::ship::OfferView>,
     /// The login page's passkey sign-in, fetched on its button's first click.
     pub passkey_sign_in: Load<PasskeySignIn>,
+    /// The ship page's saved addresses and presets (an organization's).
+    pub ship_saved: Load<super::ship::SavedView>,
 }
 
 /// One chunk's contents as a signal: `None` until `start` fetched it. A

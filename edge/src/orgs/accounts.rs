@@ -14,7 +14,7 @@ use api::orgs::{
 };
 use api::session::{KeySlot, Role};
 use api::validation::BodyError;
-use api::{ApiKey, Scope};
+use api::{ApiKey, OwnId, Scope};
 use sha2::{Digest, Sha256};
 use worker::web_sys::{Request, Response};
 use worker::{Context, Env, event};
@@ -558,7 +558,8 @@ async fn team(
         | OrgsRoute::Passkeys
         | OrgsRoute::PasskeyOptions
         | OrgsRoute::AddPasskey
-        | OrgsRoute::RemovePasskey(_) => Err(EdgeError::RouteNotFound { path: req.url() }),
+        | OrgsRoute::RemovePasskey(_)
+        | OrgsRoute::Saved(..) => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
 }
 
@@ -909,6 +910,110 @@ async fn access_tokens(
     }
 }
 
+/// Saved addresses and package presets (`api::presets`): every member
+/// reads them; admins and operators, who ship daily, change them.
+async fn saved(
+    endpoint: OwnId,
+    param: String,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, EdgeError> {
+    use super::presets::{Change, Refused};
+    use api::presets::{
+        ADDRESS_ID_PREFIX, AddressInput, PACKAGE_ID_PREFIX, PackageInput, PackageList,
+        SavedAddressList,
+    };
+    let m = membership(env, caller)
+        .await?
+        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+    let addresses = matches!(
+        endpoint,
+        OwnId::Addresses
+            | OwnId::SaveAddress
+            | OwnId::UpdateAddress
+            | OwnId::DeleteAddress
+            | OwnId::DefaultAddress
+    );
+    let reads = matches!(endpoint, OwnId::Addresses | OwnId::Packages);
+    if !reads && m.role == Role::Viewer {
+        let action = if addresses {
+            "change the saved addresses"
+        } else {
+            "change the package presets"
+        };
+        return Err(EdgeError::ViewerReadOnly { action });
+    }
+    let address = || async {
+        let input: AddressInput = json_body(&req, MAX_BODY).await?;
+        input.check().map_err(EdgeError::InvalidBody)?;
+        Ok::<_, EdgeError>(input)
+    };
+    let package = || async {
+        let input: PackageInput = json_body(&req, MAX_BODY).await?;
+        input.check().map_err(EdgeError::InvalidBody)?;
+        Ok::<_, EdgeError>(input)
+    };
+    let new_id = |prefix: &str| Ok::<_, EdgeError>(format!("{prefix}{}", random_hex(6)?));
+    let id = param;
+    let change = match endpoint {
+        OwnId::SaveAddress => Some(Change::SaveAddress {
+            id: new_id(ADDRESS_ID_PREFIX)?,
+            input: address().await?,
+        }),
+        OwnId::UpdateAddress => Some(Change::UpdateAddress {
+            input: address().await?,
+            id,
+        }),
+        OwnId::DeleteAddress => Some(Change::DeleteAddress { id }),
+        OwnId::DefaultAddress => Some(Change::DefaultAddress { id }),
+        OwnId::SavePackage => Some(Change::SavePackage {
+            id: new_id(PACKAGE_ID_PREFIX)?,
+            input: package().await?,
+        }),
+        OwnId::UpdatePackage => Some(Change::UpdatePackage {
+            input: package().await?,
+            id,
+        }),
+        OwnId::DeletePackage => Some(Change::DeletePackage { id }),
+        OwnId::Addresses | OwnId::Packages => None,
+        _ => return Err(EdgeError::RouteNotFound { path: req.url() }),
+    };
+    let created = matches!(endpoint, OwnId::SaveAddress | OwnId::SavePackage);
+    let org = caller.org.as_str();
+    let lists = match change {
+        None => ask::<Org, _>(env, org, super::SavedLists {}).await?,
+        Some(change) => {
+            let call = super::ChangeSaved {
+                actor: m.actor(&caller.account),
+                change: Box::new(change),
+                at: now_s(),
+            };
+            let what = if addresses {
+                "address"
+            } else {
+                "package preset"
+            };
+            ask::<Org, _>(env, org, call).await?.map_err(|r| match r {
+                Refused::NotFound => EdgeError::SavedNotFound { what },
+                Refused::Full => EdgeError::SavedLimit { what },
+            })?
+        }
+    };
+    let status = if created { 201 } else { 200 };
+    if addresses {
+        let list = SavedAddressList {
+            addresses: lists.addresses,
+        };
+        reply::json(status, &list, &[])
+    } else {
+        let list = PackageList {
+            packages: lists.packages,
+        };
+        reply::json(status, &list, &[])
+    }
+}
+
 /// Another of the caller's organizations, if they are a member of it.
 async fn switch_org(req: Request, env: &Env, caller: &Caller) -> Result<Response, EdgeError> {
     let body: SwitchOrg = json_body(&req, MAX_BODY).await?;
@@ -1016,6 +1121,7 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         OrgsRoute::PasskeyOptions => passkeys::create_options(req, env, &asked()?).await,
         OrgsRoute::AddPasskey => passkeys::add(req, env, &asked()?).await,
         OrgsRoute::RemovePasskey(id) => passkeys::remove(env, &asked()?, id).await,
+        OrgsRoute::Saved(endpoint, param) => saved(endpoint, param, req, env, &asked()?).await,
         route => team(route, req, env, &asked()?, query).await,
     }
 }
