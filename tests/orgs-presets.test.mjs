@@ -219,6 +219,19 @@ test('in the browser: the admin keeps the warehouse (the default) and a preset; 
   await page.getByRole('listitem').filter({ hasText: PRESET_NAME }).waitFor({ timeout: T });
   await axe(page, 'addresses & packages');
   await screenshot(page, 'orgs-presets');
+  // The widget ships from the warehouse: chosen, not retyped.
+  await admin.menu('API keys').click();
+  await page.getByRole('link', { name: 'storefront widget settings' }).click({ timeout: T });
+  await page.getByRole('heading', { name: 'Storefront widget' }).waitFor({ timeout: T });
+  const useSaved = page.getByLabel('Use a saved address');
+  await useSaved.selectOption({ index: 1 });
+  assert.match(await useSaved.locator('option:checked').innerText(), /^Main warehouse: Acme Warehouse, 1 Dock Rd/);
+  assert.equal(await page.getByRole('group', { name: 'Ships from' }).getByLabel('Street address', { exact: true }).inputValue(), '1 Dock Rd');
+  const widgetSaved = page.waitForResponse((r) => r.url().endsWith('/api/org/widget') && r.request().method() === 'PUT');
+  await page.getByRole('button', { name: 'Save the widget settings' }).click();
+  assert.equal((await widgetSaved).status(), 200);
+  const widget = (await cargo.admin.call('GET', '/api/org/widget')).json;
+  assert.deepEqual([widget.settings.ship_from.name, widget.settings.ship_from.street1], ['Acme Warehouse', '1 Dock Rd']);
 
   // The operator ships from the warehouse with the preset.
   const operator = await inBrowser(cargo.operator);
