@@ -302,6 +302,7 @@ pub enum OwnId {
     PasskeyOptions,
     AddPasskey,
     RemovePasskey,
+    Signup,
     Addresses,
     SaveAddress,
     UpdateAddress,
@@ -338,7 +339,7 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
 
 use crate::{access_tokens, inbox, jobs, orgs, passkeys, presets, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 69] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 70] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -431,6 +432,7 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 69] = [
     ),
     own(OwnId::AddPasskey, Method::Post, passkeys::PASSKEYS_PATH),
     own(OwnId::RemovePasskey, Method::Delete, passkeys::PASSKEY_PATH),
+    own(OwnId::Signup, Method::Get, orgs::CREATE_ORG_PATH),
     own(OwnId::Addresses, Method::Get, presets::ADDRESSES_PATH),
     own(OwnId::SaveAddress, Method::Post, presets::ADDRESSES_PATH),
     own(OwnId::UpdateAddress, Method::Put, presets::ADDRESS_PATH),

@@ -136,6 +136,7 @@ error_codes! {
         EdgeMemberLastAdmin = "EDGE.MEMBER.LAST_ADMIN", 409;
         EdgeOrgNotFound = "EDGE.ORG.NOT_FOUND", 404;
         EdgeOrgSetupInvalid = "EDGE.ORG.SETUP_INVALID", 403;
+        EdgeOrgSignupClosed = "EDGE.ORG.SIGNUP_CLOSED", 403;
         EdgeOrgUnavailable = "EDGE.ORG.UNAVAILABLE", 503;
         EdgeOrgManagedBySettings = "EDGE.ORG.MANAGED_BY_SETTINGS", 409;
         EdgeDirectoryUnavailable = "EDGE.DIRECTORY.UNAVAILABLE", 503;

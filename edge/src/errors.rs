@@ -174,6 +174,14 @@ pub enum EdgeError {
     OrgSetupInvalid {
         used: bool,
     },
+    /// No setup link, and this deployment's sign-up is not open.
+    #[cfg(feature = "accounts")]
+    SignupClosed,
+    /// This client address made the most organizations an open sign-up allows for now.
+    #[cfg(feature = "accounts")]
+    SignupThrottled {
+        retry_after: u64,
+    },
     /// The account directory did not answer.
     #[cfg(feature = "accounts")]
     DirectoryUnavailable,
@@ -244,6 +252,8 @@ impl EdgeError {
             EdgeError::RateLimited { retry_after, .. } => Some(*retry_after),
             #[cfg(feature = "accounts")]
             EdgeError::SignInThrottled { retry_after } => Some(*retry_after),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupThrottled { retry_after } => Some(*retry_after),
             _ => None,
         }
     }
@@ -312,6 +322,10 @@ impl EdgeError {
             EdgeError::OrgNotFound => ErrorCode::EdgeOrgNotFound,
             #[cfg(feature = "accounts")]
             EdgeError::OrgSetupInvalid { .. } => ErrorCode::EdgeOrgSetupInvalid,
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupClosed => ErrorCode::EdgeOrgSignupClosed,
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupThrottled { .. } => ErrorCode::EdgeSignInThrottled,
             EdgeError::OrgUnavailable => ErrorCode::EdgeOrgUnavailable,
             EdgeError::ManagedBySettings => ErrorCode::EdgeOrgManagedBySettings,
             #[cfg(feature = "accounts")]
@@ -594,6 +608,16 @@ impl EdgeError {
                 "This setup link is not valid (expired, incomplete or for another deployment).".to_string(),
                 "Run scripts/new-org again for a new link (they last 24 hours).".to_string(),
             ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupClosed => (
+                "This deployment makes organizations only from setup links.".to_string(),
+                "Ask whoever runs Parcel for a link (they make one with scripts/new-org).".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupThrottled { retry_after } => (
+                "Too many new organizations from this network for now.".to_string(),
+                format!("Try again in {} minutes.", retry_after.div_ceil(60)),
+            ),
             EdgeError::OrgUnavailable => (
                 "The organization's records could not be reached; nothing was changed.".to_string(),
                 "Try again in a moment.".to_string(),
@@ -692,7 +716,8 @@ impl EdgeError {
                 ..error
             },
             #[cfg(feature = "accounts")]
-            EdgeError::SignInThrottled { retry_after } => ApiError {
+            EdgeError::SignInThrottled { retry_after }
+            | EdgeError::SignupThrottled { retry_after } => ApiError {
                 retry_after_seconds: Some(*retry_after),
                 ..error
             },

@@ -68,6 +68,8 @@ pub enum OrgsRoute {
     PasskeyOptions,
     AddPasskey,
     RemovePasskey(String),
+    /// Anyone: whether sign-up is open (`api::orgs::Signup`).
+    Signup,
     /// Members (writes: admins and operators): saved addresses and package
     /// presets, one of their endpoints (`api::presets`) and its id, if any.
     Saved(OwnId, String),
@@ -132,13 +134,15 @@ pub enum InboxRoute {
 }
 
 impl OrgsRoute {
-    /// Carries its own credential (a password, a setup or invitation token):
+    /// Carries its own credential (a password, a setup or invitation token)
+    /// or asks nothing of one (whether sign-up is open):
     /// no session needed.
     pub fn is_anonymous(&self) -> bool {
         matches!(
             self,
             OrgsRoute::PasswordSignIn
                 | OrgsRoute::CreateOrg
+                | OrgsRoute::Signup
                 | OrgsRoute::PreviewInvite
                 | OrgsRoute::AcceptInvite
                 | OrgsRoute::PasskeySignInOptions
@@ -257,6 +261,7 @@ impl Route {
                     OrgsRoute::PasskeyOptions => OwnId::PasskeyOptions,
                     OrgsRoute::AddPasskey => OwnId::AddPasskey,
                     OrgsRoute::RemovePasskey(_) => OwnId::RemovePasskey,
+                    OrgsRoute::Signup => OwnId::Signup,
                     OrgsRoute::Saved(id, _) => *id,
                 })
                 .pattern
@@ -439,6 +444,7 @@ pub fn route(
         OwnId::PasskeyOptions => orgs(OrgsRoute::PasskeyOptions),
         OwnId::AddPasskey => orgs(OrgsRoute::AddPasskey),
         OwnId::RemovePasskey => orgs(OrgsRoute::RemovePasskey(param)),
+        OwnId::Signup => orgs(OrgsRoute::Signup),
     })
 }
 

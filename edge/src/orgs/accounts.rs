@@ -306,14 +306,62 @@ async fn joined(env: &Env, email: &str, org: OrgSummary) -> Result<(), EdgeError
     ask::<Directory, _>(env, &directory::email_shard(email), call).await
 }
 
+/// The accounts Worker's setting that lets anyone create an organization
+/// without a setup link: `on`, else off.
+const OPEN_SIGNUP: &str = "OPEN_SIGNUP";
+/// New organizations one client address may make by open sign-up in the
+/// throttle's window (`throttle::WINDOW_SECONDS`).
+const SIGNUPS_PER_ADDRESS: u32 = 5;
+
+fn signup_open(env: &Env) -> bool {
+    env.var(OPEN_SIGNUP)
+        .is_ok_and(|v| v.to_string().trim().eq_ignore_ascii_case("on"))
+}
+
+/// An open sign-up's new organization: a fresh id, counted against the
+/// client address.
+async fn open_signup(req: &Request, env: &Env, now: u64) -> Result<OrgId, EdgeError> {
+    let address = header(req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into());
+    let shard = directory::address_shard(&address);
+    let key = format!("signup:{address}");
+    let throttled = directory::Throttled {
+        key: key.clone(),
+        limit: SIGNUPS_PER_ADDRESS,
+        at: now,
+    };
+    if let Some(retry_after) = ask::<Directory, _>(env, &shard, throttled).await? {
+        return Err(EdgeError::SignupThrottled { retry_after });
+    }
+    let counted = directory::Failed {
+        key,
+        limit: SIGNUPS_PER_ADDRESS,
+        at: now,
+    };
+    ask::<Directory, _>(env, &shard, counted).await?;
+    let nonce = random_hex(tokens::ORG_NONCE_HEX / 2)?;
+    tokens::org_of_nonce(&nonce).ok_or(EdgeError::Internal {
+        what: "name the organization",
+    })
+}
+
 async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, EdgeError> {
     let body: CreateOrg = json_body(&req, MAX_BODY).await?;
     let now = now_s();
-    let org = tokens::check_setup(&body.setup, secret, now)
+    let link = (!body.setup.trim().is_empty())
+        .then(|| tokens::check_setup(&body.setup, secret, now))
+        .transpose()
         .map_err(|_| EdgeError::OrgSetupInvalid { used: false })?;
+    if link.is_none() && !signup_open(env) {
+        return Err(EdgeError::SignupClosed);
+    }
     let org_name = name_of("org_name", &body.org_name)?;
     let name = name_of("name", &body.name)?;
     let email = email_of(&body.email)?;
+    // An open sign-up is counted once its fields are right (a typo costs nothing).
+    let org = match link {
+        Some(org) => org,
+        None => open_signup(&req, env, now).await?,
+    };
     // A used link is said before an account is made for nothing.
     if !members(env, &org).await?.members.is_empty() {
         return Err(EdgeError::OrgSetupInvalid { used: true });
@@ -541,6 +589,7 @@ async fn team(
         // The anonymous routes and the switch are `handle`'s.
         OrgsRoute::PasswordSignIn
         | OrgsRoute::CreateOrg
+        | OrgsRoute::Signup
         | OrgsRoute::PreviewInvite
         | OrgsRoute::AcceptInvite
         | OrgsRoute::SwitchOrg
@@ -1081,6 +1130,13 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
     };
     match route {
         OrgsRoute::PasswordSignIn => password_sign_in(req, env).await,
+        OrgsRoute::Signup => reply::json(
+            200,
+            &api::orgs::Signup {
+                open: signup_open(env),
+            },
+            &[],
+        ),
         OrgsRoute::CreateOrg => {
             let secret = env
                 .secret(crate::config::names::SESSION_SECRET)

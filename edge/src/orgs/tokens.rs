@@ -60,7 +60,8 @@ pub fn setup_token(nonce: &str, expires_at: u64, secret: &[u8]) -> String {
     format!("{nonce}.{expires_at}.{mac}")
 }
 
-fn org_of_nonce(nonce: &str) -> Option<OrgId> {
+/// The organization a nonce of [`ORG_NONCE_HEX`] lowercase hex digits names.
+pub fn org_of_nonce(nonce: &str) -> Option<OrgId> {
     let hex = nonce.len() == ORG_NONCE_HEX
         && nonce
             .bytes()
