@@ -199,10 +199,13 @@ pub fn WidgetSettingsPage() -> impl IntoView {
     let read = move || {
         spawn_local(async move {
             let read = client.org_widget().await;
-            if let Ok(widget) = &read {
-                form.fill(&widget.settings);
+            let settings = read.as_ref().ok().map(|w| w.settings.clone());
+            // The form is filled only if the page is still there.
+            if state.try_set(Some(read)).is_none()
+                && let Some(settings) = settings
+            {
+                form.fill(&settings);
             }
-            state.set(Some(read));
         });
     };
     read();
@@ -211,7 +214,8 @@ pub fn WidgetSettingsPage() -> impl IntoView {
     let addresses = RwSignal::new(Vec::<SavedAddress>::new());
     spawn_local(async move {
         if let Ok(list) = client.saved_addresses().await {
-            addresses.set(list.addresses);
+            // Unless the page is gone by then.
+            addresses.try_set(list.addresses);
         }
     });
     let saved = RwSignal::new(false);

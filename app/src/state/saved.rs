@@ -30,17 +30,19 @@ impl Saved {
             packages: RwSignal::new(Vec::new()),
         };
         if kept {
+            // The page may be gone when the answers come (another page
+            // opened meanwhile): its signals are then left alone.
             spawn_local(async move {
                 if let Ok(list) = client.saved_addresses().await {
                     if let Some(d) = list.default_address()
-                        && sender.with_untracked(|a| a == &blank)
+                        && sender.try_with_untracked(|a| a == &blank) == Some(true)
                     {
-                        sender.set(d.address.clone());
+                        sender.try_set(d.address.clone());
                     }
-                    saved.addresses.set(Some(list));
+                    saved.addresses.try_set(Some(list));
                 }
                 if let Ok(list) = client.packages().await {
-                    saved.packages.set(list.packages);
+                    saved.packages.try_set(list.packages);
                 }
             });
         }
