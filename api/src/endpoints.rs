@@ -296,6 +296,22 @@ pub enum OwnId {
     RevokeAccessToken,
     OrgWidget,
     SetOrgWidget,
+    PasskeySignInOptions,
+    PasskeySignIn,
+    Passkeys,
+    PasskeyOptions,
+    AddPasskey,
+    RemovePasskey,
+    Signup,
+    Addresses,
+    SaveAddress,
+    UpdateAddress,
+    DeleteAddress,
+    DefaultAddress,
+    Packages,
+    SavePackage,
+    UpdatePackage,
+    DeletePackage,
     Insights,
     LabelHistory,
     ExportLabels,
@@ -324,9 +340,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{access_tokens, inbox, insights, jobs, orgs, session, widget};
+use crate::{access_tokens, inbox, insights, jobs, orgs, passkeys, presets, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 57] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 73] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -405,6 +421,34 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 57] = [
     ),
     own(OwnId::OrgWidget, Method::Get, orgs::ORG_WIDGET_PATH),
     own(OwnId::SetOrgWidget, Method::Put, orgs::ORG_WIDGET_PATH),
+    own(
+        OwnId::PasskeySignInOptions,
+        Method::Post,
+        passkeys::SIGN_IN_OPTIONS_PATH,
+    ),
+    own(OwnId::PasskeySignIn, Method::Post, passkeys::SIGN_IN_PATH),
+    own(OwnId::Passkeys, Method::Get, passkeys::PASSKEYS_PATH),
+    own(
+        OwnId::PasskeyOptions,
+        Method::Post,
+        passkeys::CREATE_OPTIONS_PATH,
+    ),
+    own(OwnId::AddPasskey, Method::Post, passkeys::PASSKEYS_PATH),
+    own(OwnId::RemovePasskey, Method::Delete, passkeys::PASSKEY_PATH),
+    own(OwnId::Signup, Method::Get, orgs::CREATE_ORG_PATH),
+    own(OwnId::Addresses, Method::Get, presets::ADDRESSES_PATH),
+    own(OwnId::SaveAddress, Method::Post, presets::ADDRESSES_PATH),
+    own(OwnId::UpdateAddress, Method::Put, presets::ADDRESS_PATH),
+    own(OwnId::DeleteAddress, Method::Delete, presets::ADDRESS_PATH),
+    own(
+        OwnId::DefaultAddress,
+        Method::Put,
+        presets::DEFAULT_ADDRESS_PATH,
+    ),
+    own(OwnId::Packages, Method::Get, presets::PACKAGES_PATH),
+    own(OwnId::SavePackage, Method::Post, presets::PACKAGES_PATH),
+    own(OwnId::UpdatePackage, Method::Put, presets::PACKAGE_PATH),
+    own(OwnId::DeletePackage, Method::Delete, presets::PACKAGE_PATH),
     own(OwnId::Insights, Method::Get, insights::INSIGHTS_PATH),
     own(OwnId::LabelHistory, Method::Get, insights::HISTORY_PATH),
     own(OwnId::ExportLabels, Method::Get, insights::EXPORT_PATH),

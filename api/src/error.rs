@@ -136,6 +136,7 @@ error_codes! {
         EdgeMemberLastAdmin = "EDGE.MEMBER.LAST_ADMIN", 409;
         EdgeOrgNotFound = "EDGE.ORG.NOT_FOUND", 404;
         EdgeOrgSetupInvalid = "EDGE.ORG.SETUP_INVALID", 403;
+        EdgeOrgSignupClosed = "EDGE.ORG.SIGNUP_CLOSED", 403;
         EdgeOrgUnavailable = "EDGE.ORG.UNAVAILABLE", 503;
         EdgeOrgManagedBySettings = "EDGE.ORG.MANAGED_BY_SETTINGS", 409;
         EdgeDirectoryUnavailable = "EDGE.DIRECTORY.UNAVAILABLE", 503;
@@ -144,6 +145,11 @@ error_codes! {
         EdgeKeyCheckUnavailable = "EDGE.KEY.CHECK_UNAVAILABLE", 503;
         EdgeKeyNoNext = "EDGE.KEY.NO_NEXT", 409;
         EdgeTokenNotFound = "EDGE.TOKEN.NOT_FOUND", 404;
+        EdgePasskeyRefused = "EDGE.PASSKEY.REFUSED", 401;
+        EdgePasskeyNotFound = "EDGE.PASSKEY.NOT_FOUND", 404;
+        EdgePasskeyLimit = "EDGE.PASSKEY.LIMIT", 409;
+        EdgeSavedNotFound = "EDGE.SAVED.NOT_FOUND", 404;
+        EdgeSavedLimitReached = "EDGE.SAVED.LIMIT_REACHED", 409;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;
         WebhookSignatureMalformed = "WEBHOOK.SIGNATURE.MALFORMED", 401;
         WebhookSignatureInvalid = "WEBHOOK.SIGNATURE.INVALID", 401;

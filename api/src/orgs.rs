@@ -194,16 +194,26 @@ pub struct OrgSummary {
 }
 
 /// `POST /api/orgs`: a new organization and its first admin, from the
-/// one-time setup link `scripts/new-org` printed.
+/// one-time setup link `scripts/new-org` printed, or without one where
+/// the deployment opened sign-up (`Signup`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreateOrg {
-    /// The link's token.
+    /// The link's token; empty for an open sign-up.
+    #[serde(default)]
     pub setup: String,
     pub org_name: String,
     /// The admin's name as colleagues see it.
     pub name: String,
     pub email: String,
     pub password: String,
+}
+
+/// `GET /api/orgs` (anyone): whether anyone may create an organization
+/// without a setup link (the accounts Worker's `OPEN_SIGNUP`, off unless
+/// set to `on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signup {
+    pub open: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -319,6 +329,10 @@ crate::names! {
         LargePurchase = "large_purchase",
         TokenCreated = "token_created",
         TokenRevoked = "token_revoked",
+        PasskeyAdded = "passkey_added",
+        PasskeyRemoved = "passkey_removed",
+        AddressSaved = "address_saved",
+        PackageSaved = "package_saved",
     }
 }
 

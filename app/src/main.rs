@@ -2,10 +2,10 @@
 //! (`app::pages::chunks`), as is the part of the ship page that only rates
 //! need; split at the `#[wasm_split]` functions below.
 
-use app::pages::chunks::{Chunks, Load, Page};
+use app::pages::chunks::{Chunks, Load, Page, PasskeySignIn};
 use app::pages::{
-    audit, carriers, insights, invite, keys, label, labels, new_org, ship, status, team, tokens,
-    tracking, wallet, webhook_settings, webhooks, widget_settings,
+    audit, carriers, insights, invite, keys, label, labels, new_org, passkeys, presets, ship, status,
+    team, tokens, tracking, wallet, webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -48,10 +48,12 @@ chunk_pages! {
     "/audit" => team: audit_log => view! { <audit::AuditLogPage /> };
     "/keys" => keys: org_keys => view! { <keys::KeysPage /> };
     "/webhooks/settings" => webhook_settings: org_webhook => view! { <webhook_settings::WebhookSettingsPage /> };
+    "/presets" => presets: org_presets => view! { <presets::PresetsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
     "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
     "/storefront-widget" => widget_settings: org_widget => view! { <widget_settings::WidgetSettingsPage /> };
+    "/passkeys" => tokens: passkeys_page => view! { <passkeys::PasskeysPage /> };
     "/insights" => insights: insights_page => view! { <insights::InsightsPage /> };
 }
 
@@ -60,11 +62,23 @@ fn ship_offer() -> Result<ship::OfferView, SplitLoaderError> {
     Ok(ship::offer::view)
 }
 
+#[wasm_split(passkey_sign_in, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn passkey_sign_in() -> Result<PasskeySignIn, SplitLoaderError> {
+    Ok(|client| Box::pin(client.sign_in_passkey()))
+}
+
+#[wasm_split(ship_saved, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn ship_saved() -> Result<ship::SavedView, SplitLoaderError> {
+    Ok(ship::saved::view)
+}
+
 fn main() {
     console_error_panic_hook::set_once();
     let chunks = Chunks {
         pages: on_demand,
         ship_offer: || Box::pin(ship_offer()),
+        passkey_sign_in: || Box::pin(passkey_sign_in()),
+        ship_saved: || Box::pin(ship_saved()),
     };
     leptos::mount::mount_to_body(move || view! { <app::App chunks /> });
 }

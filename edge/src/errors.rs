@@ -174,6 +174,14 @@ pub enum EdgeError {
     OrgSetupInvalid {
         used: bool,
     },
+    /// No setup link, and this deployment's sign-up is not open.
+    #[cfg(feature = "accounts")]
+    SignupClosed,
+    /// This client address made the most organizations an open sign-up allows for now.
+    #[cfg(feature = "accounts")]
+    SignupThrottled {
+        retry_after: u64,
+    },
     /// The account directory did not answer.
     #[cfg(feature = "accounts")]
     DirectoryUnavailable,
@@ -196,6 +204,31 @@ pub enum EdgeError {
     /// No such access token that the caller may see.
     #[cfg(feature = "accounts")]
     TokenNotFound,
+    /// Every failed passkey sign-in, whatever failed (logged apart).
+    #[cfg(feature = "accounts")]
+    PasskeyRefused,
+    /// None of the person's passkeys has that id.
+    #[cfg(feature = "accounts")]
+    PasskeyNotFound,
+    /// The person has `api::passkeys::MAX_PASSKEYS` already.
+    #[cfg(feature = "accounts")]
+    PasskeyLimit,
+    /// A viewer's write (saved addresses and presets: admins and operators).
+    #[cfg(feature = "accounts")]
+    ViewerReadOnly {
+        action: &'static str,
+    },
+    /// No saved address or preset (`what`) with that id in the caller's
+    /// organization (another organization's reads the same).
+    #[cfg(feature = "accounts")]
+    SavedNotFound {
+        what: &'static str,
+    },
+    /// The organization keeps `api::presets::MAX_SAVED` of these already.
+    #[cfg(feature = "accounts")]
+    SavedLimit {
+        what: &'static str,
+    },
     /// Not a member of that organization, or no such organization: the
     /// same answer, so it never tells whether another organization exists.
     OrgNotFound,
@@ -219,6 +252,8 @@ impl EdgeError {
             EdgeError::RateLimited { retry_after, .. } => Some(*retry_after),
             #[cfg(feature = "accounts")]
             EdgeError::SignInThrottled { retry_after } => Some(*retry_after),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupThrottled { retry_after } => Some(*retry_after),
             _ => None,
         }
     }
@@ -287,6 +322,10 @@ impl EdgeError {
             EdgeError::OrgNotFound => ErrorCode::EdgeOrgNotFound,
             #[cfg(feature = "accounts")]
             EdgeError::OrgSetupInvalid { .. } => ErrorCode::EdgeOrgSetupInvalid,
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupClosed => ErrorCode::EdgeOrgSignupClosed,
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupThrottled { .. } => ErrorCode::EdgeSignInThrottled,
             EdgeError::OrgUnavailable => ErrorCode::EdgeOrgUnavailable,
             EdgeError::ManagedBySettings => ErrorCode::EdgeOrgManagedBySettings,
             #[cfg(feature = "accounts")]
@@ -301,6 +340,18 @@ impl EdgeError {
             EdgeError::KeyNoNext => ErrorCode::EdgeKeyNoNext,
             #[cfg(feature = "accounts")]
             EdgeError::TokenNotFound => ErrorCode::EdgeTokenNotFound,
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyRefused => ErrorCode::EdgePasskeyRefused,
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyNotFound => ErrorCode::EdgePasskeyNotFound,
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyLimit => ErrorCode::EdgePasskeyLimit,
+            #[cfg(feature = "accounts")]
+            EdgeError::ViewerReadOnly { .. } => ErrorCode::EdgeRoleForbidden,
+            #[cfg(feature = "accounts")]
+            EdgeError::SavedNotFound { .. } => ErrorCode::EdgeSavedNotFound,
+            #[cfg(feature = "accounts")]
+            EdgeError::SavedLimit { .. } => ErrorCode::EdgeSavedLimitReached,
         }
     }
 
@@ -557,6 +608,16 @@ impl EdgeError {
                 "This setup link is not valid (expired, incomplete or for another deployment).".to_string(),
                 "Run scripts/new-org again for a new link (they last 24 hours).".to_string(),
             ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupClosed => (
+                "This deployment makes organizations only from setup links.".to_string(),
+                "Ask whoever runs Parcel for a link (they make one with scripts/new-org).".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SignupThrottled { retry_after } => (
+                "Too many new organizations from this network for now.".to_string(),
+                format!("Try again in {} minutes.", retry_after.div_ceil(60)),
+            ),
             EdgeError::OrgUnavailable => (
                 "The organization's records could not be reached; nothing was changed.".to_string(),
                 "Try again in a moment.".to_string(),
@@ -599,6 +660,39 @@ impl EdgeError {
                 "There is no such access token among those you can see.".to_string(),
                 "Reload the access tokens page: it may have been revoked already.".to_string(),
             ),
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyRefused => (
+                "That passkey did not sign you in.".to_string(),
+                "Try again, or sign in with your email and password. A passkey removed from your account, or saved for another site, cannot sign in: add it again on the Passkeys page.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyNotFound => (
+                "You have no passkey with that id.".to_string(),
+                "Reload the Passkeys page: it may have been removed already.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::PasskeyLimit => (
+                format!("You have {} passkeys, the most one person may have.", api::passkeys::MAX_PASSKEYS),
+                "Remove one you no longer use on the Passkeys page, then add the new one.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::ViewerReadOnly { action } => (
+                format!("Viewers cannot {action}."),
+                "Ask an admin for the operator role.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SavedNotFound { what } => (
+                format!("This organization has no saved {what} with that id."),
+                "Reload the list: it may have been deleted.".to_string(),
+            ),
+            #[cfg(feature = "accounts")]
+            EdgeError::SavedLimit { what } => (
+                format!(
+                    "This organization keeps {} saved {what}s already, the most it can.",
+                    api::presets::MAX_SAVED
+                ),
+                format!("Delete a {what} no longer used, then save this one."),
+            ),
         };
         let mut error = ApiError::new(self.code(), message, suggestion, request_id.to_string());
         error.outcome_unknown = self.outcome_unknown();
@@ -622,7 +716,8 @@ impl EdgeError {
                 ..error
             },
             #[cfg(feature = "accounts")]
-            EdgeError::SignInThrottled { retry_after } => ApiError {
+            EdgeError::SignInThrottled { retry_after }
+            | EdgeError::SignupThrottled { retry_after } => ApiError {
                 retry_after_seconds: Some(*retry_after),
                 ..error
             },

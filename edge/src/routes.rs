@@ -60,6 +60,19 @@ pub enum OrgsRoute {
     /// Any member reads; admins change.
     OrgWidget,
     SetOrgWidget,
+    /// Anyone (a passkey is its own credential).
+    PasskeySignInOptions,
+    PasskeySignIn,
+    /// Members: their own passkeys (a person's, not the organization's).
+    Passkeys,
+    PasskeyOptions,
+    AddPasskey,
+    RemovePasskey(String),
+    /// Anyone: whether sign-up is open (`api::orgs::Signup`).
+    Signup,
+    /// Members (writes: admins and operators): saved addresses and package
+    /// presets, one of their endpoints (`api::presets`) and its id, if any.
+    Saved(OwnId, String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,15 +137,19 @@ pub enum InboxRoute {
 }
 
 impl OrgsRoute {
-    /// Carries its own credential (a password, a setup or invitation token):
+    /// Carries its own credential (a password, a setup or invitation token)
+    /// or asks nothing of one (whether sign-up is open):
     /// no session needed.
     pub fn is_anonymous(&self) -> bool {
         matches!(
             self,
             OrgsRoute::PasswordSignIn
                 | OrgsRoute::CreateOrg
+                | OrgsRoute::Signup
                 | OrgsRoute::PreviewInvite
                 | OrgsRoute::AcceptInvite
+                | OrgsRoute::PasskeySignInOptions
+                | OrgsRoute::PasskeySignIn
         )
     }
 
@@ -144,6 +161,7 @@ impl OrgsRoute {
                 | OrgsRoute::CreateOrg
                 | OrgsRoute::AcceptInvite
                 | OrgsRoute::SwitchOrg
+                | OrgsRoute::PasskeySignIn
         )
     }
 }
@@ -243,6 +261,14 @@ impl Route {
                     OrgsRoute::RevokeAccessToken(_) => OwnId::RevokeAccessToken,
                     OrgsRoute::OrgWidget => OwnId::OrgWidget,
                     OrgsRoute::SetOrgWidget => OwnId::SetOrgWidget,
+                    OrgsRoute::PasskeySignInOptions => OwnId::PasskeySignInOptions,
+                    OrgsRoute::PasskeySignIn => OwnId::PasskeySignIn,
+                    OrgsRoute::Passkeys => OwnId::Passkeys,
+                    OrgsRoute::PasskeyOptions => OwnId::PasskeyOptions,
+                    OrgsRoute::AddPasskey => OwnId::AddPasskey,
+                    OrgsRoute::RemovePasskey(_) => OwnId::RemovePasskey,
+                    OrgsRoute::Signup => OwnId::Signup,
+                    OrgsRoute::Saved(id, _) => *id,
                 })
                 .pattern
             }
@@ -411,7 +437,23 @@ pub fn route(
         OwnId::RevokeAccessToken => orgs(OrgsRoute::RevokeAccessToken(param)),
         OwnId::OrgWidget => orgs(OrgsRoute::OrgWidget),
         OwnId::SetOrgWidget => orgs(OrgsRoute::SetOrgWidget),
+        id @ (OwnId::Addresses
+        | OwnId::SaveAddress
+        | OwnId::UpdateAddress
+        | OwnId::DeleteAddress
+        | OwnId::DefaultAddress
+        | OwnId::Packages
+        | OwnId::SavePackage
+        | OwnId::UpdatePackage
+        | OwnId::DeletePackage) => orgs(OrgsRoute::Saved(id, param)),
         OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
+        OwnId::PasskeySignInOptions => orgs(OrgsRoute::PasskeySignInOptions),
+        OwnId::PasskeySignIn => orgs(OrgsRoute::PasskeySignIn),
+        OwnId::Passkeys => orgs(OrgsRoute::Passkeys),
+        OwnId::PasskeyOptions => orgs(OrgsRoute::PasskeyOptions),
+        OwnId::AddPasskey => orgs(OrgsRoute::AddPasskey),
+        OwnId::RemovePasskey => orgs(OrgsRoute::RemovePasskey(param)),
+        OwnId::Signup => orgs(OrgsRoute::Signup),
     })
 }
 

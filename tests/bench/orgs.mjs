@@ -11,19 +11,28 @@
 //  - a password sign-in (six chained PBKDF2 derivations of 100,000
 //    iterations, and the directory's calls) and a throttled one (the
 //    directory's first call only, no derivation), each from a fresh
-//    address so the counters never interfere.
-//   node tests/bench/orgs.mjs [N=200] [SIGN_INS=15]
+//    address so the counters never interfere;
+//  - what one organization's objects carry: C clients at once sending
+//    writes (each asks the organization's object) for S seconds, against
+//    the deployment's session (no such object) at the same concurrency.
+//    Everything runs on this machine's cores (workerd, the simulator and
+//    this script), so the figures are a floor for one organization.
+//   node tests/bench/orgs.mjs [N=200] [SIGN_INS=15] [C=1,8,32] [S=10]
 import { randomBytes } from 'node:crypto';
-import { newKeys, newUsers, startEdge, startSim } from '../support/stack.mjs';
+import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from '../support/stack.mjs';
 import { Person, newOrgLink } from '../support/orgs.mjs';
 
 const N = Number(process.argv[2]) || 200;
 const SIGN_INS = Number(process.argv[3]) || 15;
+const CONCURRENCY = (process.argv[4] || '1,8,32').split(',').map(Number);
+const SECONDS = Number(process.argv[5]) || 10;
 const PASSWORD = 'correct horse battery staple';
 
 const keys = newKeys();
 const users = newUsers();
 const sim = await startSim({ keys });
+// A sandbox key the simulator does not limit: the runs below are about our side.
+keys.sandbox = (await sim.control('POST', '/__sim/keys', { env: 'sandbox', scopes: ALL_SCOPES, unlimited: true })).key;
 const sessionSecret = randomBytes(32).toString('hex');
 const edge = await startEdge({ upstream: sim.url, keys, users, sessionSecret });
 const stats = (xs) => {
@@ -57,15 +66,16 @@ try {
     ['GET', '/api/v1/wallet', undefined, 200, 'forwarded read'],
     ['POST', '/api/v1/labels', '{}', 422, 'forwarded write, asks now'],
   ];
+  const call = async ([method, path, body, expected], session) => {
+    const headers = { ...session, 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') };
+    const t0 = performance.now();
+    const res = await fetch(edge.url + path, { method, headers, body });
+    await res.arrayBuffer();
+    if (res.status !== expected) throw new Error(`${method} ${path} → ${res.status}`);
+    return performance.now() - t0;
+  };
   for (const [method, path, body, expected, what] of calls) {
-    const timed = async (session) => {
-      const headers = { ...session, 'content-type': 'application/json', 'idempotency-key': randomBytes(8).toString('hex') };
-      const t0 = performance.now();
-      const res = await fetch(edge.url + path, { method, headers, body });
-      await res.arrayBuffer();
-      if (res.status !== expected) throw new Error(`${method} ${path} → ${res.status}`);
-      return performance.now() - t0;
-    };
+    const timed = (session) => call([method, path, body, expected], session);
     for (let i = 0; i < 20; i++) { await timed(own); await timed(org); } // warm both paths
     const times = { own: [], org: [] };
     for (let i = 0; i < N; i++) {
@@ -76,6 +86,21 @@ try {
     console.log(`${method} ${path} (${what}), the deployment's session (no lookup): ${stats(times.own)}`);
     console.log(`${method} ${path} (${what}), an organization's session (lookup):  ${stats(times.org)}`);
     console.log(`  → lookup overhead p50: ${(p50(times.org) - p50(times.own)).toFixed(2)} ms`);
+  }
+
+  // What one organization carries: writes from C clients at once.
+  const write = calls[2];
+  const load = async (session, c) => {
+    const times = [];
+    const end = performance.now() + SECONDS * 1000;
+    await Promise.all(Array.from({ length: c }, async () => {
+      while (performance.now() < end) times.push(await call(write, session));
+    }));
+    return `${Math.round(times.length / SECONDS)} writes/s, ${stats(times)}`;
+  };
+  for (const c of CONCURRENCY) {
+    console.log(`${c} at once, ${SECONDS} s, the deployment's session:  ${await load(own, c)}`);
+    console.log(`${c} at once, ${SECONDS} s, an organization's session: ${await load(org, c)}`);
   }
 
   const signIns = [];

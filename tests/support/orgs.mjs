@@ -72,7 +72,7 @@ export class Person {
   }
 }
 
-const PASSWORD = 'correct horse battery staple';
+export const PASSWORD = 'correct horse battery staple';
 let orgAddresses = 0;
 
 /**

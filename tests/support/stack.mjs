@@ -108,7 +108,7 @@ export async function startSim({ keys, env = {} } = {}) {
  * personal access tokens (`orgs.mjs` `inOrg`): a suite runs in an
  * organization unchanged (`edge.org` is it).
  */
-export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, persist = false, sessionSecret = randomBytes(32).toString('hex'), masterKeys = `k1:${randomBytes(32).toString('hex')}`, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
+export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, accountsVars = {}, port = 0, persist = false, sessionSecret = randomBytes(32).toString('hex'), masterKeys = `k1:${randomBytes(32).toString('hex')}`, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
   for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
   const secret = (name, value) => { if (value) bindings[name] = { type: 'secret_text', value }; };
@@ -121,7 +121,7 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
   // Each Worker keeps its state apart: two workerd processes on one
   // directory lock each other's SQLite on a restart (SQLITE_BUSY).
   const own = (name) => persist && path.join(persist, 'workers', name);
-  const start = (config, extra = {}, persistTo = persist) => unstable_startWorker({
+  const start = (config, extra = {}, persistTo = persist, listen = 0) => unstable_startWorker({
     config: path.join(ROOT, config),
     envFiles: [],
     // The config's build still runs once (scripts/build-edge, a no-op when
@@ -129,7 +129,7 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     // starting a second build as soon as the Worker is up.
     build: { custom: { command: '' } },
     dev: {
-      server: { hostname: '127.0.0.1', port: 0 },
+      server: { hostname: '127.0.0.1', port: listen },
       inspector: false,
       persist: persistTo,
       watch: false,
@@ -146,11 +146,12 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
     MASTER_KEYS: { type: 'secret_text', value: masterKeys },
     UPSTREAM_URL: bindings.UPSTREAM_URL,
   };
+  for (const [name, value] of Object.entries(accountsVars)) accountsBindings[name] = { type: 'plain_text', value };
   const started = await Promise.allSettled([
     start('pdf/wrangler.toml', {}, own('pdf')),
     start('accounts/wrangler.toml', { bindings: accountsBindings }, own('accounts')),
     start('ledger/wrangler.toml', {}, own('ledger')),
-    start('wrangler.toml', { bindings }),
+    start('wrangler.toml', { bindings }, persist, port),
   ]);
   const running = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
   const ready = await Promise.allSettled(running.map((w) => w.ready));

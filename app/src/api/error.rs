@@ -10,6 +10,8 @@ pub enum ClientError {
     Network(String),
     /// An answer came back that is not what the contract says.
     Decode(String),
+    /// The browser's passkey prompt failed or was cancelled (what to tell the person).
+    Passkey(&'static str),
 }
 
 impl ClientError {
@@ -60,6 +62,7 @@ impl fmt::Display for ClientError {
                 f,
                 "The server sent an answer the dashboard does not understand."
             ),
+            ClientError::Passkey(problem) => f.write_str(problem),
         }
     }
 }

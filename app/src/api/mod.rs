@@ -8,8 +8,11 @@ mod error;
 mod insights;
 pub mod live;
 mod orgs;
+mod passkeys;
+mod presets;
 
 pub use error::ClientError;
+pub use presets::keeps_presets;
 
 use api::inbox::{
     INBOX_PATH, Inbox, LEDGER_PATH, Ledger, VERIFY_PATH, VerifyRequest, VerifyResult,

@@ -16,7 +16,7 @@ use gloo_net::http::Request;
 use leptos::prelude::*;
 
 /// One of the table's `{id}` paths for `id`.
-fn with_id(pattern: &str, id: &str) -> String {
+pub(super) fn with_id(pattern: &str, id: &str) -> String {
     pattern.replace("{id}", &encode(id))
 }
 
@@ -39,6 +39,11 @@ impl Client {
     }
 
     /// A new organization from a setup link; its first admin is signed in.
+    /// Whether anyone may create an organization without a setup link.
+    pub async fn signup(self) -> Result<api::orgs::Signup, ClientError> {
+        self.send(Request::get(CREATE_ORG_PATH)).await
+    }
+
     pub async fn create_org(self, request: CreateOrg) -> Result<(), ClientError> {
         let info: SessionInfo = self
             .send_json(Request::post(CREATE_ORG_PATH), &request)

@@ -9,7 +9,8 @@ use super::columns::{
 };
 use super::rows::{
     self, Draft, FixGroup, Problem, Readings, check_all, count_rows, export_problem_rows,
-    fix_groups, group, job_row, merge, set_all, template_csv, template_guide, too_many,
+    fix_groups, group, job_row, merge, parcel_rows, set_all, set_parcel, template_csv,
+    template_guide, too_many,
 };
 use super::sheet::{Sheet, read};
 use super::table::{Viewport, spacer};
@@ -19,10 +20,13 @@ use crate::api::{Client, ClientError};
 use crate::components::address_form::{AddressForm, blank_address, first_problem};
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
+use crate::components::parcel_form::describe_package;
+use crate::state::saved::Saved;
 use crate::state::senders;
 use crate::state::write::Write;
 use api::Scope;
 use api::jobs::{Approval, CreateJob, Fallback, MAX_NAME_CHARS, Rule};
+use api::presets::PackagePreset;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_navigate;
@@ -389,8 +393,22 @@ fn Mapper(
 /// The sender, the rows' problems and their fixes, and the plan's choices.
 #[component]
 fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
-    let saved = senders::load();
-    let sender = RwSignal::new(saved.first().cloned().unwrap_or_else(blank_address));
+    let sender = RwSignal::new(blank_address());
+    // The organization's saved addresses (the default preselected) and
+    // presets; in the deployment's own organization, this browser's senders.
+    let org = Saved::fetch(Client::get(), sender, blank_address());
+    let local = if org.kept {
+        Vec::new()
+    } else {
+        senders::load()
+    };
+    if let Some(first) = local.first() {
+        sender.set(first.clone());
+    }
+    let choices = Memo::new(move |_| {
+        org.addresses
+            .with(|list| senders::choices(list.as_ref(), &local))
+    });
     let sender_shown = RwSignal::new(false);
     let note = RwSignal::new(None::<String>);
     let with = move |f: &dyn Fn(&Imported) -> String| {
@@ -477,7 +495,7 @@ fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
             </p>
             <p class="hint" role="status" data-testid="fix-note">{move || note.get()}</p>
             <Show when=move || { bad.get() > 0 }>
-                <BulkFixes imported edit note />
+                <BulkFixes imported edit note packages=org.packages />
                 <ProblemTable imported edit note />
                 <div class="actions">
                     <button type="button" class="secondary" on:click=export>"Download the rows with problems (CSV)"</button>
@@ -490,24 +508,23 @@ fn RowsStep(imported: RwSignal<Option<Imported>>) -> impl IntoView {
         </section>
         <section class="card wide" aria-labelledby="sender-title">
             <h2 id="sender-title">"4. Sender"</h2>
-            {(!saved.is_empty()).then(|| {
-                let list = StoredValue::new(saved.clone());
-                view! {
-                    <div class="field">
-                        <label for="batch-sender">"Saved senders"</label>
-                        <select id="batch-sender" on:change=move |ev| {
+            {move || (!choices.with(Vec::is_empty)).then(|| view! {
+                <div class="field">
+                    <label for="batch-sender">{if org.kept { "Saved addresses" } else { "Saved senders" }}</label>
+                    <select id="batch-sender"
+                                                on:change=move |ev| {
                             if let Ok(n) = event_target_value(&ev).parse::<usize>()
-                                && let Some(a) = list.with_value(|l| l.get(n).cloned())
+                                && let Some((_, a)) = choices.with_untracked(|c| c.get(n).cloned())
                             {
                                 sender.set(a);
                             }
                         }>
-                            {saved.iter().enumerate().map(|(n, a)| view! {
-                                <option value=n.to_string()>{senders::describe(a)}</option>
-                            }).collect_view()}
-                        </select>
-                    </div>
-                }
+                        <option value="">"Typed below"</option>
+                        {move || choices.get().into_iter().enumerate().map(|(n, (name, a))| view! {
+                            <option value=n.to_string() prop:selected=move || sender.with(|s| s == &a)>{name}</option>
+                        }).collect_view()}
+                    </select>
+                </div>
             })}
             <AddressForm legend="Ship from (every row)" prefix="sender" address=sender
                 on_edit=Callback::new(|()| {}) show_problems=sender_shown />
@@ -523,6 +540,8 @@ fn BulkFixes(
     imported: RwSignal<Option<Imported>>,
     edit: impl Fn(&mut dyn FnMut(&mut Imported)) + Copy + Send + Sync + 'static,
     note: RwSignal<Option<String>>,
+    /// The organization's package presets: one fills the rows' missing sizes and weights.
+    packages: RwSignal<Vec<PackagePreset>>,
 ) -> impl IntoView {
     let groups = Memo::new(move |_| {
         imported.with(|i| {
@@ -531,8 +550,41 @@ fn BulkFixes(
                 .unwrap_or_default()
         })
     });
+    let parcel_count = Memo::new(move |_| groups.with(|g| parcel_rows(g).len()));
+    let chosen = RwSignal::new(String::new());
+    let set_preset = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let preset = chosen
+            .get_untracked()
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| packages.with_untracked(|p| p.get(i).cloned()));
+        let Some(preset) = preset else {
+            focus("bulk-preset");
+            return;
+        };
+        let count = parcel_count.get_untracked();
+        let fixes = groups.get_untracked();
+        edit(&mut |i| set_parcel(&mut i.drafts, &fixes, &preset.parcel));
+        note.set(Some(format!(
+            "{} set on {}.",
+            preset.name,
+            count_rows(count)
+        )));
+        focus("rows-title");
+    };
     view! {
         <h3>"Fix many rows at once"</h3>
+        {move || (parcel_count.get() > 0 && !packages.with(Vec::is_empty)).then(|| view! {
+            <form class="bulk-fix" on:submit=set_preset novalidate>
+                <label for="bulk-preset">{format!("Package preset for the {} with a weight or size problem", count_rows(parcel_count.get()))}</label>
+                <select id="bulk-preset" prop:value=move || chosen.get() on:change=move |ev| chosen.set(event_target_value(&ev))>
+                    <option value="">"Choose a preset…"</option>
+                    {packages.get().iter().enumerate().map(|(i, p)| view! { <option value=i.to_string()>{describe_package(p)}</option> }).collect_view()}
+                </select>
+                <button type="submit" class="secondary">{format!("Set for {}", count_rows(parcel_count.get()))}</button>
+            </form>
+        })}
         <ul class="bulk">
             <For each=move || groups.get()
                 key=|g| (g.field, g.value.clone(), g.country.clone(), g.rows.len()) let:fix>

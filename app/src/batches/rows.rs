@@ -537,6 +537,47 @@ pub fn set_all(drafts: &mut [Draft], indices: &[usize], field: Field, value: &st
     }
 }
 
+/// A package preset's cell for a parcel field (written with its unit,
+/// whatever the file's), or `None` for another field.
+fn preset_cell(parcel: &Parcel, field: Field) -> Option<String> {
+    Some(match field {
+        Field::Weight => format!("{} oz", parcel.weight_oz),
+        Field::Length => format!("{} in", parcel.length),
+        Field::Width => format!("{} in", parcel.width),
+        Field::Height => format!("{} in", parcel.height),
+        _ => None?,
+    })
+}
+
+/// The rows a package preset fixes: those with a weight or size problem,
+/// each once, in order.
+pub fn parcel_rows(groups: &[FixGroup]) -> Vec<usize> {
+    let mut rows: Vec<usize> = groups
+        .iter()
+        .filter(|g| {
+            matches!(
+                g.field,
+                Field::Weight | Field::Length | Field::Width | Field::Height
+            )
+        })
+        .flat_map(|g| g.rows.iter().copied())
+        .collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
+
+/// Fills what the preset knows into the rows that lack it: each weight or
+/// size with a problem takes the preset's; a row's valid weight stays (a
+/// store's export has weights and no sizes).
+pub fn set_parcel(drafts: &mut [Draft], groups: &[FixGroup], parcel: &Parcel) {
+    for g in groups {
+        if let Some(value) = preset_cell(parcel, g.field) {
+            set_all(drafts, &g.rows, g.field, &value);
+        }
+    }
+}
+
 /// The template's columns, in order: every field, a unit column after
 /// the weight and after the sizes (not the parts of a name).
 fn template() -> impl Iterator<Item = Column> {
@@ -805,6 +846,36 @@ mod tests {
         assert!(check_all(&drafts).iter().all(Vec::is_empty));
         let row = job_row(&drafts[0], &sender()).unwrap();
         assert_eq!(row.parcel.weight_oz, 17.64);
+    }
+
+    #[test]
+    fn a_package_preset_fills_the_sizes_and_weights_rows_lack() {
+        // Row 1 has no sizes but a weight; row 2 neither; row 3 is ready.
+        let (mut drafts, problems) = import(&format!(
+            "{HEADER}\n#1,Ada,1 Elm St,,Brooklyn,NY,11201,US,,,500 g,,,\n#2,Bob,2 Elm St,,Queens,NY,11354,US,,,,,,\n#3,Cy,3 Elm St,,Queens,NY,11354,US,,,2 lb,10,8,4\n"
+        ));
+        let groups = fix_groups(&drafts, &problems);
+        assert_eq!(parcel_rows(&groups), [0, 1]);
+        let preset = Parcel {
+            weight_oz: 14.0,
+            length: 9.0,
+            width: 6.0,
+            height: 3.5,
+        };
+        set_parcel(&mut drafts, &groups, &preset);
+        assert!(check_all(&drafts).iter().all(Vec::is_empty));
+        let parcel = |i: usize| job_row(&drafts[i], &sender()).unwrap().parcel;
+        assert_eq!(parcel(1), preset);
+        // The weight the row had stays; only its sizes come from the preset.
+        assert_eq!(
+            parcel(0),
+            Parcel {
+                weight_oz: 17.64,
+                ..preset
+            }
+        );
+        assert_eq!(parcel(2).weight_oz, 32.0);
+        assert_eq!(drafts[1].get(Field::Height), "3.5 in");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub fn ErrorView(
         ClientError::Api { .. } => "refusal",
         ClientError::Network(_) => "network",
         ClientError::Decode(_) => "decode",
+        ClientError::Passkey(_) => "passkey",
     };
     let (kicker, title, suggestion, docs, request_id) = match &error {
         ClientError::Api { status, error: e } => (
@@ -36,6 +37,13 @@ pub fn ErrorView(
             "Unexpected answer".to_string(),
             error.to_string(),
             "Reload the page; if it persists, contact support.".to_string(),
+            None,
+            None,
+        ),
+        ClientError::Passkey(_) => (
+            "Passkey not used".to_string(),
+            error.to_string(),
+            "Try again, or use your email and password.".to_string(),
             None,
             None,
         ),

@@ -1,5 +1,6 @@
 use crate::components::field::{advice, advice_id};
 use api::Parcel;
+use api::presets::PackagePreset;
 use leptos::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +101,17 @@ impl ParcelDraft {
         }
     }
 
+    /// A parcel as the form shows it: ounces, inches.
+    pub fn from_parcel(p: &Parcel) -> ParcelDraft {
+        ParcelDraft {
+            weight: p.weight_oz.to_string(),
+            unit: WeightUnit::Oz,
+            length: p.length.to_string(),
+            width: p.width.to_string(),
+            height: p.height.to_string(),
+        }
+    }
+
     fn typed(&self, field: ParcelField) -> &str {
         match field {
             ParcelField::Weight => &self.weight,
@@ -166,13 +178,25 @@ impl ParcelDraft {
     }
 }
 
-/// Weight (oz or lb), dimensions (in) and presets. Once `show_problems` is
-/// set, every field's problem shows under it.
+/// How a package preset is named in pickers: `Small box (9 × 6 × 3 in, 14 oz)`.
+pub fn describe_package(p: &PackagePreset) -> String {
+    let x = &p.parcel;
+    format!(
+        "{} ({} × {} × {} in, {} oz)",
+        p.name, x.length, x.width, x.height, x.weight_oz
+    )
+}
+
+/// Weight (oz or lb), dimensions (in) and presets: the organization's own
+/// (`saved`, each named) first, then common sizes. Once `show_problems` is set, every
+/// field's problem shows under it.
 #[component]
 pub fn ParcelForm(
     parcel: RwSignal<ParcelDraft>,
     #[prop(optional)] show_problems: Option<RwSignal<bool>>,
+    #[prop(optional)] saved: Option<RwSignal<Vec<(String, Parcel)>>>,
 ) -> impl IntoView {
+    let saved = move || saved.map(|s| s.get()).unwrap_or_default();
     let number =
         move |field: ParcelField, label: &'static str, set: fn(&mut ParcelDraft, String)| {
             let id = field.id();
@@ -212,14 +236,26 @@ pub fn ParcelForm(
                 <select
                     id="parcel-preset"
                     on:change=move |ev| {
-                        if let Ok(i) = event_target_value(&ev).parse::<usize>()
-                            && let Some(p) = PRESETS.get(i)
-                        {
-                            parcel.set(ParcelDraft::from_preset(p));
+                        let value = event_target_value(&ev);
+                        // `s3`: the organization's fourth preset; `2`: the third common size.
+                        let draft = match value.strip_prefix('s') {
+                            Some(i) => i.parse::<usize>().ok().and_then(|i| saved().get(i).map(|(_, p)| ParcelDraft::from_parcel(p))),
+                            None => value.parse::<usize>().ok().and_then(|i| PRESETS.get(i)).map(ParcelDraft::from_preset),
+                        };
+                        if let Some(draft) = draft {
+                            parcel.set(draft);
                         }
                     }
                 >
                     <option value="">"Custom size"</option>
+                    {move || {
+                        let own = saved();
+                        (!own.is_empty()).then(|| view! {
+                            <optgroup label="Your presets">
+                                {own.into_iter().enumerate().map(|(i, (name, _))| view! { <option value=format!("s{i}")>{name}</option> }).collect_view()}
+                            </optgroup>
+                        })
+                    }}
                     {PRESETS.iter().enumerate().map(|(i, p)| view! { <option value=i.to_string()>{p.name}</option> }).collect_view()}
                 </select>
             </div>

@@ -25,6 +25,10 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::LargePurchase => "Bought a label above the threshold",
         AuditAction::TokenCreated => "Made an access token",
         AuditAction::TokenRevoked => "Revoked an access token",
+        AuditAction::PasskeyAdded => "Added a passkey",
+        AuditAction::PasskeyRemoved => "Removed a passkey",
+        AuditAction::AddressSaved => "Changed a saved address",
+        AuditAction::PackageSaved => "Changed a package preset",
     }
 }
 

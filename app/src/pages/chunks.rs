@@ -1,5 +1,5 @@
 //! The pages most visits never open (and the ship page's offer, which
-//! only rates need), each a chunk of the dashboard's build:
+//! only rates need, and its saved addresses), each a chunk of the dashboard's build:
 //! the code only a `#[wasm_split(chunk)]` function reaches goes to that
 //! chunk's own file, which the browser fetches the first time the function
 //! is called (`scripts/app-wasm.mjs` splits the module after cargo links
@@ -8,7 +8,7 @@
 //! the dashboard's bin (`main.rs`): they are exported symbols, so in this
 //! library every build linking it (the widget's) would keep their pages.
 
-use crate::api::ClientError;
+use crate::api::{Client, ClientError};
 use crate::components::loader::{busy, failed};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -23,6 +23,8 @@ pub type Page = fn() -> AnyView;
 pub type Load<T = Page> = fn() -> Pin<Box<dyn Future<Output = Result<T, SplitLoaderError>>>>;
 /// The chunk of a table path (`super::PAGES`), if its page is one.
 pub type OnDemand = fn(&str) -> Option<Load>;
+/// A passkey sign-in: the browser's prompt and the Worker's check.
+pub type PasskeySignIn = fn(Client) -> Pin<Box<dyn Future<Output = Result<(), ClientError>>>>;
 
 /// The dashboard's chunks, as the bin (`main.rs`) declares them.
 #[derive(Clone, Copy)]
@@ -30,6 +32,10 @@ pub struct Chunks {
     pub pages: OnDemand,
     /// The ship page's rates, purchase and bought label.
     pub ship_offer: Load<super::ship::OfferView>,
+    /// The login page's passkey sign-in, fetched on its button's first click.
+    pub passkey_sign_in: Load<PasskeySignIn>,
+    /// The ship page's saved addresses and presets (an organization's).
+    pub ship_saved: Load<super::ship::SavedView>,
 }
 
 /// One chunk's contents as a signal: `None` until `start` fetched it. A

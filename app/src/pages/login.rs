@@ -1,4 +1,5 @@
-use crate::api::Client;
+use super::chunks::Chunks;
+use crate::api::{Client, ClientError};
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
 use crate::state::stored;
@@ -15,7 +16,8 @@ const TOKEN_LAST: &str = "parcel.sign-in.token";
 /// Worker once; the browser keeps only the HttpOnly session cookie. A
 /// throttled sign-in (`EDGE.SIGN_IN.THROTTLED`) counts down in the error
 /// view. One form whose other way is hidden, not rebuilt: the page is in
-/// every first load.
+/// every first load. A passkey signs in without either (discoverable
+/// credentials: the browser offers the passkeys it holds for the site).
 #[component]
 pub fn LoginPage() -> impl IntoView {
     let client = Client::get();
@@ -41,6 +43,18 @@ pub fn LoginPage() -> impl IntoView {
         }
         signed_in
     });
+    // Its code is a chunk: most sign-ins never use it.
+    let passkey = expect_context::<Chunks>().passkey_sign_in;
+    let with_passkey = Write::new(move || async move {
+        let sign_in = passkey()
+            .await
+            .map_err(|e| ClientError::Network(e.to_string()))?;
+        let signed_in = sign_in(client).await;
+        if signed_in.is_ok() {
+            stored::store(TOKEN_LAST, &false);
+        }
+        signed_in
+    });
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let filled = if by_token.get_untracked() {
@@ -49,11 +63,13 @@ pub fn LoginPage() -> impl IntoView {
             !email.get_untracked().trim().is_empty() && !password.get_untracked().is_empty()
         };
         if filled {
+            with_passkey.clear();
             sign_in.submit();
         }
     };
     let other_way = move |_| {
         sign_in.clear();
+        with_passkey.clear();
         by_token.update(|t| *t = !*t);
         let first = if by_token.get_untracked() {
             "token"
@@ -90,12 +106,18 @@ pub fn LoginPage() -> impl IntoView {
                     {move || sign_in.label("Sign in", "Signing in…")}
                 </button>
             </form>
+            <p hidden=move || by_token.get()>
+                <button type="button" class="secondary" disabled=move || with_passkey.pending()
+                    on:click=move |_| { sign_in.clear(); with_passkey.submit() }>
+                    {move || with_passkey.label("Sign in with a passkey", "Waiting for your passkey…")}
+                </button>
+            </p>
             <p>
                 <button type="button" class="link" on:click=other_way>
                     {move || if by_token.get() { "Use email and password" } else { "Use an access token" }}
                 </button>
             </p>
-            {move || sign_in.error().map(|error| view! { <ErrorView error /> })}
+            {move || sign_in.error().or_else(|| with_passkey.error()).map(|error| view! { <ErrorView error /> })}
         </section>
     }
 }

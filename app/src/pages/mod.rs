@@ -16,6 +16,8 @@ pub mod labels;
 pub mod login;
 pub mod new_org;
 pub mod not_found;
+pub mod passkeys;
+pub mod presets;
 pub mod ship;
 pub mod status;
 pub mod team;
@@ -55,9 +57,9 @@ pub enum Guard {
     Scope(Scope, &'static str),
     /// The organization's admins.
     Admin(&'static str),
-    /// Every member of an organization made in the app (not the
-    /// deployment's own, whose people are its settings').
-    Member,
+    /// Every member of an organization made in the app; the text says
+    /// where the deployment's own keeps the thing instead (its settings).
+    InApp(&'static str),
     /// Anyone, signed in or not, without the menu: the pages a link opens.
     Anyone,
 }
@@ -76,7 +78,7 @@ const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 21] = [
+pub static PAGES: [Page; 23] = [
     Page {
         path: "/",
         title: "Ship",
@@ -179,7 +181,17 @@ pub static PAGES: [Page; 21] = [
         path: "/tokens",
         title: "Access tokens",
         in_menu: true,
-        guard: Guard::Member,
+        guard: Guard::InApp(
+            "signs in with the tokens in its USERS secret (scripts/new-user): personal access tokens are made by",
+        ),
+    },
+    Page {
+        path: "/presets",
+        title: "Addresses & packages",
+        in_menu: true,
+        guard: Guard::InApp(
+            "is set up in its Worker settings (the widget's ship-from address in WIDGET_SHIP_FROM): saved addresses and package presets are kept in the app by",
+        ),
     },
     Page {
         path: api::orgs::INVITE_PAGE,
@@ -198,6 +210,14 @@ pub static PAGES: [Page; 21] = [
         title: "Storefront widget",
         in_menu: false,
         guard: Guard::Admin("manage the storefront widget"),
+    },
+    Page {
+        path: "/passkeys",
+        title: "Passkeys",
+        in_menu: true,
+        guard: Guard::InApp(
+            "signs in with the tokens in its USERS secret (scripts/new-user): passkeys belong to",
+        ),
     },
     Page {
         path: "/insights",
@@ -253,10 +273,10 @@ impl Guard {
                 "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET, its storefront widget in the WIDGET_* settings), not here: an organization made with scripts/new-org manages them in the app.".into(),
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
-            Guard::Member if session.org.id.is_deployment() => Some(
-                "This deployment's own organization signs in with the tokens in its USERS secret (scripts/new-user): personal access tokens are made by the members of an organization made with scripts/new-org.".into(),
-            ),
-            Guard::Member => None,
+            Guard::InApp(elsewhere) if session.org.id.is_deployment() => Some(format!(
+                "This deployment's own organization {elsewhere} the members of an organization made with scripts/new-org."
+            )),
+            Guard::InApp(_) => None,
             Guard::Admin(cannot) => Some(format!("Only admins can {cannot}.")),
         }
     }
@@ -393,6 +413,8 @@ mod tests {
                 "Team",
                 "Audit log",
                 "Access tokens",
+                "Addresses & packages",
+                "Passkeys",
                 "Insights"
             ]
         );
@@ -468,6 +490,15 @@ mod tests {
                 .refusal(&session(Role::Admin, OrgId::deployment(), true))
                 .unwrap()
                 .contains("USERS")
+        );
+        // Saved addresses and presets: every role of an organization made in the app.
+        let presets = page("/presets").unwrap().guard;
+        assert_eq!(presets.refusal(&session(Role::Viewer, acme(), true)), None);
+        assert!(
+            presets
+                .refusal(&session(Role::Admin, OrgId::deployment(), true))
+                .unwrap()
+                .contains("WIDGET_SHIP_FROM")
         );
         let ship = page("/ship").unwrap().guard;
         assert_eq!(ship.refusal(&session(Role::Viewer, acme(), true)), None);

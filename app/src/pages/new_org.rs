@@ -1,9 +1,11 @@
 //! `/new-org#{token}`: a new organization and its first admin, from the
-//! one-time setup link `scripts/new-org` prints. Open to anyone.
+//! one-time setup link `scripts/new-org` prints; `/new-org` alone where the
+//! deployment opened sign-up (`OPEN_SIGNUP`). Open to anyone.
 
 use super::invite::{email_problem, fragment_token, refused};
 use crate::api::Client;
 use crate::components::field::{advice, advice_id, focus};
+use crate::components::loader::{busy, failed};
 use crate::components::password::PasswordInput;
 use crate::state::write::Write;
 use api::ErrorCode;
@@ -16,6 +18,9 @@ pub fn setup_refusal(code: Option<&ErrorCode>) -> Option<&'static str> {
     match code? {
         ErrorCode::EdgeOrgSetupInvalid => Some(
             "This setup link has expired or was already used: each works once. Whoever runs Parcel makes a new one with scripts/new-org.",
+        ),
+        ErrorCode::EdgeOrgSignupClosed => Some(
+            "This deployment makes organizations only from setup links: ask whoever runs Parcel for one (scripts/new-org).",
         ),
         ErrorCode::EdgeSignInFailed => Some(
             "This email already has a Parcel account, and that is not its password: enter the password you sign in with, or use another email.",
@@ -48,13 +53,30 @@ pub fn NewOrgPage() -> impl IntoView {
     view! {
         <h1>"Create your organization"</h1>
         {move || match token.get() {
-            None => view! {
-                <p class="notice notice-warn">
-                    "This page opens from a setup link, which ends in #… after /new-org. Whoever runs Parcel makes one with scripts/new-org."
-                </p>
-            }.into_any(),
+            None => view! { <OpenSignup /> }.into_any(),
             Some(setup) => view! { <SetupForm setup /> }.into_any(),
         }}
+    }
+}
+
+/// Without a link: the form where sign-up is open, else where links come from.
+#[component]
+fn OpenSignup() -> impl IntoView {
+    let client = Client::get();
+    let signup = LocalResource::new(move || client.signup());
+    let retry = Callback::new(move |()| signup.refetch());
+    move || {
+        match signup.get() {
+        None => busy("Loading…"),
+        Some(Err(error)) => failed(error, retry),
+        Some(Ok(s)) if s.open => view! { <SetupForm setup=String::new() /> }.into_any(),
+        Some(Ok(_)) => view! {
+            <p class="notice notice-warn">
+                "This page opens from a setup link, which ends in #… after /new-org. Whoever runs Parcel makes one with scripts/new-org."
+            </p>
+        }
+        .into_any(),
+    }
     }
 }
 

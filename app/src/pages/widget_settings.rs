@@ -1,7 +1,7 @@
 //! Storefront widget settings (an organization's admins): the embed
 //! snippet that names the organization's widget id, with a Copy button;
 //! the shop origins allowed to frame it; the address its parcels ship
-//! from; its share of the organization's limits; and the fallback option
+//! from (typed, or one of the organization's saved addresses); its share of the organization's limits; and the fallback option
 //! the widget hands the shop when no carrier answers in time. The Worker
 //! checks each field; a refusal is shown at its field. Each save is in the
 //! audit log with what changed.
@@ -12,12 +12,14 @@ use crate::components::dates::When;
 use crate::components::error_view::ErrorView;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::{busy, failed};
+use crate::state::senders;
 use crate::state::write::Write;
 use api::Address;
 use api::orgs::{
     FALLBACK_DEFAULT_WAIT_SECONDS, FALLBACK_MAX_CENTS, FALLBACK_WAIT_SECONDS, OrgWidget,
     WidgetFallback, WidgetSettings,
 };
+use api::presets::SavedAddress;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -197,13 +199,25 @@ pub fn WidgetSettingsPage() -> impl IntoView {
     let read = move || {
         spawn_local(async move {
             let read = client.org_widget().await;
-            if let Ok(widget) = &read {
-                form.fill(&widget.settings);
+            let settings = read.as_ref().ok().map(|w| w.settings.clone());
+            // The form is filled only if the page is still there.
+            if state.try_set(Some(read)).is_none()
+                && let Some(settings) = settings
+            {
+                form.fill(&settings);
             }
-            state.set(Some(read));
         });
     };
     read();
+    // The organization's saved addresses, offered for the ship-from (none
+    // when they cannot be read: the address can still be typed).
+    let addresses = RwSignal::new(Vec::<SavedAddress>::new());
+    spawn_local(async move {
+        if let Ok(list) = client.saved_addresses().await {
+            // Unless the page is gone by then.
+            addresses.try_set(list.addresses);
+        }
+    });
     let saved = RwSignal::new(false);
     let save = Write::new(move || async move {
         let Ok(settings) = form.settings() else {
@@ -243,6 +257,7 @@ pub fn WidgetSettingsPage() -> impl IntoView {
             <AddressForm legend="Ships from" prefix="widget-from" address=form.ship_from
                 on_edit=Callback::new(move |()| save.clear()) show_problems=form.tried>
                 <p class="hint">"Rates are quoted from this address. Without one, the widget tells the shop owner to set it."</p>
+                {move || saved_address_picker(form, save, addresses.get())}
             </AddressForm>
             {move || save.error().filter(|e| about(e, "ship_from")).map(|error| view! { <ErrorView error /> })}
             {share_field(form, save)}
@@ -259,6 +274,38 @@ pub fn WidgetSettingsPage() -> impl IntoView {
 }
 
 /// The embed snippet with its widget id, and a Copy button.
+/// "Use a saved address": the chosen one fills the ship-from fields.
+fn saved_address_picker(form: Form, save: Write, list: Vec<SavedAddress>) -> impl IntoView {
+    let current = form.ship_from.get_untracked();
+    (!list.is_empty()).then(|| {
+        let options = list
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let name = format!("{}: {}", a.label, senders::describe(&a.address));
+                view! { <option value=i.to_string() selected=a.address == current>{name}</option> }
+            })
+            .collect_view();
+        view! {
+            <div class="field">
+                <label for="widget-from-saved">"Use a saved address"</label>
+                <select
+                    id="widget-from-saved"
+                    on:change=move |ev| {
+                        if let Some(a) = event_target_value(&ev).parse::<usize>().ok().and_then(|i| list.get(i)) {
+                            form.ship_from.set(a.address.clone());
+                            save.clear();
+                        }
+                    }
+                >
+                    <option value="">"Choose one…"</option>
+                    {options}
+                </select>
+            </div>
+        }
+    })
+}
+
 fn snippet_section(code: String) -> impl IntoView {
     let copied = RwSignal::new(false);
     let to_copy = code.clone();

@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod purchase;
+pub mod saved;
 pub mod senders;
 pub mod session;
 pub mod stored;

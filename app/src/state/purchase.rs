@@ -31,6 +31,7 @@ pub fn stays_open(error: &ClientError) -> bool {
     match error {
         ClientError::Network(_) | ClientError::Decode(_) => true,
         ClientError::Api { error, .. } => error.outcome_unknown == Some(true),
+        ClientError::Passkey(_) => false,
     }
 }
 

@@ -26,7 +26,7 @@ pub fn trouble(error: &ClientError) -> Trouble {
                 "We could not reach the shipping service. Check your connection and try again.",
             );
         }
-        ClientError::Decode(_) => {
+        ClientError::Decode(_) | ClientError::Passkey(_) => {
             return sentence("Something went wrong while getting prices. Please try again.");
         }
         ClientError::Api { status, error } => (*status, &error.code, error.field.as_deref()),
@@ -77,6 +77,7 @@ pub fn fallback_instead(error: &ClientError) -> bool {
     match error {
         ClientError::Network(_) | ClientError::Decode(_) => true,
         ClientError::Api { status, .. } => *status >= 500,
+        ClientError::Passkey(_) => false,
     }
 }
 
@@ -98,6 +99,13 @@ pub fn error_detail(error: &ClientError) -> ErrorDetail {
         ClientError::Decode(detail) => ErrorDetail {
             code: "WIDGET.ANSWER.UNREADABLE".into(),
             message: format!("The widget could not read the Worker's answer: {detail}"),
+            field: None,
+            request_id: None,
+        },
+        // The widget signs nobody in; the dashboard's sign-in alone meets this.
+        ClientError::Passkey(problem) => ErrorDetail {
+            code: "WIDGET.PASSKEY.UNUSED".into(),
+            message: problem.to_string(),
             field: None,
             request_id: None,
         },

@@ -14,7 +14,7 @@ use api::orgs::{
 };
 use api::session::{KeySlot, Role};
 use api::validation::BodyError;
-use api::{ApiKey, Scope};
+use api::{ApiKey, OwnId, Scope};
 use sha2::{Digest, Sha256};
 use worker::web_sys::{Request, Response};
 use worker::{Context, Env, event};
@@ -35,6 +35,8 @@ use crate::errors::{EdgeError, SignInReason};
 use crate::routes::{self, OrgsRoute, Route};
 use crate::runtime::objects::ask;
 use crate::runtime::{body_bytes, header, json_body, now_s, random_hex, reply};
+
+mod passkeys;
 
 const MAX_BODY: usize = 4096;
 
@@ -236,7 +238,16 @@ async fn password_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError
     let account = Attempt::new(&req, &email)
         .verify(env, &body.password, now)
         .await?;
-    // The first organization that still has them (the directory's list is a copy).
+    signed_in_first_org(env, &account, now).await
+}
+
+/// The session of `account`, signed in: in the first organization that
+/// still has them (the directory's list is a copy).
+async fn signed_in_first_org(
+    env: &Env,
+    account: &Account,
+    now: u64,
+) -> Result<Response, EdgeError> {
     for org in &account.orgs {
         let call = SignedIn {
             account: account.id.clone(),
@@ -295,14 +306,62 @@ async fn joined(env: &Env, email: &str, org: OrgSummary) -> Result<(), EdgeError
     ask::<Directory, _>(env, &directory::email_shard(email), call).await
 }
 
+/// The accounts Worker's setting that lets anyone create an organization
+/// without a setup link: `on`, else off.
+const OPEN_SIGNUP: &str = "OPEN_SIGNUP";
+/// New organizations one client address may make by open sign-up in the
+/// throttle's window (`throttle::WINDOW_SECONDS`).
+const SIGNUPS_PER_ADDRESS: u32 = 5;
+
+fn signup_open(env: &Env) -> bool {
+    env.var(OPEN_SIGNUP)
+        .is_ok_and(|v| v.to_string().trim().eq_ignore_ascii_case("on"))
+}
+
+/// An open sign-up's new organization: a fresh id, counted against the
+/// client address.
+async fn open_signup(req: &Request, env: &Env, now: u64) -> Result<OrgId, EdgeError> {
+    let address = header(req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into());
+    let shard = directory::address_shard(&address);
+    let key = format!("signup:{address}");
+    let throttled = directory::Throttled {
+        key: key.clone(),
+        limit: SIGNUPS_PER_ADDRESS,
+        at: now,
+    };
+    if let Some(retry_after) = ask::<Directory, _>(env, &shard, throttled).await? {
+        return Err(EdgeError::SignupThrottled { retry_after });
+    }
+    let counted = directory::Failed {
+        key,
+        limit: SIGNUPS_PER_ADDRESS,
+        at: now,
+    };
+    ask::<Directory, _>(env, &shard, counted).await?;
+    let nonce = random_hex(tokens::ORG_NONCE_HEX / 2)?;
+    tokens::org_of_nonce(&nonce).ok_or(EdgeError::Internal {
+        what: "name the organization",
+    })
+}
+
 async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, EdgeError> {
     let body: CreateOrg = json_body(&req, MAX_BODY).await?;
     let now = now_s();
-    let org = tokens::check_setup(&body.setup, secret, now)
+    let link = (!body.setup.trim().is_empty())
+        .then(|| tokens::check_setup(&body.setup, secret, now))
+        .transpose()
         .map_err(|_| EdgeError::OrgSetupInvalid { used: false })?;
+    if link.is_none() && !signup_open(env) {
+        return Err(EdgeError::SignupClosed);
+    }
     let org_name = name_of("org_name", &body.org_name)?;
     let name = name_of("name", &body.name)?;
     let email = email_of(&body.email)?;
+    // An open sign-up is counted once its fields are right (a typo costs nothing).
+    let org = match link {
+        Some(org) => org,
+        None => open_signup(&req, env, now).await?,
+    };
     // A used link is said before an account is made for nothing.
     if !members(env, &org).await?.members.is_empty() {
         return Err(EdgeError::OrgSetupInvalid { used: true });
@@ -530,6 +589,7 @@ async fn team(
         // The anonymous routes and the switch are `handle`'s.
         OrgsRoute::PasswordSignIn
         | OrgsRoute::CreateOrg
+        | OrgsRoute::Signup
         | OrgsRoute::PreviewInvite
         | OrgsRoute::AcceptInvite
         | OrgsRoute::SwitchOrg
@@ -541,7 +601,14 @@ async fn team(
         | OrgsRoute::CreateAccessToken
         | OrgsRoute::RevokeAccessToken(_)
         | OrgsRoute::OrgWidget
-        | OrgsRoute::SetOrgWidget => Err(EdgeError::RouteNotFound { path: req.url() }),
+        | OrgsRoute::SetOrgWidget
+        | OrgsRoute::PasskeySignInOptions
+        | OrgsRoute::PasskeySignIn
+        | OrgsRoute::Passkeys
+        | OrgsRoute::PasskeyOptions
+        | OrgsRoute::AddPasskey
+        | OrgsRoute::RemovePasskey(_)
+        | OrgsRoute::Saved(..) => Err(EdgeError::RouteNotFound { path: req.url() }),
     }
 }
 
@@ -892,6 +959,110 @@ async fn access_tokens(
     }
 }
 
+/// Saved addresses and package presets (`api::presets`): every member
+/// reads them; admins and operators, who ship daily, change them.
+async fn saved(
+    endpoint: OwnId,
+    param: String,
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, EdgeError> {
+    use super::presets::{Change, Refused};
+    use api::presets::{
+        ADDRESS_ID_PREFIX, AddressInput, PACKAGE_ID_PREFIX, PackageInput, PackageList,
+        SavedAddressList,
+    };
+    let m = membership(env, caller)
+        .await?
+        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+    let addresses = matches!(
+        endpoint,
+        OwnId::Addresses
+            | OwnId::SaveAddress
+            | OwnId::UpdateAddress
+            | OwnId::DeleteAddress
+            | OwnId::DefaultAddress
+    );
+    let reads = matches!(endpoint, OwnId::Addresses | OwnId::Packages);
+    if !reads && m.role == Role::Viewer {
+        let action = if addresses {
+            "change the saved addresses"
+        } else {
+            "change the package presets"
+        };
+        return Err(EdgeError::ViewerReadOnly { action });
+    }
+    let address = || async {
+        let input: AddressInput = json_body(&req, MAX_BODY).await?;
+        input.check().map_err(EdgeError::InvalidBody)?;
+        Ok::<_, EdgeError>(input)
+    };
+    let package = || async {
+        let input: PackageInput = json_body(&req, MAX_BODY).await?;
+        input.check().map_err(EdgeError::InvalidBody)?;
+        Ok::<_, EdgeError>(input)
+    };
+    let new_id = |prefix: &str| Ok::<_, EdgeError>(format!("{prefix}{}", random_hex(6)?));
+    let id = param;
+    let change = match endpoint {
+        OwnId::SaveAddress => Some(Change::SaveAddress {
+            id: new_id(ADDRESS_ID_PREFIX)?,
+            input: address().await?,
+        }),
+        OwnId::UpdateAddress => Some(Change::UpdateAddress {
+            input: address().await?,
+            id,
+        }),
+        OwnId::DeleteAddress => Some(Change::DeleteAddress { id }),
+        OwnId::DefaultAddress => Some(Change::DefaultAddress { id }),
+        OwnId::SavePackage => Some(Change::SavePackage {
+            id: new_id(PACKAGE_ID_PREFIX)?,
+            input: package().await?,
+        }),
+        OwnId::UpdatePackage => Some(Change::UpdatePackage {
+            input: package().await?,
+            id,
+        }),
+        OwnId::DeletePackage => Some(Change::DeletePackage { id }),
+        OwnId::Addresses | OwnId::Packages => None,
+        _ => return Err(EdgeError::RouteNotFound { path: req.url() }),
+    };
+    let created = matches!(endpoint, OwnId::SaveAddress | OwnId::SavePackage);
+    let org = caller.org.as_str();
+    let lists = match change {
+        None => ask::<Org, _>(env, org, super::SavedLists {}).await?,
+        Some(change) => {
+            let call = super::ChangeSaved {
+                actor: m.actor(&caller.account),
+                change: Box::new(change),
+                at: now_s(),
+            };
+            let what = if addresses {
+                "address"
+            } else {
+                "package preset"
+            };
+            ask::<Org, _>(env, org, call).await?.map_err(|r| match r {
+                Refused::NotFound => EdgeError::SavedNotFound { what },
+                Refused::Full => EdgeError::SavedLimit { what },
+            })?
+        }
+    };
+    let status = if created { 201 } else { 200 };
+    if addresses {
+        let list = SavedAddressList {
+            addresses: lists.addresses,
+        };
+        reply::json(status, &list, &[])
+    } else {
+        let list = PackageList {
+            packages: lists.packages,
+        };
+        reply::json(status, &list, &[])
+    }
+}
+
 /// Another of the caller's organizations, if they are a member of it.
 async fn switch_org(req: Request, env: &Env, caller: &Caller) -> Result<Response, EdgeError> {
     let body: SwitchOrg = json_body(&req, MAX_BODY).await?;
@@ -959,6 +1130,13 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
     };
     match route {
         OrgsRoute::PasswordSignIn => password_sign_in(req, env).await,
+        OrgsRoute::Signup => reply::json(
+            200,
+            &api::orgs::Signup {
+                open: signup_open(env),
+            },
+            &[],
+        ),
         OrgsRoute::CreateOrg => {
             let secret = env
                 .secret(crate::config::names::SESSION_SECRET)
@@ -993,6 +1171,13 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         OrgsRoute::OrgWidget | OrgsRoute::SetOrgWidget => {
             org_widget(route, req, env, &asked()?).await
         }
+        OrgsRoute::PasskeySignInOptions => passkeys::sign_in_options(req, env).await,
+        OrgsRoute::PasskeySignIn => passkeys::sign_in(req, env).await,
+        OrgsRoute::Passkeys => passkeys::passkeys(env, &asked()?).await,
+        OrgsRoute::PasskeyOptions => passkeys::create_options(req, env, &asked()?).await,
+        OrgsRoute::AddPasskey => passkeys::add(req, env, &asked()?).await,
+        OrgsRoute::RemovePasskey(id) => passkeys::remove(env, &asked()?, id).await,
+        OrgsRoute::Saved(endpoint, param) => saved(endpoint, param, req, env, &asked()?).await,
         route => team(route, req, env, &asked()?, query).await,
     }
 }

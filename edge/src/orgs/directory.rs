@@ -43,6 +43,48 @@ pub fn address_shard(address: &str) -> String {
     shard("address", address)
 }
 
+/// The object holding a person's passkeys (by account id: the user
+/// handle a passkey sign-in hands back is the account id).
+pub fn passkey_shard(account: &AccountId) -> String {
+    shard("passkeys", account.as_str())
+}
+
+/// The object holding one ceremony's challenge.
+pub fn challenge_shard(challenge: &str) -> String {
+    shard("challenge", challenge)
+}
+
+/// One of a person's passkeys. The email finds the account at sign-in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredPasskey {
+    /// `pk_…`, what the app names it by.
+    pub id: String,
+    /// base64url, as the browser names it.
+    pub credential_id: String,
+    pub account: AccountId,
+    pub email: String,
+    pub name: String,
+    /// The P-256 SPKI, base64url.
+    pub public_key: String,
+    pub sign_count: u32,
+    pub backup_eligible: bool,
+    pub backed_up: bool,
+    pub created_at: u64,
+    pub last_used_at: Option<u64>,
+}
+
+impl StoredPasskey {
+    pub fn view(&self) -> api::passkeys::Passkey {
+        api::passkeys::Passkey {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            created_at: self.created_at,
+            last_used_at: self.last_used_at,
+            synced: self.backed_up,
+        }
+    }
+}
+
 /// A person's account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Account {
@@ -64,6 +106,13 @@ pub enum DirectoryCall {
     Throttled(Throttled),
     Failed(Failed),
     Cleared(Cleared),
+    Challenge(Challenge),
+    TakeChallenge(TakeChallenge),
+    AddPasskey(AddPasskey),
+    Passkeys(Passkeys),
+    RemovePasskey(RemovePasskey),
+    FindPasskey(FindPasskey),
+    PasskeyUsed(PasskeyUsed),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,6 +160,71 @@ pub struct Cleared {
     pub key: String,
 }
 
+/// Keeps a new challenge of `ceremony` (for `account`'s enrolment, or a
+/// sign-in's: `None`) until `expires_at`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Challenge {
+    pub challenge: String,
+    pub ceremony: String,
+    pub account: Option<AccountId>,
+    pub expires_at: u64,
+    pub at: u64,
+}
+
+/// Uses up the challenge: `true` if it was kept for this ceremony and
+/// account and has not expired. Gone either way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TakeChallenge {
+    pub challenge: String,
+    pub ceremony: String,
+    pub account: Option<AccountId>,
+    pub at: u64,
+}
+
+/// Adds the passkey unless its owner has `max` or its credential is kept already.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddPasskey {
+    pub passkey: StoredPasskey,
+    pub max: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PasskeyRefusal {
+    Limit,
+    Exists,
+}
+
+/// The account's passkeys, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Passkeys {
+    pub account: AccountId,
+}
+
+/// Removes the account's passkey `id`: the one removed and those left.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemovePasskey {
+    pub account: AccountId,
+    pub id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindPasskey {
+    pub account: AccountId,
+    pub credential_id: String,
+}
+
+/// Records a sign-in with the passkey, if its counter is still `from`
+/// (two sign-ins with one counter value: only the first counts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PasskeyUsed {
+    pub account: AccountId,
+    pub credential_id: String,
+    pub from: u32,
+    pub sign_count: u32,
+    pub backed_up: bool,
+    pub at: u64,
+}
+
 crate::calls! {
     DirectoryCall for Directory:
     Find(Find) => Option<Account>,
@@ -120,6 +234,13 @@ crate::calls! {
     Throttled(Throttled) => Option<u64>,
     Failed(Failed) => Option<u64>,
     Cleared(Cleared) => (),
+    Challenge(Challenge) => (),
+    TakeChallenge(TakeChallenge) => bool,
+    AddPasskey(AddPasskey) => Result<Vec<StoredPasskey>, PasskeyRefusal>,
+    Passkeys(Passkeys) => Vec<StoredPasskey>,
+    RemovePasskey(RemovePasskey) => Option<(StoredPasskey, Vec<StoredPasskey>)>,
+    FindPasskey(FindPasskey) => Option<StoredPasskey>,
+    PasskeyUsed(PasskeyUsed) => bool,
 }
 
 #[cfg(test)]

@@ -22,7 +22,9 @@
 pub mod directory;
 pub mod keys;
 pub mod member_checks;
+pub mod passkeys;
 pub mod passwords;
+pub mod presets;
 pub mod rules;
 pub mod sealing;
 pub mod throttle;
@@ -162,6 +164,8 @@ pub enum OrgCall {
     UseToken(UseToken),
     Widget(Widget),
     SetWidget(SetWidget),
+    SavedLists(SavedLists),
+    ChangeSaved(ChangeSaved),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -378,6 +382,19 @@ pub struct UseToken {
     pub at: u64,
 }
 
+/// The saved addresses and package presets (`presets`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedLists {}
+
+/// A change to them by `actor`, with its audit line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangeSaved {
+    pub actor: Actor,
+    // Boxed: an address is far larger than every other call.
+    pub change: Box<presets::Change>,
+    pub at: u64,
+}
+
 /// Why the organization's object refused a change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Refusal {
@@ -444,6 +461,8 @@ crate::calls! {
     UseToken(UseToken) => Option<(AccountId, Role)>,
     Widget(Widget) => Option<widget::StoredWidget>,
     SetWidget(SetWidget) => widget::StoredWidget,
+    SavedLists(SavedLists) => presets::Saved,
+    ChangeSaved(ChangeSaved) => Result<presets::Saved, presets::Refused>,
 }
 
 /// An audit line the object writes with a change (the log is append-only:

@@ -11,12 +11,14 @@ use serde::Deserialize;
 use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, durable_object};
 
 use super::keys::{Sealed, StoredKey, StoredSecret};
+use super::presets::{self, Saved};
 use super::rules::{self, InviteFacts};
 use super::widget::StoredWidget;
 use super::{
-    AUDIT_PAGE, Accepted, Access, AuditLine, Check, Create, CreateInvite, CreateToken, Joining,
-    Membership, MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal, RevokeInvite,
-    RevokeToken, SetKey, SetRole, SetWebhookSecret, SetWidget, SignedIn, Tokens, UseToken,
+    AUDIT_PAGE, Accepted, Access, AuditLine, ChangeSaved, Check, Create, CreateInvite, CreateToken,
+    Joining, Membership, MoveKey, MoveWebhookSecret, Org, OrgCall, Refusal, Remove, Reseal,
+    RevokeInvite, RevokeToken, SetKey, SetRole, SetWebhookSecret, SetWidget, SignedIn, Tokens,
+    UseToken,
 };
 use crate::objects::reply;
 
@@ -119,6 +121,8 @@ impl Organization {
                 access_tokens::DDL,
                 // One row: `json` is a `widget::StoredWidget`.
                 "CREATE TABLE IF NOT EXISTS widget (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
+                // One row: `json` is the saved addresses and presets (`presets::Saved`).
+                "CREATE TABLE IF NOT EXISTS saved (one INTEGER PRIMARY KEY CHECK (one = 1), json TEXT NOT NULL)",
             ] {
                 sql.exec(ddl, None)?;
             }
@@ -490,6 +494,31 @@ impl Organization {
         Ok(widget)
     }
 
+    fn saved(sql: &SqlStorage) -> Result<Saved> {
+        Ok(Self::json_rows(sql, "SELECT json FROM saved")?
+            .into_iter()
+            .next()
+            .unwrap_or_default())
+    }
+
+    /// A change and its audit line, together; a refused one changes nothing.
+    fn change_saved(
+        sql: &SqlStorage,
+        c: ChangeSaved,
+    ) -> Result<std::result::Result<Saved, presets::Refused>> {
+        let mut saved = Self::saved(sql)?;
+        let line = match presets::apply(&mut saved, *c.change, &c.actor.label, c.at) {
+            Ok(line) => line,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        sql.exec(
+            "INSERT OR REPLACE INTO saved (one, json) VALUES (1, ?)",
+            vec![serde_json::to_string(&saved).map_err(internal)?.into()],
+        )?;
+        Self::audit(sql, c.at, line)?;
+        Ok(Ok(saved))
+    }
+
     fn answer(&self, call: OrgCall) -> Result<String> {
         if matches!(call, OrgCall::Keys(_)) && !self.exists()? {
             return reply::<Org, super::Keys>(&Sealed::default()).map_err(internal);
@@ -731,6 +760,8 @@ impl Organization {
             OrgCall::SetWidget(SetWidget { widget }) => {
                 reply::<Org, SetWidget>(&Self::set_widget(&sql, widget)?)
             }
+            OrgCall::SavedLists(_) => reply::<Org, super::SavedLists>(&Self::saved(&sql)?),
+            OrgCall::ChangeSaved(c) => reply::<Org, ChangeSaved>(&Self::change_saved(&sql, c)?),
             OrgCall::Audit(super::Audit { before }) => {
                 #[derive(Deserialize)]
                 struct Row {

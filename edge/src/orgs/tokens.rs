@@ -60,7 +60,8 @@ pub fn setup_token(nonce: &str, expires_at: u64, secret: &[u8]) -> String {
     format!("{nonce}.{expires_at}.{mac}")
 }
 
-fn org_of_nonce(nonce: &str) -> Option<OrgId> {
+/// The organization a nonce of [`ORG_NONCE_HEX`] lowercase hex digits names.
+pub fn org_of_nonce(nonce: &str) -> Option<OrgId> {
     let hex = nonce.len() == ORG_NONCE_HEX
         && nonce
             .bytes()
@@ -112,9 +113,10 @@ pub fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 /// Unpadded base64url (RFC 4648 §5).
-fn base64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+pub fn base64url(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let n = chunk
@@ -127,6 +129,27 @@ fn base64url(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// The bytes of unpadded base64url; `None` for anything else (padding,
+/// the standard alphabet's `+/`, or stray bits in the last character).
+pub fn from_base64url(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut n, mut bits) = (0u32, 0u32);
+    for c in text.bytes() {
+        let value = ALPHABET.iter().position(|a| *a == c)?;
+        n = n << 6 | value as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((n >> bits) as u8);
+            n &= (1 << bits) - 1;
+        }
+    }
+    (n == 0).then_some(out)
 }
 
 #[cfg(test)]
@@ -210,5 +233,20 @@ mod tests {
         assert_eq!(base64url(b"foo"), "Zm9v");
         assert_eq!(base64url(b"foobar"), "Zm9vYmFy");
         assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+        for bytes in [
+            &b""[..],
+            b"f",
+            b"fo",
+            b"foo",
+            b"foob",
+            b"fooba",
+            b"foobar",
+            &[0xfb, 0xff],
+        ] {
+            assert_eq!(from_base64url(&base64url(bytes)).as_deref(), Some(bytes));
+        }
+        for bad in ["Zg==", "Zm9v+", "a", "Zh", "Zm/"] {
+            assert_eq!(from_base64url(bad), None, "{bad}");
+        }
     }
 }

@@ -1,10 +1,13 @@
 //! Ship: from and to addresses (checked by the service), the parcel, every
 //! carrier's rates, and the purchase after a confirmation (`offer`, a chunk).
+//! An organization made in the app offers its saved addresses and package
+//! presets (`saved`, a chunk); the deployment's own, this browser's senders.
 
 pub mod offer;
+pub mod saved;
 
 use super::chunks::{Chunks, Lazy};
-use crate::api::{Client, ClientError};
+use crate::api::{Client, ClientError, keeps_presets};
 use crate::components::address_form::{AddressForm, blank_address, first_problem, one_line};
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
@@ -15,7 +18,9 @@ use crate::state::purchase::Intent;
 use crate::state::senders;
 use crate::state::write::Write;
 use api::rates::RATE_VALIDITY_SECONDS;
-use api::{Address, AddressValidation, ApiError, ErrorCode, Label, Rate, RatesRequest, Scope};
+use api::{
+    Address, AddressValidation, ApiError, ErrorCode, Label, Parcel, Rate, RatesRequest, Scope,
+};
 use leptos::prelude::*;
 
 /// Where one address stands with the validation service.
@@ -66,6 +71,23 @@ pub struct Offer {
 
 /// `offer::view`, reached through its chunk.
 pub type OfferView = fn(Offer) -> AnyView;
+
+/// What the organization's saved addresses and presets (`saved::view`)
+/// act on; nothing of `api::presets` is in the page's first load.
+#[derive(Clone, Copy)]
+pub struct SavedSender {
+    pub from: RwSignal<Address>,
+    /// A saved address chosen: it becomes the sender, to be checked again.
+    pub pick: Callback<Address>,
+    /// The sender to save, once complete (else its problems show).
+    pub to_save: Callback<(), Option<Address>>,
+    pub note: RwSignal<Option<String>>,
+    /// The organization's package presets, named, for the parcel form.
+    pub packages: RwSignal<Vec<(String, Parcel)>>,
+}
+
+/// `saved::view`, reached through its chunk.
+pub type SavedView = fn(SavedSender) -> AnyView;
 
 /// Where the offer's chunk stands, as far as the page shows it.
 #[derive(Clone, PartialEq)]
@@ -299,20 +321,53 @@ pub fn ShipPage() -> impl IntoView {
     let check_from = checker("from", from, from_check, from_shown);
     let check_to = checker("to", to, to_check, to_shown);
 
-    let save_sender = move |_| {
+    let to_save = Callback::new(move |()| {
         let a = from.get_untracked();
         from_shown.set(true);
         if let Some(id) = first_problem("from", &a) {
             saved_note.set(Some("Complete the sender before saving it.".into()));
             focus(&id);
-            return;
+            return None;
         }
+        Some(a)
+    });
+    let pick = Callback::new(move |a: Address| {
+        from.set(a);
+        from_check.set(Check::Unchecked);
+    });
+    let packages = RwSignal::new(Vec::new());
+    let kept = client
+        .session
+        .with_untracked(|s| s.as_ref().is_some_and(keeps_presets));
+    let saved_chunk = Lazy::new(expect_context::<Chunks>().ship_saved);
+    if kept {
+        saved_chunk.start();
+    }
+    let save_sender = move |_| {
+        let Some(a) = to_save.run(()) else {
+            return;
+        };
         let list = senders::with_added(saved.get_untracked(), a);
         senders::store(&list);
         saved.set(list);
         saved_note.set(Some("Sender saved in this browser.".into()));
     };
     let sender_picker = move || {
+        if kept {
+            let sender = SavedSender {
+                from,
+                pick,
+                to_save,
+                note: saved_note,
+                packages,
+            };
+            return (move || match saved_chunk.get() {
+                None => busy("Loading the saved addresses…"),
+                Some(Err(error)) => failed(error, Callback::new(move |()| saved_chunk.start())),
+                Some(Ok(view)) => view(sender),
+            })
+            .into_any();
+        }
         view! {
             <div class="sender-tools">
                 {move || (!saved.get().is_empty()).then(|| view! {
@@ -324,8 +379,7 @@ pub fn ShipPage() -> impl IntoView {
                                 if let Ok(i) = event_target_value(&ev).parse::<usize>()
                                     && let Some(a) = saved.get_untracked().get(i).cloned()
                                 {
-                                    from.set(a);
-                                    from_check.set(Check::Unchecked);
+                                    pick.run(a);
                                 }
                             }
                         >
@@ -340,6 +394,7 @@ pub fn ShipPage() -> impl IntoView {
                 <span class="hint" role="status">{move || saved_note.get()}</span>
             </div>
         }
+        .into_any()
     };
 
     let offer = Offer {
@@ -370,7 +425,7 @@ pub fn ShipPage() -> impl IntoView {
                     <AddressStatus state=to_check address=to on_check=check_to />
                 </div>
             </div>
-            <ParcelForm parcel show_problems=parcel_shown />
+            <ParcelForm parcel show_problems=parcel_shown saved=packages />
             <button type="submit" class="primary" disabled=move || get_rates.pending()>
                 {move || get_rates.label("Get rates", "Getting rates…")}
             </button>

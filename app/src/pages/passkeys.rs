@@ -1,0 +1,241 @@
+//! Passkeys (every member of an organization made in the app): a person's
+//! own ways to sign in without a password. Adding one asks for the
+//! password again, then the browser's prompt; the list shows when each was
+//! added and last used; removing one asks first. They are the person's,
+//! not the organization's: each signs in to every organization they are in.
+
+use super::invite::refused;
+use crate::api::{Client, ClientError};
+use crate::components::dates::When;
+use crate::components::field::{advice, advice_id, focus};
+use crate::components::loader::Loader;
+use crate::state::write::Write;
+use api::ErrorCode;
+use api::passkeys::{MAX_PASSKEYS, NAME_MAX_CHARS, Passkey, PasskeyList};
+use leptos::prelude::*;
+
+/// A passkey's name as typed: what is wrong with it, if anything.
+pub fn name_problem(typed: &str) -> Option<String> {
+    let n = typed.trim().chars().count();
+    (n == 0 || n > NAME_MAX_CHARS).then(|| {
+        format!("Name the passkey after the device or manager that keeps it (1 to {NAME_MAX_CHARS} characters), e.g. work laptop.")
+    })
+}
+
+/// What a refused removal asks of the person.
+pub fn remove_refusal(code: Option<&ErrorCode>) -> Option<&'static str> {
+    (code? == &ErrorCode::EdgePasskeyNotFound)
+        .then_some("This passkey was already removed. The list below is current.")
+}
+
+#[component]
+pub fn PasskeysPage() -> impl IntoView {
+    let client = Client::get();
+    let passkeys = LocalResource::new(move || client.passkeys());
+    view! {
+        <h1>"Passkeys"</h1>
+        <p>
+            "A passkey signs you in with this device's screen lock (fingerprint, face or PIN) instead of your password, and cannot be phished. "
+            "Your passkeys are yours, not this organization's: each signs you in to every organization you belong to. "
+            {format!("You can have up to {MAX_PASSKEYS}.")}
+        </p>
+        <section aria-labelledby="new-passkey-title">
+            <h2 id="new-passkey-title">"Add a passkey"</h2>
+            <NewPasskey passkeys />
+        </section>
+        <section aria-labelledby="passkeys-title">
+            <h2 id="passkeys-title">"Your passkeys"</h2>
+            <Passkeys passkeys />
+        </section>
+    }
+}
+
+#[component]
+fn NewPasskey(passkeys: LocalResource<Result<PasskeyList, ClientError>>) -> impl IntoView {
+    let client = Client::get();
+    let name = RwSignal::new(String::new());
+    let password = RwSignal::new(String::new());
+    let checked = RwSignal::new(false);
+    let problem = move || {
+        checked
+            .get()
+            .then(|| name.with(|n| name_problem(n)))
+            .flatten()
+    };
+    let add = Write::new(move || async move {
+        let typed = name.get_untracked().trim().to_string();
+        let list = client.add_passkey(typed, password.get_untracked()).await?;
+        passkeys.set(Some(Ok(list)));
+        name.set(String::new());
+        password.set(String::new());
+        checked.set(false);
+        Ok(())
+    });
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        checked.set(true);
+        if problem().is_some() {
+            focus("passkey-name");
+        } else if password.with_untracked(String::is_empty) {
+            focus("passkey-password");
+        } else {
+            add.submit();
+        }
+    };
+    view! {
+        <form class="inline-form" on:submit=submit novalidate>
+            <div class="field">
+                <label for="passkey-name">"Name"</label>
+                <input id="passkey-name" type="text" autocomplete="off" maxlength=NAME_MAX_CHARS.to_string()
+                    aria-invalid=move || problem().map(|_| "true")
+                    aria-describedby=move || problem().map(|_| advice_id("passkey-name"))
+                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+                {advice("passkey-name".to_string(), problem)}
+            </div>
+            <div class="field">
+                <label for="passkey-password">"Your password"</label>
+                <input id="passkey-password" type="password" autocomplete="current-password" required
+                    aria-describedby="passkey-password-hint"
+                    prop:value=move || password.get() on:input=move |ev| password.set(event_target_value(&ev)) />
+                <p class="hint" id="passkey-password-hint">"Asked again so that a session left open cannot add a way in."</p>
+            </div>
+            <button type="submit" disabled=move || add.pending()>
+                {move || add.label("Add passkey", "Waiting for your device…")}
+            </button>
+        </form>
+        {move || add.error().map(|error| refused(error, None))}
+    }
+}
+
+#[component]
+fn Passkeys(passkeys: LocalResource<Result<PasskeyList, ClientError>>) -> impl IntoView {
+    let client = Client::get();
+    // The passkey whose removal waits for "Yes, remove".
+    let removing = RwSignal::new(None::<String>);
+    let remove = Write::new(move || async move {
+        let Some(id) = removing.get_untracked() else {
+            return Ok(());
+        };
+        let answer = client.remove_passkey(id).await;
+        removing.set(None);
+        match answer {
+            Ok(list) => {
+                passkeys.set(Some(Ok(list)));
+                Ok(())
+            }
+            Err(error) => {
+                passkeys.refetch();
+                Err(error)
+            }
+        }
+    });
+    view! {
+        <Loader resource=passkeys loading="Loading passkeys…" let:list>
+            {if list.passkeys.is_empty() {
+                view! { <p class="empty">"No passkeys yet. Add one above to sign in without your password."</p> }.into_any()
+            } else {
+                view! {
+                    <div class="table-wrap">
+                        <table class="wrap-words">
+                            <caption class="visually-hidden">"Your passkeys, with when each was added and last used"</caption>
+                            <thead><tr>
+                                <th scope="col">"Name"</th><th scope="col">"Added"</th>
+                                <th scope="col">"Last used"</th><th scope="col">"Synced"</th>
+                                <th scope="col"><span class="visually-hidden">"Remove"</span></th>
+                            </tr></thead>
+                            <tbody>
+                                {list.passkeys.into_iter().map(|passkey| view! {
+                                    <PasskeyRow passkey removing remove />
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    </div>
+                }.into_any()
+            }}
+        </Loader>
+        {move || remove.error().map(|error| {
+            let next = remove_refusal(error.code());
+            refused(error, next)
+        })}
+    }
+}
+
+#[component]
+fn PasskeyRow(
+    passkey: Passkey,
+    removing: RwSignal<Option<String>>,
+    remove: Write,
+) -> impl IntoView {
+    let Passkey {
+        id,
+        name,
+        created_at,
+        last_used_at,
+        synced,
+    } = passkey;
+    let for_ask = id.clone();
+    let for_confirm = id.clone();
+    let confirming = move || removing.with(|r| r.as_ref() == Some(&for_confirm));
+    let yes_id = format!("remove-{id}");
+    let question_id = format!("remove-q-{id}");
+    let ask = {
+        let yes_id = yes_id.clone();
+        move |_| {
+            remove.clear();
+            removing.set(Some(for_ask.clone()));
+            let yes_id = yes_id.clone();
+            request_animation_frame(move || focus(&yes_id));
+        }
+    };
+    view! {
+        <tr data-passkey=id.clone()>
+            <td data-label="Name">{name.clone()}</td>
+            <td data-label="Added"><When unix=created_at /></td>
+            <td data-label="Last used">
+                {match last_used_at {
+                    Some(unix) => view! { <When unix /> }.into_any(),
+                    None => view! { <span class="empty">"Never"</span> }.into_any(),
+                }}
+            </td>
+            <td data-label="Synced">{if synced { "Yes" } else { "This device only" }}</td>
+            <td class="action">
+                {move || if confirming() {
+                    view! {
+                        <div class="confirm-inline" role="group" aria-labelledby=question_id.clone()>
+                            <p id=question_id.clone()>{format!("Remove “{name}”? It can no longer sign you in.")}</p>
+                            <button type="button" class="danger small" id=yes_id.clone() disabled=move || remove.pending()
+                                on:click=move |_| remove.submit()>
+                                {move || remove.label("Yes, remove", "Removing…")}
+                            </button>
+                            " "
+                            <button type="button" class="secondary small" disabled=move || remove.pending()
+                                on:click=move |_| removing.set(None)>"Cancel"</button>
+                        </div>
+                    }.into_any()
+                } else {
+                    view! {
+                        <button type="button" class="secondary small" on:click=ask.clone()>
+                            "Remove" <span class="visually-hidden">{format!(" {name}")}</span>
+                        </button>
+                    }.into_any()
+                }}
+            </td>
+        </tr>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_passkey_needs_a_name_of_up_to_a_hundred_characters() {
+        assert_eq!(name_problem("work laptop"), None);
+        assert_eq!(name_problem(&"x".repeat(100)), None);
+        for bad in ["", "   ", &"x".repeat(101)] {
+            assert!(name_problem(bad).unwrap().contains("1 to 100"), "{bad:?}");
+        }
+        assert!(remove_refusal(Some(&ErrorCode::EdgePasskeyNotFound)).is_some());
+        assert_eq!(remove_refusal(Some(&ErrorCode::EdgeTokenNotFound)), None);
+    }
+}
