@@ -4,8 +4,8 @@
 
 use app::pages::chunks::{Chunks, Load, Page, PasskeySignIn};
 use app::pages::{
-    audit, carriers, insights, invite, keys, label, labels, new_org, passkeys, presets, ship, status,
-    team, tokens, tracking, wallet, webhook_settings, webhooks, widget_settings,
+    audit, carriers, insights, invite, keys, label, labels, new_org, passkeys, presets, ship,
+    status, team, tokens, tracking, wallet, webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
