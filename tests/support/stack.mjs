@@ -88,7 +88,13 @@ export async function startSim({ keys, env = {} } = {}) {
       if (!res.ok) throw new Error(`${method} ${p} → ${res.status}: ${text}`);
       return text ? JSON.parse(text) : null;
     },
-    async stop() { child.kill('SIGTERM'); },
+    /** Ends the simulator; resolves once its process is gone. */
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
   };
 }
 
@@ -108,7 +114,25 @@ export async function startSim({ keys, env = {} } = {}) {
  * personal access tokens (`orgs.mjs` `inOrg`): a suite runs in an
  * organization unchanged (`edge.org` is it).
  */
-export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}, accountsVars = {}, port = 0, persist = false, sessionSecret = randomBytes(32).toString('hex'), masterKeys = `k1:${randomBytes(32).toString('hex')}`, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
+export async function startEdge(options) {
+  try {
+    return await startEdgeOnce(options);
+  } catch (e) {
+    // wrangler's dev proxy answers this when the Worker it forwards to was
+    // reloaded under a request (not a GET, so not retried). Seen once in
+    // CI, in an organization's set-up right after the start, never here
+    // with one config and one bundle event per Worker: the start is
+    // repeated once, on fresh Workers, rather than fail the whole file.
+    if (!String(e?.message).includes(DEV_RESTART)) throw e;
+    console.warn(`[stack] the dev server restarted a Worker during the start; starting again: ${e.message.split('\n')[0]}`);
+    return startEdgeOnce(options);
+  }
+}
+
+/** The text of wrangler's dev proxy when a Worker reloaded mid-request. */
+const DEV_RESTART = 'Your worker restarted mid-request';
+
+async function startEdgeOnce({ upstream, keys, users, vars = {}, secrets = {}, accountsVars = {}, port = 0, persist = false, sessionSecret = randomBytes(32).toString('hex'), masterKeys = `k1:${randomBytes(32).toString('hex')}`, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
   const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
   for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
   const secret = (name, value) => { if (value) bindings[name] = { type: 'secret_text', value }; };
@@ -174,8 +198,9 @@ export async function startEdge({ upstream, keys, users, vars = {}, secrets = {}
       method: 'POST', headers: { origin: url, 'content-type': 'application/json' }, body: '{"token":"x"}',
       signal: AbortSignal.timeout(5000),
     }).then((res) => res.text(), (e) => `EDGE.ORG.UNAVAILABLE (${e.name})`);
-    // Anything but "accounts unreachable" (a deployment the test misconfigured on purpose, too).
-    if (!why.includes('EDGE.ORG.UNAVAILABLE')) break;
+    // Anything but "accounts unreachable" (a deployment the test misconfigured
+    // on purpose, too), or the dev proxy's own answer while a Worker reloads.
+    if (!why.includes('EDGE.ORG.UNAVAILABLE') && !why.includes(DEV_RESTART)) break;
     if (Date.now() > end) {
       await Promise.allSettled(running.map((w) => w.dispose()));
       rmSync(registry, { recursive: true, force: true });
@@ -278,9 +303,16 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
   const users = newUsers();
   const sim = await startSim({ keys: { ...newKeys(), ...keys } });
   const options = { upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets, persist, sessionSecret: randomBytes(32).toString('hex') };
+  let edge;
+  try {
+    edge = await startEdge(options);
+  } catch (e) {
+    // The simulator left running would keep the test file alive for good.
+    await sim.stop();
+    throw e;
+  }
   const stack = {
-    keys, users, sim,
-    edge: await startEdge(options),
+    keys, users, sim, edge,
     /** Stops workerd and starts it again on the same persisted state (needs `persist`). */
     async restartEdge() {
       await stack.edge.stop();
