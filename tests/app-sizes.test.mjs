@@ -36,7 +36,7 @@ test('every on-demand page has its chunk, each chunk file within its budget, and
   const { files, splits } = chunks(dist);
   assert.deepEqual(Object.keys(splits).sort(), ['batches', 'carriers', 'insights', 'join', 'keys', 'labels', 'passkey_sign_in', 'presets', 'ship_offer', 'ship_saved', 'status', 'team', 'tokens', 'tracking', 'wallet', 'webhook_settings', 'webhooks', 'widget_settings']);
   for (const f of files) {
-    const name = f.file.replace(/-[0-9a-f]{16}\.wasm$/, '');
+    const name = f.file.replace(/-[\w-]{43}\.wasm$/, '');
     const budget = CHUNK[name] ?? CHUNK.other;
     assert.ok(f.br <= budget, `${f.file}: ${f.br} B > ${budget} B`);
   }

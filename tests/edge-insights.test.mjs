@@ -209,6 +209,7 @@ test("a batch job's labels carry the job, each row's reference and recipient, an
     parcel: { weight_oz: 12 + i, length: 10, width: 8, height: 4 },
   }));
   const s = { sim: stack.sim, json };
+  const choicesBefore = (await json('/api/insights?period=7d')).choices;
   const created = await (await call('/api/jobs', { method: 'POST', body: JSON.stringify({
     rule: { rule: 'lowest_carbon' }, approval: { approval: 'buy_as_quoted', max_row_cents: 100000, max_total_cents: 10000000 }, rows,
   }) })).json();
@@ -231,6 +232,22 @@ test("a batch job's labels carry the job, each row's reference and recipient, an
     assert.equal(entry.bought_by, stack.users.operator.name);
     assert.equal(entry.tracking_number, row.tracking_number);
   }
+  // What the choices cost counts the job's labels too, priced against the
+  // rates the simulator offers for each row (its prices depend only on the
+  // shipment): the job chose the lowest-carbon rate, so "chosen" is it.
+  const auth = { authorization: `Bearer ${stack.keys.live}`, 'content-type': 'application/json' };
+  const want = { labels: 0, chosen_cents: 0, chosen_carbon_grams: 0, cheapest_cents: 0, cheapest_carbon_grams: 0, greenest_cents: 0, greenest_carbon_grams: 0 };
+  for (const row of rows) {
+    const { from_address, to_address, parcel } = row;
+    const rates = (await (await fetch(`${stack.sim.url}/v1/rates`, { method: 'POST', headers: auth, body: JSON.stringify({ from_address, to_address, parcel }) })).json()).rates;
+    const [c, g] = [cheapest(rates), greenest(rates)];
+    want.labels += 1;
+    want.chosen_cents += g.rate_cents; want.chosen_carbon_grams += g.carbon_grams;
+    want.cheapest_cents += c.rate_cents; want.cheapest_carbon_grams += c.carbon_grams;
+    want.greenest_cents += g.rate_cents; want.greenest_carbon_grams += g.carbon_grams;
+  }
+  const choicesAfter = (await json('/api/insights?period=7d')).choices;
+  for (const [k, v] of Object.entries(want)) assert.equal(choicesAfter[k] - choicesBefore[k], v, k);
   // Found by its reference, and exported with its batch.
   assert.deepEqual((await json('/api/ledger/history?q=%23a3')).rows.map((r) => r.reference), ['#A3']);
   const csv = await (await call('/api/ledger/export.csv?q=%23a')).text();

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::rates::Rate;
 use crate::validation::BodyError;
 
 /// `GET`: [`Insights`] for [`InsightsQuery`].
@@ -287,6 +288,36 @@ impl Choices {
     }
 }
 
+/// What one quote offered beside the rate chosen from it: its cheapest
+/// rate (the less carbon of equal prices) and its lowest-carbon one (the
+/// cheaper of equal carbon). Kept with each label bought here, dashboard
+/// or batch job, for "what the choices cost".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offered {
+    pub cheapest_cents: i64,
+    pub cheapest_carbon_grams: i64,
+    pub greenest_cents: i64,
+    pub greenest_carbon_grams: i64,
+}
+
+impl Offered {
+    /// `None` for a quote without rates.
+    pub fn of(rates: &[Rate]) -> Option<Offered> {
+        let cheapest = rates
+            .iter()
+            .min_by_key(|r| (r.rate_cents, r.carbon_grams))?;
+        let greenest = rates
+            .iter()
+            .min_by_key(|r| (r.carbon_grams, r.rate_cents))?;
+        Some(Offered {
+            cheapest_cents: cheapest.rate_cents,
+            cheapest_carbon_grams: cheapest.carbon_grams,
+            greenest_cents: greenest.rate_cents,
+            greenest_carbon_grams: greenest.carbon_grams,
+        })
+    }
+}
+
 /// The answer to `GET /api/insights`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Insights {
@@ -518,6 +549,35 @@ pub fn iso_utc(at: u64) -> String {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    fn rate(id: &str, cents: i64, grams: i64) -> Rate {
+        Rate {
+            id: id.into(),
+            carrier: "Pacific Post".into(),
+            service: "Ground".into(),
+            rate_cents: cents,
+            carrier_eta: "2026-11-30".into(),
+            carbon_grams: grams,
+            account_type: crate::AccountType::Platform,
+            expires_at: None,
+        }
+    }
+
+    #[test]
+    fn the_cheapest_and_the_greenest_break_ties_the_other_way() {
+        let rates = [
+            rate("a", 900, 400),
+            rate("b", 700, 900),
+            rate("c", 700, 800),
+            rate("d", 1500, 300),
+            rate("e", 1400, 300),
+        ];
+        let o = Offered::of(&rates).unwrap();
+        // Equal price: less carbon; equal carbon: cheaper.
+        assert_eq!((o.cheapest_cents, o.cheapest_carbon_grams), (700, 800));
+        assert_eq!((o.greenest_cents, o.greenest_carbon_grams), (1400, 300));
+        assert_eq!(Offered::of(&[]), None);
+    }
 
     fn params(query: &str) -> impl Fn(&str) -> Option<String> {
         let map: HashMap<String, String> = query

@@ -310,6 +310,7 @@ impl BatchJob {
                     reference: r.reference.clone(),
                     recipient: r.to_address.name.clone(),
                     carbon_grams: quote.carbon_grams,
+                    offered: quote.offered,
                 })
             })
             .collect();

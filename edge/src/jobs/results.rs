@@ -99,6 +99,7 @@ mod tests {
             carbon_grams: 450,
             carrier_eta: "2026-11-30".into(),
             quoted_at: 0,
+            offered: None,
         });
         let mut failed = row(1, "=HYPERLINK(\"x\")");
         failed.state = RowState::Failed;

@@ -12,7 +12,9 @@ use api::inbox::{
     Inbox, Ledger, LedgerEntry, LiveMessage, PAGE_ROWS, RETAIN_LABELS, RETAIN_REJECTED,
     RETAIN_REJECTED_SECONDS, RETAIN_SECONDS, Receipt, Rejected, SecretSlot,
 };
-use api::insights::{Choices, HistoryPage, HistoryQuery, HistoryRow, InsightsQuery, Totals};
+use api::insights::{
+    Choices, HistoryPage, HistoryQuery, HistoryRow, InsightsQuery, Offered, Totals,
+};
 use api::{Label, RatesRequest, RatesResponse};
 use serde::Deserialize;
 use worker::{
@@ -579,7 +581,7 @@ impl WebhookInbox {
                 let recipient = serde_json::from_str::<RatesRequest>(&request)
                     .ok()
                     .map(|r| r.to_address.name);
-                if let Some(offered) = ledger::offered(&rates) {
+                if let Some(offered) = Offered::of(&rates) {
                     for rate in &rates {
                         self.sql().exec(
                             "INSERT OR REPLACE INTO quotes (rate_id, at, carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
@@ -589,10 +591,10 @@ impl WebhookInbox {
                                 (now as f64).into(),
                                 rate.carbon_grams.into(),
                                 recipient.clone().map_or(SqlStorageValue::Null, Into::into),
-                                offered.cheapest.0.into(),
-                                offered.cheapest.1.into(),
-                                offered.greenest.0.into(),
-                                offered.greenest.1.into(),
+                                offered.cheapest_cents.into(),
+                                offered.cheapest_carbon_grams.into(),
+                                offered.greenest_cents.into(),
+                                offered.greenest_carbon_grams.into(),
                             ],
                         )?;
                     }
@@ -606,24 +608,37 @@ impl WebhookInbox {
                     reference,
                     recipient,
                     carbon_grams,
+                    offered,
                 } in labels
                 {
                     let label: Label = serde_json::from_str(&label).map_err(internal)?;
                     let mut values = label_values(&label, now)?;
+                    let offer = |v: fn(&Offered) -> i64| {
+                        offered
+                            .as_ref()
+                            .map_or(SqlStorageValue::Null, |o| v(o).into())
+                    };
                     values.extend([
                         user.as_str().into(),
                         job.as_str().into(),
                         reference.into(),
                         recipient.into(),
                         carbon_grams.into(),
+                        offer(|o| o.cheapest_cents),
+                        offer(|o| o.cheapest_carbon_grams),
+                        offer(|o| o.greenest_cents),
+                        offer(|o| o.greenest_carbon_grams),
                     ]);
                     // Its event may have come first: it keeps the service's copy.
                     self.sql().exec(
                         &format!(
-                            "INSERT INTO labels ({LABEL_WRITE}, bought_by, job, reference, recipient, carbon) \
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
+                            "INSERT INTO labels ({LABEL_WRITE}, bought_by, job, reference, recipient, carbon, \
+                             cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) \
                              ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, job = excluded.job, \
-                             reference = excluded.reference, recipient = excluded.recipient, carbon = excluded.carbon"
+                             reference = excluded.reference, recipient = excluded.recipient, carbon = excluded.carbon, \
+                             cheapest_cents = excluded.cheapest_cents, cheapest_carbon = excluded.cheapest_carbon, \
+                             greenest_cents = excluded.greenest_cents, greenest_carbon = excluded.greenest_carbon"
                         ),
                         values,
                     )?;

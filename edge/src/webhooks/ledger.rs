@@ -4,7 +4,6 @@
 //! aggregate rows become [`Insights`], and the export's CSV lines.
 
 use crate::jobs::results::cell;
-use api::Rate;
 use api::insights::{
     Bucket, CSV_COLUMNS, CarrierTotals, Choices, Cursor, HistoryQuery, HistoryRow, Insights,
     InsightsQuery, LabelStatus, Totals, dollars, iso_utc,
@@ -29,28 +28,6 @@ impl Sql {
         self.args.push(arg);
         format!("?{}", self.args.len())
     }
-}
-
-/// What a quote offered beside each of its rates: the cheapest rate (the
-/// less carbon of equal prices) and the lowest-carbon one (the cheaper of
-/// equal carbon), as (cents, grams).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Offered {
-    pub cheapest: (i64, i64),
-    pub greenest: (i64, i64),
-}
-
-pub fn offered(rates: &[Rate]) -> Option<Offered> {
-    let cheapest = rates
-        .iter()
-        .min_by_key(|r| (r.rate_cents, r.carbon_grams))?;
-    let greenest = rates
-        .iter()
-        .min_by_key(|r| (r.carbon_grams, r.rate_cents))?;
-    Some(Offered {
-        cheapest: (cheapest.rate_cents, cheapest.carbon_grams),
-        greenest: (greenest.rate_cents, greenest.carbon_grams),
-    })
 }
 
 /// The columns a history row is read with (`HistoryRow`'s fields).
@@ -286,37 +263,7 @@ pub fn status(name: &str) -> LabelStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use api::AccountType;
     use api::insights::{Grouping, Period};
-
-    fn rate(id: &str, cents: i64, grams: i64) -> Rate {
-        Rate {
-            id: id.into(),
-            carrier: "Pacific Post".into(),
-            service: "Ground".into(),
-            rate_cents: cents,
-            carrier_eta: "2026-11-30".into(),
-            carbon_grams: grams,
-            account_type: AccountType::Platform,
-            expires_at: None,
-        }
-    }
-
-    #[test]
-    fn the_cheapest_and_the_greenest_break_ties_the_other_way() {
-        let rates = [
-            rate("a", 900, 400),
-            rate("b", 700, 900),
-            rate("c", 700, 800),
-            rate("d", 1500, 300),
-            rate("e", 1400, 300),
-        ];
-        let o = offered(&rates).unwrap();
-        // Equal price: less carbon; equal carbon: cheaper.
-        assert_eq!(o.cheapest, (700, 800));
-        assert_eq!(o.greenest, (1400, 300));
-        assert_eq!(offered(&[]), None);
-    }
 
     fn row(id: &str, at: u64) -> HistoryRow {
         HistoryRow {

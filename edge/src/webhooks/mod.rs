@@ -10,6 +10,8 @@ pub(crate) mod glue;
 pub(crate) mod inbox;
 pub mod ledger;
 
+use api::insights::Offered;
+
 use crate::errors::EdgeError;
 use crate::objects::Object;
 use api::Label;
@@ -202,6 +204,8 @@ pub struct JobLabel {
     pub reference: String,
     pub recipient: String,
     pub carbon_grams: i64,
+    /// What the row's quote offered (jobs quoted before it was kept: none).
+    pub offered: Option<Offered>,
 }
 
 /// A void requested through the dashboard, or seen confirmed in a read of
