@@ -201,7 +201,7 @@ test('the history filters, searches and pages without repeats, and the export is
   assert.equal(first[0], new Date(all.rows[0].at * 1000).toISOString().replace('.000', ''));
 });
 
-test("a batch job's labels carry the job, each row's reference and recipient, and the carbon of the rate it bought", async () => {
+test("a batch job's labels carry the job, each row's reference and recipient, the carbon of the rate it bought and what its quote offered", async () => {
   const rows = Array.from({ length: 4 }, (_, i) => ({
     reference: `#A${i + 1}`,
     from_address: FROM,

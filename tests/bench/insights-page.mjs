@@ -37,13 +37,22 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('svg g.bar').length === 30, null, { timeout: 30000, polling: 'raf' });
     return performance.now() - t;
   };
-  const cold = [], warm = [], api = [];
+  const cold = [], warm = [], api = [], fetched = [];
   for (let i = 0; i < ROUNDS; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     const app = new App(page, stack);
     await app.signIn(stack.users.viewer);
+    const mark = await page.evaluate(() => performance.now());
     cold.push(await toChart(page));
+    // Where a cold open's time goes: the chunk files it fetched, and when the
+    // last of them and the insights answer arrived (ms after the click).
+    fetched.push(await page.evaluate((t0) => {
+      const after = performance.getEntriesByType('resource').filter((e) => e.startTime >= t0);
+      const wasm = after.filter((e) => e.name.endsWith('.wasm'));
+      const data = after.find((e) => e.name.includes('/api/insights'));
+      return { files: wasm.length, bytes: wasm.reduce((a, e) => a + e.encodedBodySize, 0), wasmEnd: Math.max(...wasm.map((e) => e.responseEnd)) - t0, dataStart: data ? data.startTime - t0 : NaN, dataEnd: data ? data.responseEnd - t0 : NaN };
+    }, mark));
     await app.nav('Ship');
     await page.getByRole('heading', { level: 1 }).waitFor();
     warm.push(await toChart(page));
@@ -64,6 +73,8 @@ try {
   console.log(`| cold (fresh context: the chunk fetched) | ${stats(cold)} |`);
   console.log(`| warm (back from Ship) | ${stats(warm)} |`);
   console.log(`| GET /api/insights?period=30d alone, from the page | ${stats(api)} |`);
+  const f = fetched[0];
+  console.log(`\nA cold open fetches ${f.files} chunk files (${f.bytes} B as sent); after the click, the last arrives at (p50) ${stats(fetched.map((x) => x.wasmEnd)).split(' | ')[0]} ms, the insights request starts at ${stats(fetched.map((x) => x.dataStart)).split(' | ')[0]} ms and is answered at ${stats(fetched.map((x) => x.dataEnd)).split(' | ')[0]} ms.`);
 } finally {
   await browser.close();
   await stack.stop();
