@@ -35,6 +35,15 @@ test("the main Worker carries no password hashing or organization objects; the a
   }
 });
 
+// The webhook inbox and label ledger (and the insights queries on it) live
+// in the ledger Worker, whose object the main Worker binds by script_name.
+test('the main Worker carries no inbox object; the ledger Worker does', () => {
+  const marker = 'webhookinbox_fetch';
+  const js = (dir) => readFileSync(path.join(ROOT, dir, 'index.js'), 'utf8');
+  assert.ok(!js('edge/build').includes(marker), 'the WebhookInbox class is in the main Worker');
+  assert.ok(js('ledger/build').includes(marker), 'the WebhookInbox class is not in the ledger Worker');
+});
+
 // What a deploy uploads, as wrangler itself counts it: the wasm and the
 // bundled JS together (offline: --dry-run builds and measures, sends nothing).
 test(`wrangler deploy --dry-run counts the main Worker's upload at most ${CAP_KIB} KiB gzip`, () => {

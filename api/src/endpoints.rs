@@ -312,6 +312,9 @@ pub enum OwnId {
     SavePackage,
     UpdatePackage,
     DeletePackage,
+    Insights,
+    LabelHistory,
+    ExportLabels,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -337,9 +340,9 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
     }
 }
 
-use crate::{access_tokens, inbox, jobs, orgs, passkeys, presets, session, widget};
+use crate::{access_tokens, inbox, insights, jobs, orgs, passkeys, presets, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 70] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 73] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -446,6 +449,9 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 70] = [
     own(OwnId::SavePackage, Method::Post, presets::PACKAGES_PATH),
     own(OwnId::UpdatePackage, Method::Put, presets::PACKAGE_PATH),
     own(OwnId::DeletePackage, Method::Delete, presets::PACKAGE_PATH),
+    own(OwnId::Insights, Method::Get, insights::INSIGHTS_PATH),
+    own(OwnId::LabelHistory, Method::Get, insights::HISTORY_PATH),
+    own(OwnId::ExportLabels, Method::Get, insights::EXPORT_PATH),
 ];
 
 /// A request to one of the Worker's own endpoints.

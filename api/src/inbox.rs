@@ -42,7 +42,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Retention: accepted events and ledger rows older than this are dropped...
 pub const RETAIN_SECONDS: u64 = 90 * 24 * 3600;
 /// ...and beyond this many rows the oldest go first.
-pub const RETAIN_LABELS: u32 = 50_000;
+pub const RETAIN_LABELS: u32 = 100_000;
 /// Refused attempts are kept for a shorter time and in a smaller number: a
 /// flood of forgeries must not push out real events.
 pub const RETAIN_REJECTED_SECONDS: u64 = 7 * 24 * 3600;

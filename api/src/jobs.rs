@@ -324,6 +324,10 @@ pub struct RowQuote {
     pub carrier_eta: String,
     /// Unix seconds (the Worker's clock) when it was quoted.
     pub quoted_at: u64,
+    /// The quote's cheapest and lowest-carbon rates, for the ledger's
+    /// "what the choices cost" (absent in jobs quoted before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered: Option<crate::insights::Offered>,
 }
 
 /// One row as the job sees it now.

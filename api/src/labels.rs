@@ -16,6 +16,11 @@ pub struct Label {
     pub rate_cents: i64,
     pub sandbox: bool,
     pub wallet_balance_after_cents: i64,
+    /// Unix seconds the service made the label. Not in v1's Label table:
+    /// the simulator sends it (the event's "other label fields"); the
+    /// ledger uses it as the label's time when present, else its receipt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<u64>,
 }
 
 crate::names! {
@@ -38,8 +43,8 @@ pub struct LabelDetails {
     pub label: Label,
     pub void_status: VoidStatus,
     /// True once the carrier scanned the package (a void is then ineligible).
+    /// (Its `created_at` is the label's.)
     pub scanned: bool,
-    pub created_at: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracker_id: Option<String>,
 }

@@ -10,6 +10,7 @@ pub mod carrier_accounts;
 pub mod endpoints;
 pub mod error;
 pub mod inbox;
+pub mod insights;
 pub mod jobs;
 pub mod keys;
 pub mod labels;

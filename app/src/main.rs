@@ -4,8 +4,8 @@
 
 use app::pages::chunks::{Chunks, Load, Page, PasskeySignIn};
 use app::pages::{
-    audit, carriers, invite, keys, label, labels, new_org, passkeys, presets, ship, status, team,
-    tokens, tracking, wallet, webhook_settings, webhooks, widget_settings,
+    audit, carriers, insights, invite, keys, label, labels, new_org, passkeys, presets, ship,
+    status, team, tokens, tracking, wallet, webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -54,6 +54,7 @@ chunk_pages! {
     "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
     "/storefront-widget" => widget_settings: org_widget => view! { <widget_settings::WidgetSettingsPage /> };
     "/passkeys" => tokens: passkeys_page => view! { <passkeys::PasskeysPage /> };
+    "/insights" => insights: insights_page => view! { <insights::InsightsPage /> };
 }
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -8,7 +8,7 @@
 //! | `access/` | sessions, users, roles, the gate (who calls, may they), the Worker's own sign-in/mode/key endpoints |
 //! | `upstream/` | forwarding the v1 endpoints: the allow-list, body checks, budgets, the upstream call |
 //! | `purchases/` | never buying twice: `Idempotency-Key` decisions and the `PurchaseRecords` object |
-//! | `webhooks/` | `label.created` verification, the `WebhookInbox` object (inbox and label ledger), their endpoints |
+//! | `webhooks/` | `label.created` verification, the ledger's decisions (`ledger`: insights, history pages, CSV), the `WebhookInbox` object (inbox and label ledger: the ledger Worker's), their endpoints |
 //! | `jobs/` | batch jobs: the plan, the engine, results CSV, merged label PDFs; the `BatchJob` object; their endpoints |
 //! | `orgs/` | organizations: accounts by email (`AccountDirectory`), each organization's members, invitations and audit log (`Organization`), sign-in by password, the names of every organization's objects |
 //! | `control/` | what holds across isolates: signed-out sessions, the active key, key alerts (`EdgeControl`) |
@@ -30,10 +30,11 @@
         clippy::unimplemented
     )
 )]
-// The accounts Worker is this crate with the `accounts` feature: its
-// objects and endpoints instead of the main Worker's glue, which it leaves
-// out (the plain modules stay, some unused there).
-#![cfg_attr(feature = "accounts", allow(dead_code, unused_imports))]
+// The accounts Worker is this crate with the `accounts` feature, the
+// ledger Worker with `ledger`: their objects and endpoints instead of the
+// main Worker's glue (`cfg(main_worker)`, build.rs), which they leave out
+// (the plain modules stay, some unused there).
+#![cfg_attr(not(main_worker), allow(dead_code, unused_imports))]
 
 pub mod access;
 pub mod config;

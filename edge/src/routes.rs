@@ -131,6 +131,9 @@ pub enum InboxRoute {
     /// The inbox's live feed (a WebSocket upgrade).
     Live,
     Verify,
+    Insights,
+    History,
+    Export,
 }
 
 impl OrgsRoute {
@@ -208,6 +211,9 @@ impl Route {
                     WebhooksRoute::Dashboard(InboxRoute::Inbox) => OwnId::Inbox,
                     WebhooksRoute::Dashboard(InboxRoute::Live) => OwnId::Live,
                     WebhooksRoute::Dashboard(InboxRoute::Verify) => OwnId::VerifyWebhook,
+                    WebhooksRoute::Dashboard(InboxRoute::Insights) => OwnId::Insights,
+                    WebhooksRoute::Dashboard(InboxRoute::History) => OwnId::LabelHistory,
+                    WebhooksRoute::Dashboard(InboxRoute::Export) => OwnId::ExportLabels,
                 })
                 .pattern
             }
@@ -388,6 +394,9 @@ pub fn route(
         OwnId::Inbox => inbox(InboxRoute::Inbox),
         OwnId::Live => inbox(InboxRoute::Live),
         OwnId::VerifyWebhook => inbox(InboxRoute::Verify),
+        OwnId::Insights => inbox(InboxRoute::Insights),
+        OwnId::LabelHistory => inbox(InboxRoute::History),
+        OwnId::ExportLabels => inbox(InboxRoute::Export),
         OwnId::LabelPdf => Route::LabelPdf {
             inline: query_param(query, "inline").as_deref() == Some("1"),
             id: param,

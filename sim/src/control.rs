@@ -142,6 +142,51 @@ pub async fn advance_clock(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<
 }
 
 #[derive(Deserialize)]
+pub struct SetClock {
+    now: u64,
+}
+
+/// Moves the simulated clock anywhere, back included: labels bought then
+/// carry that time, for a history spread over past days. What was made
+/// at a later time keeps it (a rate quoted "later" expires then), and
+/// deliveries already queued wait until the clock reaches them again.
+pub async fn set_clock(State(sim): State<Arc<Sim>>, JsonBody(req): JsonBody<SetClock>) -> Reply {
+    // Not before 2001 nor past 2100: a typo, not a history.
+    if !(1_000_000_000..=4_102_444_800).contains(&req.now) {
+        return Err(SimError::invalid(
+            "now",
+            "must be unix seconds from 1000000000 (2001) to 4102444800 (2100)",
+        ));
+    }
+    let now = sim.clock.set(req.now);
+    sim.world().tick(now);
+    sim.deliveries_changed.notify_one();
+    Ok(Json(json!({"now": now})).into_response())
+}
+
+#[derive(Deserialize)]
+pub struct LabelSums {
+    env: KeyEnv,
+    since: u64,
+    until: u64,
+}
+
+/// What the account's labels of one mode made in `since..until` cost,
+/// per carrier (voids confirmed by then refunded): the totals a test
+/// compares a dashboard's against.
+pub async fn label_sums(
+    State(sim): State<Arc<Sim>>,
+    Path(account): Path<String>,
+    axum::extract::Query(req): axum::extract::Query<LabelSums>,
+) -> Reply {
+    let now = sim.clock.now();
+    let sums = sim
+        .world()
+        .label_sums(&account, req.env, req.since..req.until, now);
+    Ok(Json(sums).into_response())
+}
+
+#[derive(Deserialize)]
 pub struct Freeze {
     frozen: bool,
 }

@@ -86,6 +86,11 @@ pub fn app(sim: Arc<Sim>) -> Router {
         .route("/__sim/keys/{key}/revoke", post(control::revoke_key))
         .route("/__sim/clock/advance", post(control::advance_clock))
         .route("/__sim/clock/freeze", post(control::freeze_clock))
+        .route("/__sim/clock/set", post(control::set_clock))
+        .route(
+            "/__sim/accounts/{account}/label-sums",
+            get(control::label_sums),
+        )
         .route("/__sim/accounts/{account}", get(control::get_account))
         .route("/__sim/accounts/{account}/wallet", put(control::set_wallet))
         .route(

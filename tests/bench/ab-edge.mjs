@@ -1,6 +1,9 @@
 // A/B of two builds of our Worker in one workerd, alternating wrk runs
 // (medians), e.g. before and after a change to the Worker:
-//   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates]
+//   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates|webhook]
+// `webhook`: one signed label.created delivery, again and again (each a
+// write to the inbox object, stored once and counted).
+import { createHmac } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,16 +18,24 @@ const REPS = Number(process.env.BENCH_REPS || 3);
 const sim = await startSim({ keys: newKeys() });
 const key = await benchmarkKey(sim);
 const users = newUsers();
-const bindings = benchBindings(sim, key, users);
+const SECRET = 'whsec_' + 'c'.repeat(32);
+const bindings = { ...benchBindings(sim, key, users), WEBHOOK_SECRET: SECRET };
+const DELIVERY = JSON.stringify({ event: 'label.created', data: {
+  id: 'lbl_ab', tracking_number: '1ZAB', label_url: 'https://labels.example/x.pdf', carrier: 'ups',
+  service: 'ground', rate_cents: 812, sandbox: false, wallet_balance_after_cents: 10000,
+} });
 /**
- * Each build gets the Durable Objects it exports: a build from before a
- * class was added or renamed (the purchase records were `IdempotencyLedger`)
- * is compared as it was deployed.
+ * Each build gets the Durable Objects it exports, or binds in another
+ * Worker: a build from before a class was added, renamed (the purchase
+ * records were `IdempotencyLedger`) or moved to the ledger Worker is
+ * compared as it was deployed.
  */
 function variant(name, dir) {
   const worker = ourWorker(bindings);
   const source = readFileSync(path.resolve(dir, 'index.js'), 'utf8');
-  const durableObjects = Object.fromEntries(Object.entries(worker.durableObjects).filter(([, o]) => source.includes(o.className)));
+  const durableObjects = Object.fromEntries(Object.entries(worker.durableObjects)
+    .map(([binding, o]) => [binding, source.includes(o.className) ? { className: o.className, useSQLite: true } : o])
+    .filter(([, o]) => o.scriptName || source.includes(o.className)));
   if (!durableObjects.IDEMPOTENCY && source.includes('IdempotencyLedger')) durableObjects.IDEMPOTENCY = { className: 'IdempotencyLedger', useSQLite: true };
   return { ...worker, durableObjects, name, routes: [`${name}.bench/*`], scriptPath: path.resolve(dir, 'index.js'), modulesRoot: path.resolve(dir) };
 }
@@ -37,10 +48,14 @@ for (const name of ['a', 'b']) {
   const host = `${name}.bench`;
   const lines = [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${await signIn(base, host, users.operator.token)}"`, `wrk.headers["Origin"] = "http://${host}"`];
   if (which === 'rates') lines.push(...RATES_WRK);
+  if (which === 'webhook') {
+    const signature = 'sha256=' + createHmac('sha256', SECRET).update(DELIVERY).digest('hex');
+    lines.push('wrk.method = "POST"', `wrk.body = '${DELIVERY}'`, 'wrk.headers["Content-Type"] = "application/json"', `wrk.headers["svc-signature"] = "${signature}"`);
+  }
   scripts[name] = path.join(tmp, `${name}.lua`);
   writeFileSync(scripts[name], lines.join('\n') + '\n');
 }
-const url = `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
+const url = which === 'webhook' ? `${base}/hooks/v1/label-created` : `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
 const runs = { a: [], b: [] };
 try {
   for (let i = 0; i < REPS; i++) {

@@ -45,7 +45,19 @@ export function signIn(base, host, token) {
   });
 }
 
+/** The ledger Worker (ledger/build): its inbox object is what our Worker's `INBOX` binds. */
+const LEDGER = {
+  name: 'ledger',
+  modules: true,
+  scriptPath: path.join(ROOT, 'ledger/build/index.js'),
+  modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+  compatibilityDate: '2026-04-01',
+  durableObjects: { INBOX: { className: 'WebhookInbox', useSQLite: true } },
+};
+
 export function benchMiniflare(workers, options = {}) {
+  const bindsLedger = workers.some((w) => Object.values(w.durableObjects ?? {}).some((d) => d.scriptName === LEDGER.name));
+  if (bindsLedger) workers = [...workers, LEDGER];
   return new Miniflare({
     ...options,
     host: '127.0.0.1',
@@ -71,7 +83,7 @@ export function ourWorker(bindings) {
       IDEMPOTENCY: { className: 'PurchaseRecords', useSQLite: true },
       JOBS: { className: 'BatchJob', useSQLite: true },
       CONTROL: { className: 'EdgeControl', useSQLite: true },
-      INBOX: { className: 'WebhookInbox', useSQLite: true },
+      INBOX: { className: 'WebhookInbox', scriptName: LEDGER.name, useSQLite: true },
     },
   };
 }

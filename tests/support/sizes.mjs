@@ -78,7 +78,8 @@ export function chunks(dist) {
   const loaderName = [...first].find((f) => f.endsWith('_split.js'));
   if (!loaderName) throw new Error(`no chunk loader in ${dist}'s first load`);
   const loader = readFileSync(path.join(dist, loaderName), 'utf8');
-  const fetched = (text) => [...text.matchAll(/fetch\(new URL\("\.\/([^"]+\.wasm)"/g)].map((m) => m[1]);
+  // `C("name")`: scripts/app-wasm.mjs's fetch of `name.wasm`.
+  const fetched = (text) => [...text.matchAll(/\bC\("([\w-]+)"\)/g)].map((m) => `${m[1]}.wasm`);
   const shared = Object.fromEntries([...loader.matchAll(/const (__chunk_\d+) = makeLoad\(([\s\S]*?)\n, \[\]\);/g)].map((m) => [m[1], fetched(m[2])]));
   const splits = {};
   for (const [, name, body, deps] of loader.matchAll(/export const __wasm_split_load_(\w+) = wrapAsyncCb\(makeLoad\(([\s\S]*?)\n, \[([^\]]*)\]\)\);/g)) {

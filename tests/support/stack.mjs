@@ -102,7 +102,8 @@ export async function startSim({ keys, env = {} } = {}) {
  * Starts our Worker (edge/build, already built) in workerd, in front of
  * `upstream`, with the PDF Worker (pdf/build) and the accounts Worker
  * (accounts/build) it calls through its `PDF` and `ACCOUNTS` service
- * bindings, each in a workerd of its own: they find each other in a dev
+ * bindings and the ledger Worker (ledger/build) whose inbox object its
+ * `INBOX` binds, each in a workerd of its own: they find each other in a dev
  * registry of their own. `persist`: a directory for the Durable
  * Objects' SQLite files, so a second start with the same directory (and
  * `sessionSecret` and `masterKeys`) is the same deployment restarted.
@@ -173,6 +174,7 @@ async function startEdgeOnce({ upstream, keys, users, vars = {}, secrets = {}, a
   const started = await Promise.allSettled([
     start('pdf/wrangler.toml', {}, own('pdf')),
     start('accounts/wrangler.toml', { bindings: accountsBindings }, own('accounts')),
+    start('ledger/wrangler.toml', {}, own('ledger')),
     start('wrangler.toml', { bindings }, persist, port),
   ]);
   const running = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
@@ -184,7 +186,7 @@ async function startEdgeOnce({ upstream, keys, users, vars = {}, secrets = {}, a
     rmSync(registry, { recursive: true, force: true });
     throw failed.reason;
   }
-  const [pdf, accounts, worker] = running;
+  const [pdf, accounts, ledger, worker] = running;
   const url = (await worker.url).toString().replace(/\/$/, '');
   // Ready is not yet reachable: the main Worker finds the accounts Worker
   // through the dev registry a moment later. Its own answer says when: an
@@ -212,7 +214,7 @@ async function startEdgeOnce({ upstream, keys, users, vars = {}, secrets = {}, a
       // One at a time, the main Worker (which binds the others) first: a
       // Worker disposed while another's registry update rebuilds it once
       // left a dispose pending for good. Each gets 20 s, then the next.
-      for (const w of [worker, accounts, pdf]) {
+      for (const w of [worker, accounts, ledger, pdf]) {
         await Promise.race([w.dispose(), new Promise((r) => setTimeout(r, 20000).unref())]);
       }
       rmSync(registry, { recursive: true, force: true });

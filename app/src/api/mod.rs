@@ -5,6 +5,7 @@
 
 mod access_tokens;
 mod error;
+mod insights;
 pub mod live;
 mod orgs;
 mod passkeys;

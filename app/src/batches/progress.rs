@@ -486,6 +486,7 @@ mod tests {
                 carbon_grams: 1,
                 carrier_eta: "2026-01-01".into(),
                 quoted_at: 0,
+                offered: None,
             }),
             approved_cents: None,
             chunk: None,

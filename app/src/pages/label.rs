@@ -100,7 +100,7 @@ pub fn LabelPage() -> impl IntoView {
                 let l = d.label.clone();
                 let track = format!("/tracking?number={}", encode(&l.tracking_number));
                 let pdf = label_pdf_path(&encode(&l.id));
-                let (created, scanned) = (datetime(d.created_at), d.scanned);
+                let (created, scanned) = (d.label.created_at.map(datetime).unwrap_or_default(), d.scanned);
                 view! {
                     <section class="card wide" aria-label="Label details">
                         <p><StatusBadge text=badge tone /></p>

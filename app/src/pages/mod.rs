@@ -8,6 +8,7 @@
 pub mod audit;
 pub mod carriers;
 pub mod chunks;
+pub mod insights;
 pub mod invite;
 pub mod keys;
 pub mod label;
@@ -77,7 +78,7 @@ const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 22] = [
+pub static PAGES: [Page; 23] = [
     Page {
         path: "/",
         title: "Ship",
@@ -217,6 +218,12 @@ pub static PAGES: [Page; 22] = [
         guard: Guard::InApp(
             "signs in with the tokens in its USERS secret (scripts/new-user): passkeys belong to",
         ),
+    },
+    Page {
+        path: "/insights",
+        title: "Insights",
+        in_menu: true,
+        guard: LABELS,
     },
 ];
 
@@ -407,7 +414,8 @@ mod tests {
                 "Audit log",
                 "Access tokens",
                 "Addresses & packages",
-                "Passkeys"
+                "Passkeys",
+                "Insights"
             ]
         );
         // The links people join by are open, and only they are.

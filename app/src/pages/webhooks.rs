@@ -292,6 +292,7 @@ mod tests {
                 rate_cents: 800,
                 sandbox: false,
                 wallet_balance_after_cents: 0,
+                created_at: None,
             },
             seen_at: 1,
             bought_by: None,

@@ -10,5 +10,5 @@ pub mod roles;
 pub mod session;
 pub mod users;
 
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;

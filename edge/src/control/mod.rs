@@ -7,10 +7,10 @@
 //! (`session_checks`, `active_keys`).
 
 pub mod active_keys;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;
 pub mod session_checks;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod store;
 
 use api::jobs::JobSummary;

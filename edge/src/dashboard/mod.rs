@@ -7,7 +7,7 @@
 //! carries its content's hash, so each is immutable. Everything else static
 //! is served by the platform's assets.
 
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;
 
 /// A built module at the top or under `/widget/`: one file name, no tricks.

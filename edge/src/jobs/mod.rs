@@ -11,11 +11,11 @@ pub mod plan;
 pub mod results;
 pub mod runner;
 
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod calls;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod object;
 
 use api::jobs::{Job, JobRequestError, RowState, RowsPage};

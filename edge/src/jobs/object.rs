@@ -37,7 +37,12 @@ use crate::config::Config;
 use crate::control::glue as control;
 use crate::errors::EdgeError;
 use crate::objects::reply;
+use crate::orgs::{Named, object_name};
+use crate::runtime::objects::ask;
 use crate::runtime::random_hex;
+use crate::webhooks::{InboxStore, JobLabel, RecordJobLabels};
+use api::jobs::RowState;
+use api::{KeyEnv, Label};
 
 /// One alarm runs steps for at most this long, then hands over to the next
 /// alarm, so no invocation runs long and the job's answers stay quick.
@@ -268,6 +273,57 @@ impl BatchJob {
         }
     }
 
+    /// Rows that became labels join the organization's ledger with what
+    /// only the job knows (itself, the row's reference and recipient, the
+    /// rate's carbon). The labels stand whether or not this is recorded:
+    /// their events add them too.
+    async fn record_labels(&self, rows: &[RowView]) {
+        let Some((org, job, user, sandbox)) = self.with_job(|j| {
+            let c = &j.core;
+            (
+                c.org.clone(),
+                c.id.clone(),
+                c.created_by.clone(),
+                c.mode == KeyEnv::Sandbox,
+            )
+        }) else {
+            return;
+        };
+        let labels: Vec<JobLabel> = rows
+            .iter()
+            .filter(|r| r.state == RowState::Bought)
+            .filter_map(|r| {
+                let (quote, id) = (r.quote.as_ref()?, r.label_id.clone()?);
+                let label = Label {
+                    id,
+                    tracking_number: r.tracking_number.clone().unwrap_or_default(),
+                    label_url: String::new(),
+                    carrier: quote.carrier.clone(),
+                    service: quote.service.clone(),
+                    rate_cents: quote.rate_cents,
+                    sandbox,
+                    wallet_balance_after_cents: 0,
+                    created_at: None,
+                };
+                Some(JobLabel {
+                    label: serde_json::to_string(&label).ok()?,
+                    reference: r.reference.clone(),
+                    recipient: r.to_address.name.clone(),
+                    carbon_grams: quote.carbon_grams,
+                    offered: quote.offered,
+                })
+            })
+            .collect();
+        if labels.is_empty() {
+            return;
+        }
+        let call = RecordJobLabels { job, user, labels };
+        let name = object_name(&org, Named::Inbox);
+        if let Err(e) = ask::<InboxStore, _>(&self.env, &name, call).await {
+            worker::console_error!("a job's labels missed the ledger: {}", e.code());
+        }
+    }
+
     /// After a restart the job's alarm may be gone: a job with work sets it again.
     async fn keep_running(&self) -> Result<()> {
         if self.with_job(|j| j.has_work()).unwrap_or(false)
@@ -340,6 +396,7 @@ impl BatchJob {
             let ((), rows) = self.step(|job, store| {
                 runner::finish(job, store, &call, outcome, now(), &request_id)
             })?;
+            self.record_labels(&rows).await;
             changed.extend(rows);
             // The feed hears of changes at most every FEED_EVERY_MS, and at
             // once of a new state (which also goes to the jobs list).

@@ -8,7 +8,7 @@ use api::jobs::{RESULT_COLUMNS, RowState};
 use super::engine::Row;
 
 /// A cell a spreadsheet shows as text, never runs.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{text}")
     } else {
@@ -99,6 +99,7 @@ mod tests {
             carbon_grams: 450,
             carrier_eta: "2026-11-30".into(),
             quoted_at: 0,
+            offered: None,
         });
         let mut failed = row(1, "=HYPERLINK(\"x\")");
         failed.state = RowState::Failed;

@@ -3,7 +3,7 @@
 //! key only when the file is on the service's own origin (never sending the
 //! key anywhere else), and serves it from the dashboard's origin.
 
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;
 
 use crate::errors::EdgeError;

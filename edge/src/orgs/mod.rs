@@ -42,7 +42,7 @@ pub(crate) mod directory_store;
 #[cfg(all(target_arch = "wasm32", feature = "accounts"))]
 pub(crate) mod store;
 // The main Worker's side: the membership check and the forwarding.
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod front;
 
 use api::access_tokens::AccessToken;

@@ -451,6 +451,7 @@ mod tests {
             rate_cents: 25_000,
             sandbox: false,
             wallet_balance_after_cents: 0,
+            created_at: None,
         };
         let large = Record::large_purchase(&label, 25_000).expect("at the threshold");
         assert_eq!(

@@ -7,9 +7,9 @@
 //! SQLite-backed Durable Object per key (`store`, the `PurchaseRecords`
 //! class); the decisions are here; `glue` runs a purchase through them.
 
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod store;
 
 use serde::{Deserialize, Serialize};

@@ -44,7 +44,7 @@ pub(crate) fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
 /// session: the gate then refuses it). Made per request: the accounts
 /// Worker is asked anyway (a removal counts from the next request), and
 /// the keys it answers sealed are opened once per isolate.
-#[cfg(not(feature = "accounts"))]
+#[cfg(main_worker)]
 async fn tenant(
     env: &Env,
     config: Rc<Config>,
@@ -78,6 +78,9 @@ pub(crate) struct Trace {
     pub answered_from: Option<&'static str>,
     /// The widget origin, so error answers carry CORS headers too.
     pub cors_origin: Option<String>,
+    /// Work that runs after the answer is sent (`waitUntil`): records that
+    /// must not delay the caller.
+    pub after: Vec<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>>,
 }
 
 impl Trace {
@@ -128,9 +131,9 @@ impl Incoming {
 /// Takes the raw `web_sys::Request`: `worker::Request` reads `request.cf`
 /// on every call, which cost ~9% of the Worker's CPU in a profile. (The
 /// accounts Worker has its own: `orgs::accounts`.)
-#[cfg(not(feature = "accounts"))]
+#[cfg(main_worker)]
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+async fn fetch(req: Request, env: Env, ctx: Context) -> worker::Result<Response> {
     let incoming = Incoming::read(&req);
     // The app's wasm modules are static assets: served, not logged.
     if let Some((_, path, _)) = routes::split_url(&incoming.url)
@@ -143,6 +146,9 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response
     let request_id = REQUEST_IDS.with(RequestIds::next);
     let mut trace = Trace::default();
     let result = handle(req, &incoming, &env, &request_id, &mut trace).await;
+    for work in trace.after.drain(..) {
+        ctx.wait_until(work);
+    }
     let error = result.as_ref().err().map(EdgeError::code);
     let response = match result {
         Ok(resp) => Ok(resp),
@@ -194,7 +200,7 @@ pub(crate) async fn json_body<T: serde::de::DeserializeOwned>(
     api::validation::parse_json(&body).map_err(EdgeError::InvalidBody)
 }
 
-#[cfg(not(feature = "accounts"))]
+#[cfg(main_worker)]
 async fn handle(
     req: Request,
     incoming: &Incoming,
@@ -258,7 +264,10 @@ async fn handle(
             crate::access::glue::handle(route, req, env, &config, &facts, request_id, trace).await
         }
         Route::Webhooks(route) => {
-            crate::webhooks::glue::handle(route, req, env, &config, &facts, query, trace).await
+            crate::webhooks::glue::handle(
+                route, req, env, &config, &facts, query, request_id, trace,
+            )
+            .await
         }
         Route::LabelPdf { id, inline } => {
             crate::label_pdf::glue::pdf(&id, inline, env, &config, &facts, trace).await

@@ -10,14 +10,15 @@ use crate::access::glue::principal;
 use crate::access::roles::WIDGET_SCOPES;
 use crate::config::Config;
 use crate::errors::EdgeError;
+use crate::objects::Ask;
 use crate::orgs::wire::Record;
 use crate::orgs::{Named, object_name};
 use crate::runtime::objects::ask;
 use crate::runtime::reply;
 use crate::runtime::{Trace, body_bytes, header, now_s};
-use crate::webhooks::{InboxStore, RecordPurchase};
+use crate::webhooks::{InboxStore, RecordPurchase, RecordQuote, RecordVoid};
 use crate::widget::{cors, quotes, shoppers};
-use api::labels::Label;
+use api::labels::{BuyLabelRequest, Label, LabelDetails, VoidStatus};
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
 use sha2::{Digest, Sha256};
@@ -107,17 +108,25 @@ pub(crate) async fn forward(
         if replayed {
             trace.answered_from = Some("replayed");
         } else {
-            record_purchase(env, config, &principal, endpoint.id, &stored).await;
+            record_purchase(env, config, &principal, endpoint.id, &body, &stored).await;
         }
         return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
     let called = call::call(env, config, mode, &forward, &body, trace).await?;
-    // Only errors (they teach scopes and key problems) and quotes to cache
-    // are read; everything else streams through like a bare proxy.
-    if called.status < 400 && quote_key.is_none() {
+    // A person's quotes, voids and label reads go to the ledger (after the
+    // answer); errors teach scopes and key problems; quotes to cache are
+    // kept. Everything else streams through like a bare proxy.
+    let ledger = match &principal {
+        Principal::User { session, .. } if ledger_reads(endpoint.id) => Some(session.org.clone()),
+        _ => None,
+    };
+    if called.status < 400 && quote_key.is_none() && ledger.is_none() {
         return Ok(called.stream(&cors_headers));
     }
     let stored = called.read(env).await?;
+    if let Some(org) = ledger {
+        record_for_ledger(env, &org, endpoint.id, &forward, body, &stored, trace);
+    }
     if let Some(k) = quote_key {
         quotes::cache(
             k,
@@ -129,14 +138,97 @@ pub(crate) async fn forward(
     reply::respond(&stored, None, &cors_headers)
 }
 
-/// A label bought here joins the ledger with its buyer, and the audit log
-/// when it cost at least `AUDIT_PURCHASE_CENTS`. The purchase stands
-/// whether or not this is recorded: its `label.created` event adds it too.
+/// The forwarded calls whose answers the ledger learns from: the rates
+/// offered (what a purchase chose from), a void and a label read that
+/// shows one confirmed.
+fn ledger_reads(endpoint: EndpointId) -> bool {
+    matches!(
+        endpoint,
+        EndpointId::GetRates | EndpointId::VoidLabel | EndpointId::GetLabel
+    )
+}
+
+/// Sends what a successful quote, void or label read teaches to the
+/// organization's ledger after the answer (`Trace::after`): the caller
+/// never waits for it, and a failure only costs the ledger that detail.
+fn record_for_ledger(
+    env: &Env,
+    org: &api::orgs::OrgId,
+    endpoint: EndpointId,
+    forward: &Forward,
+    body: Vec<u8>,
+    stored: &StoredResponse,
+    trace: &mut Trace,
+) {
+    let name = object_name(org, Named::Inbox);
+    // A quote with some carriers down still offers the others' rates.
+    let quoted = stored.status < 300 || stored.status == 503;
+    match endpoint {
+        EndpointId::GetRates if quoted => {
+            let call = RecordQuote {
+                request: String::from_utf8_lossy(&body).into_owned(),
+                answer: stored.body.clone(),
+            };
+            later(env, name, call, trace);
+        }
+        EndpointId::VoidLabel if stored.status < 300 => {
+            let id = label_id(&forward.url);
+            later(
+                env,
+                name,
+                RecordVoid {
+                    id,
+                    confirmed: false,
+                },
+                trace,
+            );
+        }
+        EndpointId::GetLabel
+            if stored.status < 300
+                && serde_json::from_str::<LabelDetails>(&stored.body)
+                    .is_ok_and(|d| d.void_status == VoidStatus::Voided) =>
+        {
+            let id = label_id(&forward.url);
+            later(
+                env,
+                name,
+                RecordVoid {
+                    id,
+                    confirmed: true,
+                },
+                trace,
+            );
+        }
+        _ => {}
+    }
+}
+
+/// `call` to the ledger once the answer is sent.
+fn later<A: Ask<InboxStore> + 'static>(env: &Env, name: String, call: A, trace: &mut Trace) {
+    let env = env.clone();
+    trace.after.push(Box::pin(async move {
+        if let Err(e) = ask::<InboxStore, A>(&env, &name, call).await {
+            worker::console_error!("the ledger missed a quote or void: {}", e.code());
+        }
+    }));
+}
+
+/// The label id of `{upstream}/v1/labels/{id}`.
+fn label_id(url: &str) -> String {
+    let path = url.split('?').next().unwrap_or_default();
+    path.rsplit('/').next().unwrap_or_default().to_string()
+}
+
+/// A label bought here joins the ledger with its buyer and its rate, and
+/// the audit log when it cost at least `AUDIT_PURCHASE_CENTS`. The purchase
+/// stands whether or not this is recorded: its `label.created` event adds
+/// it too.
 async fn record_purchase(
     env: &Env,
     config: &Config,
     principal: &Principal,
     endpoint: EndpointId,
+    body: &[u8],
     stored: &StoredResponse,
 ) {
     let Principal::User { session, .. } = principal else {
@@ -148,6 +240,9 @@ async fn record_purchase(
     let call = RecordPurchase {
         label: stored.body.clone(),
         user: session.user.clone(),
+        rate_id: serde_json::from_slice::<BuyLabelRequest>(body)
+            .ok()
+            .map(|r| r.rate_id),
     };
     if let Err(e) = ask::<InboxStore, _>(env, &object_name(&session.org, Named::Inbox), call).await
     {

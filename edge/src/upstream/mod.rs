@@ -8,9 +8,9 @@ pub mod budget;
 pub mod key_scopes;
 pub mod proxy;
 
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod call;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod forward;
 // The accounts Worker checks an organization's new keys with it.
 #[cfg(target_arch = "wasm32")]

@@ -6,8 +6,9 @@ use crate::access::gate::{self, Facts, Principal};
 use crate::access::glue::signed_in;
 use crate::config::Config;
 use crate::errors::EdgeError;
+use crate::objects::Object;
 use crate::routes::{InboxRoute, WebhooksRoute, query_param};
-use crate::runtime::objects::{ask, upgrade};
+use crate::runtime::objects::{ask, new_request, stub, upgrade};
 use crate::runtime::reply;
 use crate::runtime::{Trace, body_bytes, header, json_body};
 use crate::webhooks;
@@ -90,6 +91,7 @@ fn readable(principal: &Principal, config: &Config) -> Result<KeyEnv, EdgeError>
     gate::require(principal, config, &[Scope::LabelsRead])
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn handle(
     route: WebhooksRoute,
     req: Request,
@@ -97,6 +99,7 @@ pub(crate) async fn handle(
     config: &Config,
     facts: &Facts<'_>,
     query: Option<&str>,
+    request_id: &str,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     let route = match route {
@@ -129,6 +132,9 @@ pub(crate) async fn handle(
             let pasted: VerifyRequest = json_body(&req, 2 * MAX_BODY_BYTES).await?;
             reply::json(200, &webhooks::verify_pasted(&config.webhook, &pasted), &[])
         }
+        InboxRoute::Insights => read(env, config, "insights", mode, query, request_id).await,
+        InboxRoute::History => read(env, config, "history", mode, query, request_id).await,
+        InboxRoute::Export => read(env, config, "export", mode, query, request_id).await,
         InboxRoute::Live => {
             // A cross-site page must not open the feed with our cookie.
             gate::require_own_origin(facts)?;
@@ -148,4 +154,33 @@ async fn live(env: &Env, config: &Config, mode: KeyEnv) -> Result<Response, Edge
         &format!("{}?mode={mode}", super::LIVE_URL),
     )
     .await
+}
+
+/// Insights, a history page or the CSV export: the object parses the
+/// client's query and answers (a bad query with the envelope); the answer
+/// passes through as it is, the export as a stream.
+async fn read(
+    env: &Env,
+    config: &Config,
+    kind: &str,
+    mode: KeyEnv,
+    query: Option<&str>,
+    request_id: &str,
+) -> Result<Response, EdgeError> {
+    let stub = stub::<InboxStore>(env, &inbox(config))?;
+    let url = format!(
+        "{}{kind}/{mode}?{}",
+        super::READ_URL,
+        query.unwrap_or_default()
+    );
+    let req = new_request(&url, "GET", &[(super::REQUEST_ID_HEADER, request_id)], None)
+        .ok_or_else(InboxStore::unavailable)?;
+    let resp = stub.fetch_with_request(req).await.map_err(|e| {
+        worker::console_error!("durable object {}: {e}", InboxStore::BINDING);
+        InboxStore::unavailable()
+    })?;
+    if resp.status_code() >= 500 {
+        return Err(InboxStore::unavailable());
+    }
+    Ok(resp.into())
 }

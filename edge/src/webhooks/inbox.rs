@@ -1,27 +1,35 @@
-//! The `WebhookInbox` Durable Object (one instance, SQLite): the label
-//! ledger with each label's `label.created` receipt, the refused deliveries,
-//! and the dashboards' live feeds (hibernatable WebSockets tagged by mode).
-//! Decisions are in `webhooks`; this only stores and broadcasts.
+//! The `WebhookInbox` Durable Object (one per organization, SQLite): the
+//! label ledger with each label's `label.created` receipt, the refused
+//! deliveries, and the dashboards' live feeds (hibernatable WebSockets
+//! tagged by mode). Decisions are in `webhooks`; this only stores and
+//! broadcasts. It is the ledger Worker's (`ledger/`): the main Worker binds
+//! it by `script_name`, so none of this is in every main isolate.
 
 use std::cell::Cell;
 use std::time::Duration;
 
-use api::Label;
 use api::inbox::{
     Inbox, Ledger, LedgerEntry, LiveMessage, PAGE_ROWS, RETAIN_LABELS, RETAIN_REJECTED,
     RETAIN_REJECTED_SECONDS, RETAIN_SECONDS, Receipt, Rejected, SecretSlot,
 };
+use api::insights::{
+    Choices, HistoryPage, HistoryQuery, HistoryRow, InsightsQuery, Offered, Totals,
+};
+use api::{Label, RatesRequest, RatesResponse};
 use serde::Deserialize;
 use worker::{
     Date, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue, State,
-    WebSocket, WebSocketIncomingMessage, WebSocketPair, durable_object,
+    WebSocket, WebSocketIncomingMessage, WebSocketPair, durable_object, event,
 };
 
+use super::ledger::{self, AggregateRow, Arg, Sql};
 use super::{
-    AcceptEvent, Accepted, InboxCall, InboxStore, ReadInbox, ReadLedger, RecordPurchase,
-    RecordRefusal,
+    AcceptEvent, Accepted, InboxCall, InboxStore, JobLabel, ReadInbox, ReadLedger, RecordJobLabels,
+    RecordPurchase, RecordQuote, RecordRefusal, RecordVoid,
 };
+use crate::errors::EdgeError;
 use crate::objects::reply;
+use crate::routes::query_param;
 
 /// How often stored rows are pruned to the retention limits.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
@@ -110,7 +118,12 @@ impl RejectedRow {
 
 const LABEL_COLUMNS: &str = "json, seen_at, bought_by, first_at, last_at, deliveries, slot";
 
-/// `?1`..`?6` of both label writes: id, sandbox, seen_at, json, tracking, carrier.
+/// The columns of `?1`..`?9` of both label writes.
+const LABEL_WRITE: &str = "id, sandbox, seen_at, json, tracking, carrier, at, service, price";
+
+/// `?1`..`?9` of both label writes: id, sandbox, seen_at, json, tracking,
+/// carrier, at (the service's creation time when the label says, else
+/// now), service, price.
 fn label_values(label: &Label, now: u64) -> Result<Vec<SqlStorageValue>> {
     Ok(vec![
         label.id.as_str().into(),
@@ -119,8 +132,131 @@ fn label_values(label: &Label, now: u64) -> Result<Vec<SqlStorageValue>> {
         serde_json::to_string(label).map_err(internal)?.into(),
         label.tracking_number.as_str().into(),
         label.carrier.as_str().into(),
+        (label.created_at.unwrap_or(now) as f64).into(),
+        label.service.as_str().into(),
+        label.rate_cents.into(),
     ])
 }
+
+fn values(sql: Sql) -> (String, Vec<SqlStorageValue>) {
+    let args = sql
+        .args
+        .into_iter()
+        .map(|a| match a {
+            Arg::Int(n) => n.into(),
+            Arg::Text(t) => t.into(),
+        })
+        .collect();
+    (sql.text, args)
+}
+
+/// One row of `ledger::history_sql`; SQLite numbers arrive as JS numbers.
+#[derive(Deserialize)]
+struct HistorySqlRow {
+    id: String,
+    at: f64,
+    carrier: String,
+    service: String,
+    tracking: String,
+    price: f64,
+    refund: f64,
+    carbon: Option<f64>,
+    status: String,
+    bought_by: Option<String>,
+    job: Option<String>,
+    reference: Option<String>,
+    recipient: Option<String>,
+}
+
+impl From<HistorySqlRow> for HistoryRow {
+    fn from(r: HistorySqlRow) -> Self {
+        HistoryRow {
+            id: r.id,
+            at: r.at as u64,
+            carrier: r.carrier,
+            service: r.service,
+            tracking_number: r.tracking,
+            price_cents: r.price as i64,
+            refund_cents: r.refund as i64,
+            carbon_grams: r.carbon.map(|c| c as i64),
+            status: ledger::status(&r.status),
+            bought_by: r.bought_by,
+            job: r.job,
+            reference: r.reference,
+            recipient: r.recipient,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct AggregateSqlRow {
+    carrier: String,
+    first: f64,
+    labels: f64,
+    spend: f64,
+    voided: f64,
+    refunded: f64,
+    carbon: f64,
+    carbon_labels: f64,
+}
+
+#[derive(Deserialize)]
+struct ChoicesSqlRow {
+    labels: f64,
+    chosen_cents: f64,
+    chosen_carbon: f64,
+    cheapest_cents: f64,
+    cheapest_carbon: f64,
+    greenest_cents: f64,
+    greenest_carbon: f64,
+}
+
+/// The ledger's own schema changes, in order; `ledger_schema` says how many
+/// ran. 1: insights (time, price, carbon, status, refunds, buyer's batch and
+/// the quote's cheapest and lowest-carbon rates beside the one chosen).
+const MIGRATIONS: [&[&str]; 1] = [&[
+    "ALTER TABLE labels ADD COLUMN at INTEGER",
+    "ALTER TABLE labels ADD COLUMN service TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE labels ADD COLUMN price INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE labels ADD COLUMN carbon INTEGER",
+    "ALTER TABLE labels ADD COLUMN status TEXT NOT NULL DEFAULT 'bought'",
+    "ALTER TABLE labels ADD COLUMN refund INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE labels ADD COLUMN job TEXT",
+    "ALTER TABLE labels ADD COLUMN reference TEXT",
+    "ALTER TABLE labels ADD COLUMN recipient TEXT",
+    "ALTER TABLE labels ADD COLUMN cheapest_cents INTEGER",
+    "ALTER TABLE labels ADD COLUMN cheapest_carbon INTEGER",
+    "ALTER TABLE labels ADD COLUMN greenest_cents INTEGER",
+    "ALTER TABLE labels ADD COLUMN greenest_carbon INTEGER",
+    // What a search looks in: computed when read, never stored.
+    "ALTER TABLE labels ADD COLUMN search TEXT GENERATED ALWAYS AS (lower(tracking || ' ' || coalesce(reference, '') || ' ' || coalesce(recipient, ''))) VIRTUAL",
+    "UPDATE labels SET at = coalesce(json_extract(json, '$.created_at'), seen_at), \
+     service = coalesce(json_extract(json, '$.service'), ''), price = coalesce(json_extract(json, '$.rate_cents'), 0)",
+    // History pages (newest first, by carrier or not) and the insights'
+    // sums, which this index covers: a period is one range of it.
+    "CREATE INDEX labels_at ON labels (sandbox, at, id)",
+    "CREATE INDEX labels_carrier ON labels (sandbox, carrier, at, id)",
+    "CREATE INDEX labels_sums ON labels (sandbox, at, carrier, price, status, refund, carbon)",
+    // Voids are few: found without reading every label.
+    "CREATE INDEX labels_status ON labels (sandbox, status, at, id)",
+    // Searches of three characters or more (`ledger::history_sql`): each
+    // label's `search` text by trigrams, under the label's rowid.
+    "CREATE VIRTUAL TABLE label_search USING fts5(text, tokenize = 'trigram')",
+    "INSERT INTO label_search (rowid, text) SELECT rowid, search FROM labels",
+    // The rates offered to the dashboard, kept until they expire, so a
+    // purchase learns its carbon and what else was offered.
+    "CREATE TABLE quotes (rate_id TEXT PRIMARY KEY, at INTEGER NOT NULL, carbon INTEGER NOT NULL, recipient TEXT, \
+     cheapest_cents INTEGER NOT NULL, cheapest_carbon INTEGER NOT NULL, greenest_cents INTEGER NOT NULL, greenest_carbon INTEGER NOT NULL)",
+    "CREATE INDEX quotes_at ON quotes (at)",
+]];
+
+/// After a write that may change a label's searched text: its trigrams again.
+const INDEX_LABEL: &str = "INSERT OR REPLACE INTO label_search (rowid, text) SELECT rowid, search FROM labels WHERE id = ?";
+
+/// How long an offered rate is kept: v1's 15 minutes and some.
+const QUOTE_SECONDS: u64 = 20 * 60;
+/// Rows per page of a CSV export: each page is read, written and let go.
+const EXPORT_PAGE_ROWS: u32 = 1000;
 
 fn text<T: serde::Serialize>(value: &T) -> Result<String> {
     match serde_json::to_value(value).map_err(internal)? {
@@ -145,11 +281,160 @@ impl WebhookInbox {
             "CREATE INDEX IF NOT EXISTS labels_seen ON labels (sandbox, seen_at)",
             "CREATE INDEX IF NOT EXISTS labels_event ON labels (sandbox, last_at)",
             "CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL, reason TEXT NOT NULL, source_ip TEXT NOT NULL, excerpt TEXT NOT NULL, body_bytes INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS ledger_schema (version INTEGER NOT NULL)",
         ] {
             self.sql().exec(ddl, None)?;
         }
+        #[derive(Deserialize)]
+        struct Version {
+            version: f64,
+        }
+        let done: Vec<Version> = self
+            .sql()
+            .exec("SELECT version FROM ledger_schema", None)?
+            .to_array()?;
+        let done = done.first().map_or(0, |v| v.version as usize);
+        if done < MIGRATIONS.len() {
+            // One event: the object commits these together or not at all.
+            for step in &MIGRATIONS[done..] {
+                for statement in *step {
+                    self.sql().exec(statement, None)?;
+                }
+            }
+            self.sql().exec("DELETE FROM ledger_schema", None)?;
+            self.sql().exec(
+                "INSERT INTO ledger_schema (version) VALUES (?)",
+                vec![(MIGRATIONS.len() as i32).into()],
+            )?;
+        }
         self.tables_ready.set(true);
         Ok(())
+    }
+
+    fn index_label(&self, id: &str) -> Result<()> {
+        self.sql().exec(INDEX_LABEL, vec![id.into()])?;
+        Ok(())
+    }
+
+    fn insights(&self, sandbox: bool, query: &InsightsQuery) -> Result<String> {
+        let now = now();
+        let (text, args) = values(ledger::aggregate_sql(sandbox, query, now));
+        let rows: Vec<AggregateSqlRow> = self.sql().exec(&text, args)?.to_array()?;
+        let rows = rows
+            .into_iter()
+            .map(|r| AggregateRow {
+                carrier: r.carrier,
+                first: r.first as u64,
+                totals: Totals {
+                    labels: r.labels as u32,
+                    spend_cents: r.spend as i64,
+                    voided: r.voided as u32,
+                    refunded_cents: r.refunded as i64,
+                    carbon_grams: r.carbon as i64,
+                    carbon_labels: r.carbon_labels as u32,
+                },
+            })
+            .collect();
+        let (text, args) = values(ledger::choices_sql(sandbox, query.since(now)));
+        let choices = self
+            .sql()
+            .exec(&text, args)?
+            .to_array::<ChoicesSqlRow>()?
+            .into_iter()
+            .next()
+            .map(|c| Choices {
+                labels: c.labels as u32,
+                chosen_cents: c.chosen_cents as i64,
+                chosen_carbon_grams: c.chosen_carbon as i64,
+                cheapest_cents: c.cheapest_cents as i64,
+                cheapest_carbon_grams: c.cheapest_carbon as i64,
+                greenest_cents: c.greenest_cents as i64,
+                greenest_carbon_grams: c.greenest_carbon as i64,
+            })
+            .unwrap_or_default();
+        serde_json::to_string(&ledger::insights(sandbox, query, now, rows, choices))
+            .map_err(internal)
+    }
+
+    fn history_rows(
+        &self,
+        sandbox: bool,
+        query: &HistoryQuery,
+        limit: u32,
+    ) -> Result<Vec<HistoryRow>> {
+        let (text, args) = values(ledger::history_sql(sandbox, query, limit));
+        let rows: Vec<HistorySqlRow> = self.sql().exec(&text, args)?.to_array()?;
+        Ok(rows.into_iter().map(HistoryRow::from).collect())
+    }
+
+    fn history(&self, sandbox: bool, query: &HistoryQuery) -> Result<String> {
+        let mut rows = self.history_rows(sandbox, query, query.limit)?;
+        let next = ledger::page_end(&mut rows, query.limit);
+        serde_json::to_string(&HistoryPage { rows, next }).map_err(internal)
+    }
+
+    /// The export as a stream of pages, each read when the reader wants
+    /// more: never every row at once.
+    fn export(&self, sandbox: bool, query: HistoryQuery) -> Result<Response> {
+        let sql = self.sql();
+        let first = Some((query, true));
+        let pages = futures_util::stream::try_unfold(first, move |state| {
+            let sql = sql.clone();
+            async move {
+                let Some((mut query, header)) = state else {
+                    return Ok::<_, worker::Error>(None);
+                };
+                let (text, args) = values(ledger::history_sql(sandbox, &query, EXPORT_PAGE_ROWS));
+                let rows: Vec<HistorySqlRow> = sql.exec(&text, args)?.to_array()?;
+                let mut rows: Vec<HistoryRow> = rows.into_iter().map(HistoryRow::from).collect();
+                let next = ledger::page_end(&mut rows, EXPORT_PAGE_ROWS);
+                let chunk = ledger::csv_lines(&rows, header).map_err(internal)?;
+                query.cursor = next.as_deref().and_then(api::insights::Cursor::decode);
+                let more = query.cursor.is_some().then_some((query, false));
+                Ok(Some((chunk, more)))
+            }
+        });
+        let mut response = Response::from_stream(pages)?;
+        let headers = response.headers_mut();
+        headers.set("Content-Type", "text/csv; charset=utf-8")?;
+        headers.set("Content-Disposition", "attachment; filename=\"labels.csv\"")?;
+        Ok(response)
+    }
+
+    /// A dashboard read (`super::READ_URL`): the answer, or the envelope of
+    /// a bad query with the main Worker's request id.
+    fn read(&self, path: &str, query: Option<&str>, request_id: &str) -> Result<Response> {
+        self.tables()?;
+        let param = |name: &str| query_param(query, name);
+        let (kind, mode) = path.split_once('/').unwrap_or((path, ""));
+        let sandbox = mode == "sandbox";
+        let answer = match kind {
+            "insights" => InsightsQuery::from_params(param).map(|q| self.insights(sandbox, &q)),
+            "history" => HistoryQuery::from_params(param).map(|q| self.history(sandbox, &q)),
+            "export" => match HistoryQuery::from_params(param) {
+                Ok(q) => return self.export(sandbox, q),
+                Err(e) => Err(e),
+            },
+            _ => return Response::error("Not Found", 404),
+        };
+        match answer {
+            Ok(json) => {
+                let mut response = Response::ok(json?)?;
+                response
+                    .headers_mut()
+                    .set("Content-Type", "application/json")?;
+                Ok(response)
+            }
+            Err(e) => {
+                let response = crate::runtime::reply::error_response(
+                    &EdgeError::InvalidBody(e),
+                    request_id,
+                    None,
+                )
+                .map_err(|_| internal("no error response"))?;
+                Ok(response.into())
+            }
+        }
     }
 
     fn labels(
@@ -235,9 +520,10 @@ impl WebhookInbox {
                     .sql()
                     .exec(
                         &format!(
-                            "INSERT INTO labels (id, sandbox, seen_at, json, tracking, carrier, deliveries, first_at, last_at, slot) \
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?3, ?3, ?7) \
+                            "INSERT INTO labels ({LABEL_WRITE}, deliveries, first_at, last_at, slot) \
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?3, ?3, ?10) \
                              ON CONFLICT(id) DO UPDATE SET deliveries = deliveries + 1, \
+                             json = excluded.json, at = coalesce(json_extract(excluded.json, '$.created_at'), at), \
                              first_at = COALESCE(first_at, excluded.first_at), last_at = excluded.last_at, \
                              slot = COALESCE(slot, excluded.slot) RETURNING {LABEL_COLUMNS}"
                         ),
@@ -249,6 +535,7 @@ impl WebhookInbox {
                     .next()
                     .and_then(LabelRow::entry)
                     .ok_or_else(|| internal("the upsert returned no row"))?;
+                self.index_label(&label.id)?;
                 let deliveries = entry.event.as_ref().map_or(0, |e| e.deliveries);
                 self.broadcast(
                     Some(mode_tag(label.sandbox)),
@@ -257,19 +544,118 @@ impl WebhookInbox {
                 self.schedule_prune().await?;
                 reply::<InboxStore, AcceptEvent>(&Accepted { deliveries })
             }
-            InboxCall::Bought(RecordPurchase { label, user }) => {
+            InboxCall::Bought(RecordPurchase {
+                label,
+                user,
+                rate_id,
+            }) => {
                 let label: Label = serde_json::from_str(&label).map_err(internal)?;
                 // The event may have come first: then only the buyer is added.
                 let mut values = label_values(&label, now)?;
                 values.push(user.into());
                 self.sql().exec(
-                    "INSERT INTO labels (id, sandbox, seen_at, json, tracking, carrier, bought_by) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
-                     ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by",
+                    &format!(
+                        "INSERT INTO labels ({LABEL_WRITE}, bought_by) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
+                         ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by"
+                    ),
                     values,
                 )?;
+                if let Some(rate_id) = rate_id {
+                    // What the quote offered, if this object saw it.
+                    self.sql().exec(
+                        "UPDATE labels SET (carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) = \
+                         (SELECT carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon FROM quotes WHERE rate_id = ?2) \
+                         WHERE id = ?1 AND EXISTS (SELECT 1 FROM quotes WHERE rate_id = ?2)",
+                        vec![label.id.as_str().into(), rate_id.into()],
+                    )?;
+                }
+                self.index_label(&label.id)?;
                 self.schedule_prune().await?;
                 reply::<InboxStore, RecordPurchase>(&())
+            }
+            InboxCall::Quoted(RecordQuote { request, answer }) => {
+                let rates = serde_json::from_str::<RatesResponse>(&answer)
+                    .map(|r| r.rates)
+                    .unwrap_or_default();
+                let recipient = serde_json::from_str::<RatesRequest>(&request)
+                    .ok()
+                    .map(|r| r.to_address.name);
+                if let Some(offered) = Offered::of(&rates) {
+                    for rate in &rates {
+                        self.sql().exec(
+                            "INSERT OR REPLACE INTO quotes (rate_id, at, carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
+                             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            vec![
+                                rate.id.as_str().into(),
+                                (now as f64).into(),
+                                rate.carbon_grams.into(),
+                                recipient.clone().map_or(SqlStorageValue::Null, Into::into),
+                                offered.cheapest_cents.into(),
+                                offered.cheapest_carbon_grams.into(),
+                                offered.greenest_cents.into(),
+                                offered.greenest_carbon_grams.into(),
+                            ],
+                        )?;
+                    }
+                    self.schedule_prune().await?;
+                }
+                reply::<InboxStore, RecordQuote>(&())
+            }
+            InboxCall::JobLabels(RecordJobLabels { job, user, labels }) => {
+                for JobLabel {
+                    label,
+                    reference,
+                    recipient,
+                    carbon_grams,
+                    offered,
+                } in labels
+                {
+                    let label: Label = serde_json::from_str(&label).map_err(internal)?;
+                    let mut values = label_values(&label, now)?;
+                    let offer = |v: fn(&Offered) -> i64| {
+                        offered
+                            .as_ref()
+                            .map_or(SqlStorageValue::Null, |o| v(o).into())
+                    };
+                    values.extend([
+                        user.as_str().into(),
+                        job.as_str().into(),
+                        reference.into(),
+                        recipient.into(),
+                        carbon_grams.into(),
+                        offer(|o| o.cheapest_cents),
+                        offer(|o| o.cheapest_carbon_grams),
+                        offer(|o| o.greenest_cents),
+                        offer(|o| o.greenest_carbon_grams),
+                    ]);
+                    // Its event may have come first: it keeps the service's copy.
+                    self.sql().exec(
+                        &format!(
+                            "INSERT INTO labels ({LABEL_WRITE}, bought_by, job, reference, recipient, carbon, \
+                             cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) \
+                             ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, job = excluded.job, \
+                             reference = excluded.reference, recipient = excluded.recipient, carbon = excluded.carbon, \
+                             cheapest_cents = excluded.cheapest_cents, cheapest_carbon = excluded.cheapest_carbon, \
+                             greenest_cents = excluded.greenest_cents, greenest_carbon = excluded.greenest_carbon"
+                        ),
+                        values,
+                    )?;
+                    self.index_label(&label.id)?;
+                }
+                self.schedule_prune().await?;
+                reply::<InboxStore, RecordJobLabels>(&())
+            }
+            InboxCall::Void(RecordVoid { id, confirmed }) => {
+                // A confirmed void refunds the label's price; a request
+                // never undoes a confirmation.
+                self.sql().exec(
+                    "UPDATE labels SET status = CASE WHEN ?2 THEN 'voided' ELSE 'void_requested' END, \
+                     refund = CASE WHEN ?2 THEN price ELSE 0 END WHERE id = ?1 AND status != 'voided'",
+                    vec![id.into(), (confirmed as i32).into()],
+                )?;
+                reply::<InboxStore, RecordVoid>(&())
             }
             InboxCall::Reject(RecordRefusal {
                 reason,
@@ -332,6 +718,13 @@ impl WebhookInbox {
     }
 }
 
+/// The ledger Worker has no URL of its own: only its object is reached,
+/// through the main Worker's `INBOX` binding.
+#[event(fetch)]
+async fn fetch(_req: Request, _env: Env, _ctx: worker::Context) -> Result<Response> {
+    Response::error("Not Found", 404)
+}
+
 impl DurableObject for WebhookInbox {
     fn new(state: State, _env: Env) -> Self {
         Self {
@@ -353,6 +746,17 @@ impl DurableObject for WebhookInbox {
                 .accept_websocket_with_tags(&pair.server, &[mode_tag(sandbox)]);
             return Response::from_websocket(pair.client);
         }
+        if let Some(rest) = url.strip_prefix(super::READ_URL) {
+            let (path, query) = match rest.split_once('?') {
+                Some((p, q)) => (p, Some(q)),
+                None => (rest, None),
+            };
+            let request_id = req
+                .headers()
+                .get(super::REQUEST_ID_HEADER)?
+                .unwrap_or_default();
+            return self.read(path, query, &request_id);
+        }
         let call: InboxCall = req.json().await?;
         Response::ok(self.call(call).await?)
     }
@@ -362,13 +766,40 @@ impl DurableObject for WebhookInbox {
         self.tables()?;
         let sql = self.sql();
         let now = now();
+        // Labels past the retention go with their search trigrams: those
+        // older than it (a range of `labels_at` in each mode), then, past
+        // the row limit, the oldest (sorted only when there are too many).
+        #[derive(Deserialize)]
+        struct Count {
+            n: f64,
+        }
+        let count: Vec<Count> = sql
+            .exec("SELECT count(*) AS n FROM labels", None)?
+            .to_array()?;
+        let over = count.first().map_or(0, |c| c.n as i64) - i64::from(RETAIN_LABELS);
+        let old = if over > 0 {
+            "SELECT rowid FROM labels WHERE sandbox IN (0, 1) AND at < ?1 \
+             UNION SELECT rowid FROM (SELECT rowid FROM labels ORDER BY at LIMIT ?2)"
+        } else {
+            "SELECT rowid FROM labels WHERE sandbox IN (0, 1) AND at < ?1 AND ?2 = 0"
+        };
+        let bounds = || -> Vec<SqlStorageValue> {
+            vec![
+                (now.saturating_sub(RETAIN_SECONDS) as f64).into(),
+                over.max(0).into(),
+            ]
+        };
         sql.exec(
-            "DELETE FROM labels WHERE seen_at < ?",
-            vec![(now.saturating_sub(RETAIN_SECONDS) as f64).into()],
+            &format!("DELETE FROM label_search WHERE rowid IN ({old})"),
+            bounds(),
         )?;
         sql.exec(
-            "DELETE FROM labels WHERE rowid IN (SELECT rowid FROM labels ORDER BY seen_at DESC LIMIT -1 OFFSET ?)",
-            vec![i64::from(RETAIN_LABELS).into()],
+            &format!("DELETE FROM labels WHERE rowid IN ({old})"),
+            bounds(),
+        )?;
+        sql.exec(
+            "DELETE FROM quotes WHERE at < ?",
+            vec![(now.saturating_sub(QUOTE_SECONDS) as f64).into()],
         )?;
         sql.exec(
             "DELETE FROM rejected WHERE received_at < ?",

@@ -1,12 +1,16 @@
 //! Receiving `label.created`: which secret verifies a delivery, why one is
 //! refused, what of a refused body is kept, and the inbox's protocol. The
 //! signature check itself is `api::webhooks::verify`; the store is the
-//! `WebhookInbox` object (`inbox`), the endpoints are `glue` (wasm only).
+//! `WebhookInbox` object (`inbox`, in the ledger Worker: `ledger/`), the
+//! endpoints are `glue` (wasm only, in the main Worker).
 
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", feature = "ledger"))]
 pub(crate) mod inbox;
+pub mod ledger;
+
+use api::insights::Offered;
 
 use crate::errors::EdgeError;
 use crate::objects::Object;
@@ -127,6 +131,12 @@ pub struct InboxStore;
 
 /// Where the inbox object takes a live feed's WebSocket (`?mode=live|sandbox`).
 pub const LIVE_URL: &str = "https://object/live";
+/// Where it answers the dashboard's reads that pass through the main Worker
+/// as they are: `{READ_URL}{insights|history|export}/{live|sandbox}?<the
+/// client's query>`, with the main Worker's request id in
+/// [`REQUEST_ID_HEADER`] for the envelope of a bad query.
+pub const READ_URL: &str = "https://object/read/";
+pub const REQUEST_ID_HEADER: &str = "parcel-request-id";
 
 impl Object for InboxStore {
     const BINDING: &'static str = "INBOX";
@@ -144,6 +154,9 @@ pub enum InboxCall {
     Reject(RecordRefusal),
     Ledger(ReadLedger),
     Inbox(ReadInbox),
+    Quoted(RecordQuote),
+    Void(RecordVoid),
+    JobLabels(RecordJobLabels),
 }
 
 /// A verified `label.created` delivery: stored once per label. Labels
@@ -156,11 +169,51 @@ pub struct AcceptEvent {
     pub slot: SecretSlot,
 }
 
-/// A label bought through the dashboard, by this user (the service's answer).
+/// A label bought through the dashboard, by this user (the service's
+/// answer), with the rate it was bought at.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RecordPurchase {
     pub label: String,
     pub user: String,
+    #[serde(default)]
+    pub rate_id: Option<String>,
+}
+
+/// Rates offered to a signed-in person: the request and the service's
+/// answer, as text (parsed in the object, not in the main Worker).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RecordQuote {
+    pub request: String,
+    pub answer: String,
+}
+
+/// Labels a batch job bought, with what the ledger cannot learn from their
+/// events: the job, who started it, each row's reference and recipient and
+/// the carbon of the rate it bought.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RecordJobLabels {
+    pub job: String,
+    pub user: String,
+    pub labels: Vec<JobLabel>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JobLabel {
+    /// The label as the job knows it (JSON text, as for purchases).
+    pub label: String,
+    pub reference: String,
+    pub recipient: String,
+    pub carbon_grams: i64,
+    /// What the row's quote offered (jobs quoted before it was kept: none).
+    pub offered: Option<Offered>,
+}
+
+/// A void requested through the dashboard, or seen confirmed in a read of
+/// the label.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RecordVoid {
+    pub id: String,
+    pub confirmed: bool,
 }
 
 /// A refused delivery, kept for display.
@@ -193,6 +246,9 @@ crate::calls! {
     Reject(RecordRefusal) => (),
     Ledger(ReadLedger) => Ledger,
     Inbox(ReadInbox) => Inbox,
+    Quoted(RecordQuote) => (),
+    Void(RecordVoid) => (),
+    JobLabels(RecordJobLabels) => (),
 }
 
 /// What the inbox answers to `Accept`: how many deliveries it has now seen.

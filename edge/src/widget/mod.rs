@@ -5,7 +5,7 @@
 //! fallback option. An organization's settings are kept briefly (`tenants`).
 
 pub mod cors;
-#[cfg(all(target_arch = "wasm32", not(feature = "accounts")))]
+#[cfg(all(target_arch = "wasm32", main_worker))]
 pub(crate) mod glue;
 pub mod quotes;
 pub mod shoppers;

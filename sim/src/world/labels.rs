@@ -194,6 +194,7 @@ impl World {
             rate_cents,
             sandbox,
             wallet_balance_after_cents: balance_after,
+            created_at: Some(now),
         };
         self.by_tracking_number
             .insert(label.tracking_number.clone(), id.clone());
@@ -278,7 +279,6 @@ impl World {
             label: r.label.clone(),
             void_status: void_status(r, now),
             scanned: r.scanned_at.is_some_and(|at| at <= now),
-            created_at: r.created_at,
             tracker_id,
         })
     }
@@ -319,6 +319,42 @@ impl World {
     pub fn scan_label(&mut self, id: &str, now: u64) -> Option<u64> {
         let label = self.labels.get_mut(id)?;
         Some(*label.scanned_at.get_or_insert(now))
+    }
+}
+
+/// Sums of one carrier's labels, for the control surface.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LabelSums {
+    pub labels: u32,
+    pub rate_cents: i64,
+    pub refunded_cents: i64,
+}
+
+impl World {
+    /// The labels `account` made in `env` within `during`, per carrier and
+    /// in all (voids confirmed by `now` counted as refunded).
+    pub fn label_sums(
+        &mut self,
+        account: &str,
+        env: KeyEnv,
+        during: std::ops::Range<u64>,
+        now: u64,
+    ) -> std::collections::BTreeMap<String, LabelSums> {
+        self.settle_voids(now);
+        let mut sums = std::collections::BTreeMap::<String, LabelSums>::new();
+        for r in self.labels.values() {
+            if r.account != account || r.env != env || !during.contains(&r.created_at) {
+                continue;
+            }
+            let refunded = if r.refunded { r.label.rate_cents } else { 0 };
+            for key in [r.label.carrier.clone(), "all".to_string()] {
+                let s = sums.entry(key).or_default();
+                s.labels += 1;
+                s.rate_cents += r.label.rate_cents;
+                s.refunded_cents += refunded;
+            }
+        }
+        sums
     }
 }
 

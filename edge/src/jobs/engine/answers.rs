@@ -4,6 +4,7 @@
 //! still settles its chunk (a created batch is paid, so it is bought).
 
 use api::batches::{Batch, BatchItemState, BatchState};
+use api::insights::Offered;
 use api::jobs::{ChunkState, JobState, RowQuote, RowState};
 use api::{ApiError, ErrorCode, Rate, Wallet};
 
@@ -103,6 +104,7 @@ impl Job {
                         carbon_grams: rate.carbon_grams,
                         carrier_eta: rate.carrier_eta.clone(),
                         quoted_at: now,
+                        offered: Offered::of(&rates),
                     };
                     for i in twins {
                         self.take_quote(i, quote.clone());

@@ -1,0 +1,81 @@
+// The Insights page's time to its 30-day chart, with the done-when's ledger:
+// 20,000 labels of four carriers over 90 days, bought on the simulator and
+// announced by its signed events (tests/support/ledger-seed.mjs), in
+// Chromium in front of the real Worker in workerd. Measured from the click
+// on "Insights" in the menu to the chart's 30 bars in the page:
+//   cold: a fresh browser context each time (the page's chunk fetched);
+//   warm: the same context, leaving for Ship and coming back.
+// Also the `/api/insights?period=30d` answer alone at the Worker, from the
+// page, for comparison.
+//   scripts/build-edge && scripts/build-app && cargo build --profile native -p sim \
+//     && node tests/bench/insights-page.mjs     (BENCH_LABELS=20000 BENCH_ROUNDS=10)
+import { randomBytes } from 'node:crypto';
+import { startStack } from '../support/stack.mjs';
+import { launch } from '../support/browser.mjs';
+import { App } from '../support/pages.mjs';
+import { buyOnSim, untilLedgerHolds } from '../support/ledger-seed.mjs';
+
+const LABELS = Number(process.env.BENCH_LABELS || 20000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 10);
+const SECRET = `whsec_${randomBytes(16).toString('hex')}`;
+
+const stack = await startStack({ edgeSecrets: { WEBHOOK_SECRET: SECRET } });
+const browser = await launch();
+try {
+  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: `${stack.edge.url}/hooks/v1/label-created`, secret: SECRET });
+  const started = Date.now();
+  await buyOnSim(stack, { count: LABELS, days: 90, now: Math.floor(Date.now() / 1000) });
+  const viewer = await stack.edge.session(stack.users.viewer);
+  const held = async () => (await (await fetch(`${stack.edge.url}/api/insights?period=90d`, { headers: { cookie: viewer.cookie } })).json()).totals.labels;
+  await untilLedgerHolds(LABELS, held, 600_000);
+  const seeding = (Date.now() - started) / 1000;
+
+  /** Clicks "Insights" and waits for the chart's 30 bars; returns ms. */
+  const toChart = async (page) => {
+    const t = performance.now();
+    await new App(page, stack).nav('Insights');
+    await page.waitForFunction(() => document.querySelectorAll('svg g.bar').length === 30, null, { timeout: 30000, polling: 'raf' });
+    return performance.now() - t;
+  };
+  const cold = [], warm = [], api = [], fetched = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const app = new App(page, stack);
+    await app.signIn(stack.users.viewer);
+    const mark = await page.evaluate(() => performance.now());
+    cold.push(await toChart(page));
+    // Where a cold open's time goes: the chunk files it fetched, and when the
+    // last of them and the insights answer arrived (ms after the click).
+    fetched.push(await page.evaluate((t0) => {
+      const after = performance.getEntriesByType('resource').filter((e) => e.startTime >= t0);
+      const wasm = after.filter((e) => e.name.endsWith('.wasm'));
+      const data = after.find((e) => e.name.includes('/api/insights'));
+      return { files: wasm.length, bytes: wasm.reduce((a, e) => a + e.encodedBodySize, 0), wasmEnd: Math.max(...wasm.map((e) => e.responseEnd)) - t0, dataStart: data ? data.startTime - t0 : NaN, dataEnd: data ? data.responseEnd - t0 : NaN };
+    }, mark));
+    await app.nav('Ship');
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    warm.push(await toChart(page));
+    api.push(await page.evaluate(async () => {
+      const t = performance.now();
+      await (await fetch('/api/insights?period=30d&tz=' + -new Date().getTimezoneOffset())).json();
+      return performance.now() - t;
+    }));
+    await context.close();
+  }
+  const stats = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(0);
+    return `${q(0.5)} | ${q(0.9)} | ${s[s.length - 1].toFixed(0)}`;
+  };
+  console.log(`${LABELS} labels seeded and in the ledger in ${seeding.toFixed(0)} s; ${ROUNDS} rounds, Chromium, desktop width.\n`);
+  console.log('| to the 30-day chart (ms) | p50 | p90 | max |\n|---|---|---|---|');
+  console.log(`| cold (fresh context: the chunk fetched) | ${stats(cold)} |`);
+  console.log(`| warm (back from Ship) | ${stats(warm)} |`);
+  console.log(`| GET /api/insights?period=30d alone, from the page | ${stats(api)} |`);
+  const f = fetched[0];
+  console.log(`\nA cold open fetches ${f.files} chunk files (${f.bytes} B as sent); after the click, the last arrives at (p50) ${stats(fetched.map((x) => x.wasmEnd)).split(' | ')[0]} ms, the insights request starts at ${stats(fetched.map((x) => x.dataStart)).split(' | ')[0]} ms and is answered at ${stats(fetched.map((x) => x.dataEnd)).split(' | ')[0]} ms.`);
+} finally {
+  await browser.close();
+  await stack.stop();
+}
