@@ -88,18 +88,12 @@ impl Clock {
     }
 }
 
-/// `YYYY-MM-DD` of a unix time (UTC), by the days-from-civil inverse.
+/// `YYYY-MM-DD` of a unix time (UTC): the date part of the contract's
+/// ISO time (`api::insights::iso_utc`, days-from-civil).
 pub fn date(unix: u64) -> String {
-    let z = (unix / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    let mut iso = api::insights::iso_utc(unix);
+    iso.truncate("YYYY-MM-DD".len());
+    iso
 }
 
 /// Non-secret hex for ids and request ids: a per-thread xorshift generator
