@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { withPacks } from './app-packs.mjs';
 
 const env = (name) => {
   const value = process.env[name];
@@ -92,12 +93,12 @@ const write = (name, bytes) => writeFileSync(path.join(staging, name), bytes);
 
 // The chunks, each named by its own SHA-256 (base64url, 43 characters) and
 // fetched with the same digest as its integrity: the loader holds one hash
-// per chunk file (about 300; a hash does not compress) and `C` rebuilds the
+// per chunk file (about 300; a hash does not compress) and `N` rebuilds the
 // SRI string from the name. Measured: 3.5 KB brotli less than a hex name
 // beside a separate integrity hash.
-const CHUNK_FETCH = 'const C = (f) => fetch(new URL(`./${f}.wasm`, import.meta.url), { integrity: `sha256-${f.slice(-43).replaceAll("-", "+").replaceAll("_", "/")}=` });';
 let loader = readFileSync(path.join(split, '__wasm_split.js'), 'utf8');
 const chunks = readdirSync(split).filter((f) => f.endsWith('.wasm') && f !== `${bin}.wasm`).sort();
+const chunkBytes = new Map();
 for (const file of chunks) {
   const bytes = optimized(path.join(split, file));
   const stem = `${path.basename(file, '.wasm')}-${createHash('sha256').update(bytes).digest('base64url')}`;
@@ -105,7 +106,13 @@ for (const file of chunks) {
   if (loader.split(fetchOf).length !== 2) fail(`the chunk loader does not fetch ${file} exactly once (a wasm-split-cli change?)`);
   loader = loader.replace(fetchOf, `C("${stem}")`);
   write(`${stem}.wasm`, bytes);
+  chunkBytes.set(stem, bytes);
 }
+// Each page's pack (scripts/app-packs.mjs): its files in one request when
+// it is the first page a visit opens.
+const packed = withPacks(loader, (stem) => chunkBytes.get(stem) ?? fail(`no chunk ${stem}`), fail);
+loader = packed.loader;
+for (const { stem, bytes } of packed.packs) write(`${stem}.wasm`, bytes);
 // wasm-split-cli's comments (which pages share each chunk): 1.4 KB brotli.
 loader = loader.replace(/^\/\* [\w, ]+ \*\/\n/gm, '');
 
@@ -120,7 +127,7 @@ if (!mainJs.includes(loaderImport)) fail(`${bin}.js does not import the chunk lo
 if (!loader.includes(mainImport)) fail('the chunk loader does not import the bindings (a wasm-split-cli change?)');
 const BLANK = '\0name\0';
 const jsBlank = mainJs.replaceAll(loaderImport, `from "./${BLANK}_split.js"`);
-const loaderBlank = loader.replace(mainImport, `import { initSync } from "./${BLANK}.js";\n${CHUNK_FETCH}`);
+const loaderBlank = loader.replace(mainImport, `import { initSync } from "./${BLANK}.js";\n${packed.runtime}`);
 const base = `${bin}-${hex(mainWasm, jsBlank, loaderBlank)}`;
 const names = { js: `${base}.js`, loader: `${base}_split.js`, wasm: `${base}_bg.wasm` };
 const js = jsBlank.replaceAll(BLANK, base);
@@ -138,4 +145,4 @@ await init({ module_or_path: '${href(names.wasm)}' });
 <link rel="modulepreload" href="${href(names.loader)}" crossorigin="anonymous" integrity="${sri(loader)}">
 <link rel="preload" href="${href(names.wasm)}" crossorigin="anonymous" integrity="${sri(mainWasm)}" as="fetch" type="application/wasm">`;
 writeFileSync(htmlFile, html.replace(link, tags));
-console.log(`app-wasm: ${names.wasm} and ${chunks.length} chunks`);
+console.log(`app-wasm: ${names.wasm}, ${chunks.length} chunks and ${packed.packs.length} packs`);

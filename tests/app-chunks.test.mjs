@@ -1,9 +1,10 @@
 // The dashboard's on-demand pages in Chromium (Playwright) and Firefox ESR
 // (puppeteer-core over WebDriver BiDi), through the real Worker: `/` loads
-// the first module only; opening Batches, then Webhooks fetches each page's
-// chunk files (tests/support/sizes.mjs reads which from the built loader)
-// once, with no reload, and shows the page; going back fetches nothing; a
-// bookmarked batch page opens with the first load and its chunks only; the
+// the first module only; opening Batches fetches its pack (its chunk files
+// in one), then Webhooks the chunk files Batches did not bring
+// (tests/support/sizes.mjs reads which from the built loader), once, with
+// no reload, and shows the page; going back fetches nothing; a bookmarked
+// batch page opens with the first load and the batch pack only; the
 // ship page fetches its offer chunk (rates, purchase) once its form is entered.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { engines } from './support/widget.mjs';
 import { ShipPage, T } from './support/pages.mjs';
 
 const dist = path.join(ROOT, 'dist');
-const { splits } = chunks(dist);
+const { splits, packs } = chunks(dist);
 const firstWasm = firstLoad(dist).filter((f) => f.file.endsWith('.wasm')).map((f) => f.file);
 
 // The few calls the scenario needs, per engine.
@@ -65,12 +66,16 @@ for (const name of ['chromium', 'firefox']) {
       let mark = requests.length;
       await d.link(page, 'Batches').click();
       await d.wait(d.role(page, 'heading', 'Batches'));
-      assert.deepEqual(wasmSince(mark), [...splits.batches].sort(), 'Batches fetches its chunks');
+      // The first page a visit opens: its files in one pack.
+      assert.deepEqual(wasmSince(mark), [packs.batches], 'Batches fetches its pack');
 
       mark = requests.length;
       await d.link(page, 'Webhooks').click();
       await d.wait(d.role(page, 'heading', 'Webhooks'));
+      // A later page: only the files it lacks, one by one (its pack would
+      // bring again what Batches brought).
       const shared = new Set(splits.batches);
+      assert.ok(splits.webhooks.some((f) => shared.has(f)), 'Webhooks shares code with Batches');
       assert.deepEqual(wasmSince(mark), splits.webhooks.filter((f) => !shared.has(f)).sort(),
         'Webhooks fetches its chunks, but none Batches already fetched');
 
@@ -93,8 +98,8 @@ for (const name of ['chromium', 'firefox']) {
       await bookmark.goto(`${stack.edge.url}/batches/new`);
       await d.wait(d.role(bookmark, 'heading', 'New batch'));
       // The browser may answer from its cache without a request; nothing else.
-      const allowed = new Set([...firstWasm, ...splits.batches]);
-      assert.deepEqual(fetched.filter((f) => !allowed.has(f)), [], 'only the first load and the batch chunks');
+      const allowed = new Set([...firstWasm, packs.batches]);
+      assert.deepEqual(fetched.filter((f) => !allowed.has(f)), [], 'only the first load and the batch pack');
       assert.deepEqual(tabProblems, []);
     } finally {
       await context.close();
@@ -115,9 +120,13 @@ test('chromium: / fetches the ship offer chunk only once the form is entered; a 
   const wasm = [];
   page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.slice(1)); });
   const offerOwn = splits.ship_offer.find((f) => f.startsWith('split_ship_offer'));
-  // The offer's own file fails until `blocked` is cleared.
+  // The first chunk this visit loads: its pack, if it shares files.
+  const offerFirst = packs.ship_offer ?? offerOwn;
+  // The offer's own file, and its pack, fail until `blocked` is cleared.
   let blocked = true;
-  await page.route(`**/${offerOwn}`, (route) => (blocked ? route.abort('connectionreset') : route.continue()));
+  for (const file of new Set([offerOwn, offerFirst])) {
+    await page.route(`**/${file}`, (route) => (blocked ? route.abort('connectionreset') : route.continue()));
+  }
   try {
     await signInPage(page, stack, stack.users.admin);
     problems.length = 0; // the session check before signing in answers 401
@@ -126,7 +135,7 @@ test('chromium: / fetches the ship offer chunk only once the form is entered; a 
     assert.deepEqual(wasm.filter((f) => !firstWasm.includes(f)), [], 'the signed-in ship page alone fetches no chunk');
 
     await ship.fillAll();
-    assert.ok(wasm.includes(offerOwn), `entering the form fetches the offer: ${wasm.join(' ')}`);
+    assert.ok(wasm.includes(offerFirst), `entering the form fetches the offer: ${wasm.join(' ')}`);
     await ship.getRatesButton().click();
     const alert = page.locator('.error-view[role="alert"]');
     await alert.waitFor({ timeout: T });
@@ -140,7 +149,7 @@ test('chromium: / fetches the ship offer chunk only once the form is entered; a 
     assert.equal(await alert.count(), 0, 'the error is gone');
     // The aborted fetches log their failure (request, resource, the loader's
     // TypeError); nothing else may be logged.
-    const aborted = (p) => p === `requestfailed: ${stack.edge.url}/${offerOwn} net::ERR_CONNECTION_RESET`
+    const aborted = (p) => [offerOwn, offerFirst].some((f) => p === `requestfailed: ${stack.edge.url}/${f} net::ERR_CONNECTION_RESET`)
       || p === 'console: Failed to load resource: net::ERR_CONNECTION_RESET' || p.startsWith('console: TypeError: Failed to fetch');
     assert.deepEqual(problems.filter((p) => !aborted(p)), []);
   } finally {

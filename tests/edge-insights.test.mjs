@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { startStack } from './support/stack.mjs';
+import { keysWithLimits, RAISED_LIMITS, startStack } from './support/stack.mjs';
 import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
 
 const HOOK = '/hooks/v1/label-created';
@@ -256,6 +256,72 @@ test("a batch job's labels carry the job, each row's reference and recipient, th
   for (const line of lines) assert.equal(line.split(',')[9], created.id);
 });
 
+test('the history and export read the other mode with ?mode=, and say which labels their webhook announced', async () => {
+  // A sandbox label, bought elsewhere and announced by its signed event.
+  const auth = { authorization: `Bearer ${stack.keys.sandbox}`, 'content-type': 'application/json' };
+  const quote = await (await fetch(`${stack.sim.url}/v1/rates`, { method: 'POST', headers: auth, body: JSON.stringify(request('Sandy Box', 12)) })).json();
+  const bought = await fetch(`${stack.sim.url}/v1/labels`, { method: 'POST', headers: auth, body: JSON.stringify({ rate_id: quote.rates[0].id }) });
+  assert.equal(bought.status, 201, await bought.clone().text());
+  const sandboxed = await bought.json();
+  // Found by its tracking number: the event says nothing of its recipient.
+  const q = `q=${sandboxed.tracking_number}`;
+  const page = await until('the sandbox label in the sandbox history', async () => {
+    const p = await json(`/api/ledger/history?mode=sandbox&${q}`);
+    return p.rows.length > 0 && p;
+  });
+  assert.deepEqual(page.rows.map((r) => r.id), [sandboxed.id]);
+  assert.equal(page.rows[0].deliveries, 1, 'announced once');
+  // The session's mode (live) does not show it, nor does mode=live.
+  assert.equal((await json(`/api/ledger/history?${q}`)).rows.length, 0);
+  assert.equal((await json(`/api/ledger/history?mode=live&${q}`)).rows.length, 0);
+  const csv = await (await call(`/api/ledger/export.csv?mode=sandbox&${q}`)).text();
+  assert.deepEqual(csv.trim().split(/\r?\n/).slice(1).map((l) => l.split(',')[10]), [sandboxed.id]);
+});
+
+test('insights and history stay whole JSON while a burst of deliveries lands in the same object', async () => {
+  // Seen once: a 200 with an empty body while 64 deliveries were landing.
+  // A day of its own, ahead, so its labels are these 64 only.
+  const at = Math.floor(Date.now() / 1000) + 10 * DAY;
+  await stack.sim.control('POST', '/__sim/clock/set', { now: at });
+  // Another integration's key, whose per-minute limits allow the burst.
+  const { live } = await keysWithLimits(stack.sim, { ...RAISED_LIMITS, 'POST /v1/labels': 100000 });
+  const auth = { authorization: `Bearer ${live}`, 'content-type': 'application/json' };
+  const buys = Array.from({ length: 64 }, async (_, i) => {
+    const quote = await (await fetch(`${stack.sim.url}/v1/rates`, { method: 'POST', headers: auth, body: JSON.stringify(request(`Burst ${i}`, 5 + i)) })).json();
+    const res = await fetch(`${stack.sim.url}/v1/labels`, { method: 'POST', headers: auth, body: JSON.stringify({ rate_id: quote.rates[0].id }) });
+    assert.equal(res.status, 201);
+  });
+  let reads = 0;
+  const bad = [];
+  let done = false;
+  const reader = async (path) => {
+    while (!done) {
+      const res = await call(path);
+      const text = await res.text();
+      reads++;
+      if (res.status === 200) {
+        try { JSON.parse(text); } catch { bad.push(`${path}: 200 with ${JSON.stringify(text.slice(0, 80))}`); }
+      } else {
+        // Anything else must be the envelope, saying what to do next.
+        const error = JSON.parse(text).error;
+        assert.ok(error?.code && error.suggestion, `${path}: ${res.status} ${text}`);
+      }
+    }
+  };
+  const burst = `/api/ledger/history?since=${at}&limit=200`;
+  const readers = [reader('/api/insights?period=7d'), reader(burst), reader('/api/insights?period=90d')];
+  try {
+    await Promise.all(buys);
+    await until('the burst in the ledger', async () => (await json(burst)).rows.length === 64, 60000);
+  } finally {
+    done = true;
+    await Promise.allSettled(readers);
+  }
+  await Promise.all(readers);
+  await stack.sim.control('POST', '/__sim/clock/set', { now: Math.floor(Date.now() / 1000) });
+  assert.deepEqual(bad, [], `${bad.length} of ${reads} reads`);
+});
+
 test('bad queries get 422 in the envelope naming the parameter; signed-out callers get nothing', async () => {
   for (const [path, field] of [
     ['/api/insights?period=1y', 'period'],
@@ -263,6 +329,8 @@ test('bad queries get 422 in the envelope naming the parameter; signed-out calle
     ['/api/ledger/history?limit=1000', 'limit'],
     ['/api/ledger/history?status=lost', 'status'],
     ['/api/ledger/history?cursor=nonsense', 'cursor'],
+    ['/api/ledger/history?mode=prod', 'mode'],
+    ['/api/ledger/export.csv?mode=prod', 'mode'],
     ['/api/ledger/export.csv?since=20&until=10', 'until'],
   ]) {
     const res = await call(path);

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::KeyEnv;
 use crate::rates::Rate;
 use crate::validation::BodyError;
 
@@ -336,12 +337,15 @@ pub struct Insights {
     pub choices: Choices,
 }
 
-/// `?carrier=&service=&status=&since=&until=&q=&cursor=&limit=`; each
-/// optional. `since`/`until` are unix seconds (`until` exclusive); `q`
-/// finds labels whose tracking number, reference or recipient contains it
-/// (case-insensitive); `cursor` is a page's `next`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// `?mode=&carrier=&service=&status=&since=&until=&q=&cursor=&limit=`;
+/// each optional. `mode` is `live` or `sandbox` (default: the session's;
+/// the Worker checks the role may read that mode's labels); `since`/`until`
+/// are unix seconds (`until` exclusive); `q` finds labels whose tracking
+/// number, reference or recipient contains it (case-insensitive); `cursor`
+/// is a page's `next`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoryQuery {
+    pub mode: Option<KeyEnv>,
     pub carrier: Option<String>,
     pub service: Option<String>,
     pub status: Option<LabelStatus>,
@@ -350,6 +354,23 @@ pub struct HistoryQuery {
     pub q: Option<String>,
     pub cursor: Option<Cursor>,
     pub limit: u32,
+}
+
+/// Every label of the mode, newest first, a page of the default size.
+impl Default for HistoryQuery {
+    fn default() -> Self {
+        HistoryQuery {
+            mode: None,
+            carrier: None,
+            service: None,
+            status: None,
+            since: None,
+            until: None,
+            q: None,
+            cursor: None,
+            limit: DEFAULT_HISTORY_LIMIT,
+        }
+    }
 }
 
 /// Where the next page starts: after the label `id` made at `at` (pages
@@ -398,6 +419,12 @@ fn text_filter(
     Ok((!v.is_empty()).then(|| v.to_string()))
 }
 
+/// The `mode` a history or export asks for, if any: the Worker reads it
+/// before the ledger does, to check the role may read that mode.
+pub fn mode_param(param: &impl Fn(&str) -> Option<String>) -> Result<Option<KeyEnv>, BodyError> {
+    named(param, "mode", KeyEnv::from_name, "live, sandbox")
+}
+
 impl HistoryQuery {
     pub fn from_params(param: impl Fn(&str) -> Option<String>) -> Result<Self, BodyError> {
         let time = 0..=i64::from(u32::MAX) * 4;
@@ -416,6 +443,7 @@ impl HistoryQuery {
         };
         let max = i64::from(MAX_HISTORY_LIMIT);
         Ok(HistoryQuery {
+            mode: mode_param(&param)?,
             carrier: text_filter(&param, "carrier", MAX_SEARCH_CHARS)?,
             service: text_filter(&param, "service", MAX_SEARCH_CHARS)?,
             status: named(
@@ -435,6 +463,9 @@ impl HistoryQuery {
     /// The query string (without `?`), each value percent-encoded.
     pub fn to_query(&self) -> String {
         let mut pairs: Vec<(&str, String)> = vec![];
+        if let Some(m) = self.mode {
+            pairs.push(("mode", m.as_str().into()));
+        }
         let mut text = |name, value: &Option<String>| {
             if let Some(v) = value {
                 pairs.push((name, v.clone()));
@@ -503,6 +534,9 @@ pub struct HistoryRow {
     pub reference: Option<String>,
     #[serde(default)]
     pub recipient: Option<String>,
+    /// Signed `label.created` deliveries received for it (0: none yet).
+    #[serde(default)]
+    pub deliveries: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -521,6 +555,18 @@ pub fn dollars(cents: i64) -> String {
         cents.unsigned_abs() / 100,
         cents.unsigned_abs() % 100
     )
+}
+
+/// The unix day (days since 1970-01-01) of a calendar date: the inverse
+/// of [`iso_utc`]'s days-to-civil (Howard Hinnant's days-from-civil).
+pub fn unix_day(year: i32, month: u32, day: u32) -> i64 {
+    let y = i64::from(year) - i64::from(month <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (the export's dates are UTC).
@@ -624,6 +670,15 @@ mod tests {
     }
 
     #[test]
+    fn unix_days_invert_iso_dates() {
+        assert_eq!(unix_day(1970, 1, 1), 0);
+        for (y, m, d) in [(2026, 11, 25), (2024, 2, 29), (2000, 3, 1), (1999, 12, 31)] {
+            let at = unix_day(y, m, d) as u64 * DAY;
+            assert_eq!(iso_utc(at), format!("{y:04}-{m:02}-{d:02}T00:00:00Z"));
+        }
+    }
+
+    #[test]
     fn days_and_weeks_start_at_local_midnight_and_monday() {
         // 2026-11-25T06:00:00Z is a Wednesday.
         let at = 1_795_586_400;
@@ -655,6 +710,7 @@ mod tests {
     #[test]
     fn history_queries_round_trip_and_refuse_bad_values() {
         let q = HistoryQuery {
+            mode: Some(KeyEnv::Sandbox),
             carrier: Some("Pacific Post".into()),
             service: None,
             status: Some(LabelStatus::Voided),
@@ -695,9 +751,13 @@ mod tests {
             HistoryQuery::from_params(|n| map.get(n).cloned()).unwrap(),
             q
         );
-        assert_eq!(HistoryQuery::from_params(params("")).unwrap().limit, 50);
+        assert_eq!(
+            HistoryQuery::from_params(params("")).unwrap(),
+            HistoryQuery::default()
+        );
         for (query, name) in [
             ("status=lost", "status"),
+            ("mode=test", "mode"),
             ("limit=0", "limit"),
             ("limit=201", "limit"),
             ("since=20&until=10", "until"),

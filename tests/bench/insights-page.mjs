@@ -3,7 +3,10 @@
 // announced by its signed events (tests/support/ledger-seed.mjs), in
 // Chromium in front of the real Worker in workerd. Measured from the click
 // on "Insights" in the menu to the chart's 30 bars in the page:
-//   cold: a fresh browser context each time (the page's chunk fetched);
+//   cold: a fresh browser context each time (the page's pack fetched: its
+//     chunk files in one, scripts/app-packs.mjs);
+//   cold, one file at a time: the same with the pack's request refused, so
+//     the loader fetches each chunk file on its own (as before packs);
 //   warm: the same context, leaving for Ship and coming back.
 // Also the `/api/insights?period=30d` answer alone at the Worker, from the
 // page, for comparison.
@@ -37,22 +40,34 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('svg g.bar').length === 30, null, { timeout: 30000, polling: 'raf' });
     return performance.now() - t;
   };
-  const cold = [], warm = [], api = [], fetched = [];
+  const cold = [], unpacked = [], warm = [], api = [], fetched = [], fetchedUnpacked = [];
+  /** Where a cold open's time goes: the chunk files it fetched, and when the
+   * last of them and the insights answer arrived (ms after the click). */
+  const breakdown = (page, t0) => page.evaluate((t0) => {
+    const after = performance.getEntriesByType('resource').filter((e) => e.startTime >= t0);
+    const wasm = after.filter((e) => e.name.endsWith('.wasm') && e.responseEnd > 0);
+    const data = after.find((e) => e.name.includes('/api/insights'));
+    return { files: wasm.length, bytes: wasm.reduce((a, e) => a + e.encodedBodySize, 0), wasmEnd: Math.max(...wasm.map((e) => e.responseEnd)) - t0, dataStart: data ? data.startTime - t0 : NaN, dataEnd: data ? data.responseEnd - t0 : NaN };
+  }, t0);
   for (let i = 0; i < ROUNDS; i++) {
+    // The baseline, in the same run: the pack refused, each file on its own.
+    {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      await context.route('**/pack_*', (route) => route.abort('blockedbyclient'));
+      const page = await context.newPage();
+      await new App(page, stack).signIn(stack.users.viewer);
+      const mark = await page.evaluate(() => performance.now());
+      unpacked.push(await toChart(page));
+      fetchedUnpacked.push(await breakdown(page, mark));
+      await context.close();
+    }
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     const app = new App(page, stack);
     await app.signIn(stack.users.viewer);
     const mark = await page.evaluate(() => performance.now());
     cold.push(await toChart(page));
-    // Where a cold open's time goes: the chunk files it fetched, and when the
-    // last of them and the insights answer arrived (ms after the click).
-    fetched.push(await page.evaluate((t0) => {
-      const after = performance.getEntriesByType('resource').filter((e) => e.startTime >= t0);
-      const wasm = after.filter((e) => e.name.endsWith('.wasm'));
-      const data = after.find((e) => e.name.includes('/api/insights'));
-      return { files: wasm.length, bytes: wasm.reduce((a, e) => a + e.encodedBodySize, 0), wasmEnd: Math.max(...wasm.map((e) => e.responseEnd)) - t0, dataStart: data ? data.startTime - t0 : NaN, dataEnd: data ? data.responseEnd - t0 : NaN };
-    }, mark));
+    fetched.push(await breakdown(page, mark));
     await app.nav('Ship');
     await page.getByRole('heading', { level: 1 }).waitFor();
     warm.push(await toChart(page));
@@ -70,11 +85,14 @@ try {
   };
   console.log(`${LABELS} labels seeded and in the ledger in ${seeding.toFixed(0)} s; ${ROUNDS} rounds, Chromium, desktop width.\n`);
   console.log('| to the 30-day chart (ms) | p50 | p90 | max |\n|---|---|---|---|');
-  console.log(`| cold (fresh context: the chunk fetched) | ${stats(cold)} |`);
+  console.log(`| cold (fresh context: the page's pack fetched) | ${stats(cold)} |`);
+  console.log(`| cold, the pack refused: one file at a time | ${stats(unpacked)} |`);
   console.log(`| warm (back from Ship) | ${stats(warm)} |`);
   console.log(`| GET /api/insights?period=30d alone, from the page | ${stats(api)} |`);
-  const f = fetched[0];
-  console.log(`\nA cold open fetches ${f.files} chunk files (${f.bytes} B as sent); after the click, the last arrives at (p50) ${stats(fetched.map((x) => x.wasmEnd)).split(' | ')[0]} ms, the insights request starts at ${stats(fetched.map((x) => x.dataStart)).split(' | ')[0]} ms and is answered at ${stats(fetched.map((x) => x.dataEnd)).split(' | ')[0]} ms.`);
+  const p50 = (runs, key) => stats(runs.map((x) => x[key])).split(' | ')[0];
+  for (const [what, runs] of [['A cold open', fetched], ['One file at a time, it', fetchedUnpacked]]) {
+    console.log(`\n${what} fetches ${runs[0].files} wasm files (${runs[0].bytes} B as sent); after the click, the last arrives at (p50) ${p50(runs, 'wasmEnd')} ms, the insights request starts at ${p50(runs, 'dataStart')} ms and is answered at ${p50(runs, 'dataEnd')} ms.`);
+  }
 } finally {
   await browser.close();
   await stack.stop();

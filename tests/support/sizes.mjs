@@ -70,8 +70,10 @@ export function firstLoad(dist, base = '/') {
 
 /**
  * The dashboard's chunks (every wasm in `dist` its first load does not
- * fetch) and, per split of the chunk loader (`batches`, `webhooks`, …), the
- * files opening such a page fetches: its own chunk and the ones it shares.
+ * fetch, packs aside) and, per split of the chunk loader (`batches`,
+ * `webhooks`, …), the files opening such a page fetches: its own chunk and
+ * the ones it shares; and the split's pack, which holds those files and is
+ * fetched instead when the page is the first on-demand one a visit opens.
  */
 export function chunks(dist) {
   const first = new Set(firstLoad(dist).map((f) => f.file));
@@ -82,13 +84,17 @@ export function chunks(dist) {
   const fetched = (text) => [...text.matchAll(/\bC\("([\w-]+)"\)/g)].map((m) => `${m[1]}.wasm`);
   const shared = Object.fromEntries([...loader.matchAll(/const (__chunk_\d+) = makeLoad\(([\s\S]*?)\n, \[\]\);/g)].map((m) => [m[1], fetched(m[2])]));
   const splits = {};
-  for (const [, name, body, deps] of loader.matchAll(/export const __wasm_split_load_(\w+) = wrapAsyncCb\(makeLoad\(([\s\S]*?)\n, \[([^\]]*)\]\)\);/g)) {
+  // A split's pack (scripts/app-packs.mjs), fetched instead of its files
+  // when it is the first page a visit opens.
+  const packs = {};
+  for (const [, name, pack, body, deps] of loader.matchAll(/export const __wasm_split_load_(\w+) = wrapAsyncCb\((?:P\("([\w-]+)", \[[^\]]*\], )?makeLoad\(([\s\S]*?)\n, \[([^\]]*)\]\)\)?\);/g)) {
     splits[name] = [...fetched(body), ...deps.split(',').map((d) => d.trim()).filter(Boolean).flatMap((d) => shared[d] ?? [])];
+    if (pack) packs[name] = `${pack}.wasm`;
   }
-  const files = readdirSync(dist).filter((f) => f.endsWith('.wasm') && !first.has(f)).sort()
+  const files = readdirSync(dist).filter((f) => f.endsWith('.wasm') && !first.has(f) && !f.startsWith('pack_')).sort()
     .map((file) => ({ file, ...measure(path.join(dist, file)) }));
-  const named = new Set(Object.values(splits).flat());
-  const stray = files.filter((f) => !named.has(f.file)).map((f) => f.file);
+  const named = new Set([...Object.values(splits).flat(), ...Object.values(packs)]);
+  const stray = readdirSync(dist).filter((f) => f.endsWith('.wasm') && !first.has(f) && !named.has(f));
   if (stray.length) throw new Error(`wasm in ${dist} that neither the first load nor a page fetches: ${stray.join(', ')}`);
-  return { files, splits };
+  return { files, splits, packs };
 }

@@ -208,6 +208,15 @@ async function startEdgeOnce({ upstream, keys, users, vars = {}, secrets = {}, a
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  // The dashboard's page and its first module, as a browser's first visit
+  // asks for them, before any test does: two first navigations of a full
+  // run once passed their 15 and 30 s (each passed alone). How long this
+  // took is said when it is slow, to find out where that time goes.
+  const firstPage = Date.now();
+  const html = await fetch(`${url}/`, { signal: AbortSignal.timeout(30000) }).then((r) => r.text()).catch(() => '');
+  const wasm = /module_or_path: '([^']+)'/.exec(html)?.[1];
+  if (wasm) await fetch(new URL(wasm, url), { headers: { 'accept-encoding': 'br' }, signal: AbortSignal.timeout(30000) }).then((r) => r.arrayBuffer()).catch(() => {});
+  if (Date.now() - firstPage > 2000) console.warn(`[stack] the dashboard's first page and module took ${Date.now() - firstPage} ms`);
   const edge = {
     ...edgeClient(url),
     async stop() {

@@ -12,11 +12,10 @@ mod passkeys;
 mod presets;
 
 pub use error::ClientError;
+pub use insights::export_href;
 pub use presets::keeps_presets;
 
-use api::inbox::{
-    INBOX_PATH, Inbox, LEDGER_PATH, Ledger, VERIFY_PATH, VerifyRequest, VerifyResult,
-};
+use api::inbox::{INBOX_PATH, Inbox, VERIFY_PATH, VerifyRequest, VerifyResult};
 use api::session::{
     KEYS_PATH, KeyVerification, KeysStatus, LIMITS_PATH, LimitsSnapshot, MODE_PATH, ModeRequest,
     SESSION_PATH, SessionInfo, SignInRequest,
@@ -175,16 +174,6 @@ impl Client {
             };
         }
         self.decode(resp).await.map(Ok)
-    }
-
-    /// `GET /api/ledger?q=`: every label the Worker knows of.
-    pub async fn ledger(self, q: String) -> Result<Ledger, ClientError> {
-        let url = if q.is_empty() {
-            LEDGER_PATH.to_string()
-        } else {
-            format!("{LEDGER_PATH}?q={}", encode(&q))
-        };
-        self.send(Request::get(&url)).await
     }
 
     // --- v1, forwarded by the Worker ---

@@ -60,6 +60,11 @@ pub fn calendar_day(ymd: &str) -> String {
     )
 }
 
+/// The browser's offset east of UTC now, in minutes (JS gives it west).
+pub fn tz_offset_minutes() -> i32 {
+    -(js_sys::Date::new_0().get_timezone_offset() as i32)
+}
+
 /// `YYYY-MM-DD` → (year, month, day).
 pub fn parse_ymd(ymd: &str) -> Option<(i32, u32, u32)> {
     let mut parts = ymd.splitn(3, '-');

@@ -5,6 +5,7 @@
 //! table and a text summary.
 
 use crate::api::Client;
+use crate::components::dates::tz_offset_minutes;
 use crate::components::loader::Loader;
 use crate::components::money::format_cents;
 use api::insights::{Grouping, Insights, InsightsQuery, Period, Totals};
@@ -153,11 +154,6 @@ fn day(unix: u64, tz_minutes: i32) -> String {
         let _ = js_sys::Reflect::set(&opts, &k.into(), &v.into());
     }
     date.to_locale_date_string("default", &opts).into()
-}
-
-/// The browser's offset east of UTC, in minutes (JS gives it west).
-fn tz_offset_minutes() -> i32 {
-    -(js_sys::Date::new_0().get_timezone_offset() as i32)
 }
 
 fn bar_words(bar: &Bar, carriers: &[String], label: &str) -> String {

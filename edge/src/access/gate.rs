@@ -191,7 +191,18 @@ pub fn require(
     config: &Config,
     required: &[Scope],
 ) -> Result<KeyEnv, EdgeError> {
-    let mode = principal.mode(config);
+    require_in(principal, config, principal.mode(config), required)
+}
+
+/// The same check against the keys of `mode`, which may not be the
+/// session's: reading the other mode's label history. A mode without keys
+/// is refused as such.
+pub fn require_in(
+    principal: &Principal,
+    config: &Config,
+    mode: KeyEnv,
+    required: &[Scope],
+) -> Result<KeyEnv, EdgeError> {
     let configured = &config.keys_for(mode)?.scopes;
     let key_scopes = crate::upstream::key_scopes::current(&config.org, mode, configured);
     for scope in required {
@@ -350,6 +361,31 @@ mod tests {
             body.contains(r#""key_scopes":["rates:read","wallet:read"]"#),
             "{body}"
         );
+    }
+
+    #[test]
+    fn the_other_mode_is_read_with_that_mode_s_key_or_refused() {
+        let sandbox = format!("svc_test_{SECRET}");
+        let c = config(&[
+            ("SVC_SANDBOX_KEY", &sandbox),
+            ("SVC_SANDBOX_KEY_SCOPES", "rates:read"),
+        ]);
+        let cookie = cookie("vic", Role::Viewer, 2_000);
+        let p = identify(&c, &facts("GET", Some(&cookie), None)).unwrap();
+        let read = [Scope::LabelsRead];
+        assert_eq!(
+            require_in(&p, &c, KeyEnv::Live, &read).unwrap(),
+            KeyEnv::Live
+        );
+        // The sandbox key lacks labels:read: its labels are not the viewer's to read.
+        let body = require_in(&p, &c, KeyEnv::Sandbox, &read)
+            .unwrap_err()
+            .to_body("r");
+        assert!(body.contains("labels:read"), "{body}");
+        // A mode without a key is refused as such.
+        let live_only = config(&[]);
+        let err = require_in(&p, &live_only, KeyEnv::Sandbox, &read).unwrap_err();
+        assert!(err.to_body("r").contains("sandbox"), "{}", err.to_body("r"));
     }
 
     #[test]

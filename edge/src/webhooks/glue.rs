@@ -11,6 +11,7 @@ use crate::routes::{InboxRoute, WebhooksRoute, query_param};
 use crate::runtime::objects::{ask, new_request, stub, upgrade};
 use crate::runtime::reply;
 use crate::runtime::{Trace, body_bytes, header, json_body};
+use crate::upstream::StoredResponse;
 use crate::webhooks;
 use api::inbox::{MAX_BODY_BYTES, RejectReason, VerifyRequest};
 use api::webhooks::SIGNATURE_HEADER;
@@ -132,9 +133,22 @@ pub(crate) async fn handle(
             let pasted: VerifyRequest = json_body(&req, 2 * MAX_BODY_BYTES).await?;
             reply::json(200, &webhooks::verify_pasted(&config.webhook, &pasted), &[])
         }
-        InboxRoute::Insights => read(env, config, "insights", mode, query, request_id).await,
-        InboxRoute::History => read(env, config, "history", mode, query, request_id).await,
-        InboxRoute::Export => read(env, config, "export", mode, query, request_id).await,
+        InboxRoute::Insights => {
+            let resp = read(env, config, "insights", mode, query, request_id).await?;
+            buffered(resp).await
+        }
+        InboxRoute::History => {
+            let mode = asked_mode(&principal, config, mode, query)?;
+            let resp = read(env, config, "history", mode, query, request_id).await?;
+            buffered(resp).await
+        }
+        InboxRoute::Export => {
+            let mode = asked_mode(&principal, config, mode, query)?;
+            // The CSV streams through, page by page, never held whole here.
+            Ok(read(env, config, "export", mode, query, request_id)
+                .await?
+                .into())
+        }
         InboxRoute::Live => {
             // A cross-site page must not open the feed with our cookie.
             gate::require_own_origin(facts)?;
@@ -156,9 +170,52 @@ async fn live(env: &Env, config: &Config, mode: KeyEnv) -> Result<Response, Edge
     .await
 }
 
+/// The mode a history or export asks for (`?mode=`), once the principal
+/// may read that mode's labels; without it, the session's.
+fn asked_mode(
+    principal: &Principal,
+    config: &Config,
+    session_mode: KeyEnv,
+    query: Option<&str>,
+) -> Result<KeyEnv, EdgeError> {
+    let asked = api::insights::mode_param(&|name| query_param(query, name))
+        .map_err(EdgeError::InvalidBody)?;
+    match asked {
+        Some(mode) if mode != session_mode => {
+            gate::require_in(principal, config, mode, &[Scope::LabelsRead])
+        }
+        _ => Ok(session_mode),
+    }
+}
+
+/// A JSON answer read whole before it is passed on: a body that fails or
+/// comes empty mid-way (seen while deliveries were landing in the object)
+/// is the envelope's 503, never a 200 the app cannot read. A refusal (the
+/// envelope of a bad query, with its request id) passes as it is.
+async fn buffered(mut resp: worker::Response) -> Result<Response, EdgeError> {
+    let status = resp.status_code();
+    if status != 200 {
+        return Ok(resp.into());
+    }
+    let body = resp.text().await.unwrap_or_default();
+    if body.is_empty() {
+        worker::console_error!("durable object {}: an empty answer", InboxStore::BINDING);
+        return Err(InboxStore::unavailable());
+    }
+    let headers = vec![("content-type".to_string(), "application/json".to_string())];
+    reply::respond(
+        &StoredResponse {
+            status,
+            headers,
+            body,
+        },
+        None,
+        &[],
+    )
+}
+
 /// Insights, a history page or the CSV export: the object parses the
-/// client's query and answers (a bad query with the envelope); the answer
-/// passes through as it is, the export as a stream.
+/// client's query and answers (a bad query with the envelope).
 async fn read(
     env: &Env,
     config: &Config,
@@ -166,7 +223,7 @@ async fn read(
     mode: KeyEnv,
     query: Option<&str>,
     request_id: &str,
-) -> Result<Response, EdgeError> {
+) -> Result<worker::Response, EdgeError> {
     let stub = stub::<InboxStore>(env, &inbox(config))?;
     let url = format!(
         "{}{kind}/{mode}?{}",
@@ -182,5 +239,5 @@ async fn read(
     if resp.status_code() >= 500 {
         return Err(InboxStore::unavailable());
     }
-    Ok(resp.into())
+    Ok(resp)
 }

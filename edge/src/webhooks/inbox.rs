@@ -166,6 +166,7 @@ struct HistorySqlRow {
     job: Option<String>,
     reference: Option<String>,
     recipient: Option<String>,
+    deliveries: f64,
 }
 
 impl From<HistorySqlRow> for HistoryRow {
@@ -184,6 +185,7 @@ impl From<HistorySqlRow> for HistoryRow {
             job: r.job,
             reference: r.reference,
             recipient: r.recipient,
+            deliveries: r.deliveries as u32,
         }
     }
 }

@@ -31,7 +31,7 @@ impl Sql {
 }
 
 /// The columns a history row is read with (`HistoryRow`'s fields).
-pub const HISTORY_COLUMNS: &str = "id, at, carrier, service, tracking, price, refund, carbon, status, bought_by, job, reference, recipient";
+pub const HISTORY_COLUMNS: &str = "id, at, carrier, service, tracking, price, refund, carbon, status, bought_by, job, reference, recipient, deliveries";
 
 /// One page of the history, newest first, plus one row to tell whether
 /// another page follows.
@@ -280,12 +280,14 @@ mod tests {
             job: None,
             reference: None,
             recipient: None,
+            deliveries: 0,
         }
     }
 
     #[test]
     fn a_history_page_binds_every_filter_and_reads_one_row_more() {
         let q = HistoryQuery {
+            mode: None,
             carrier: Some("Pacific Post".into()),
             service: Some("Ground".into()),
             status: Some(LabelStatus::Voided),
