@@ -386,6 +386,14 @@ impl WebhookInbox {
                 let Some((mut query, header)) = state else {
                     return Ok::<_, worker::Error>(None);
                 };
+                if !header {
+                    // A page's SQL never awaits: without a turn of the event
+                    // loop between pages the runtime takes every page in one
+                    // go, and the answer leaves whole (measured: headers
+                    // with the last byte). The turn lets each page go out,
+                    // and the reader's pace decide when the next is read.
+                    worker::Delay::from(std::time::Duration::ZERO).await;
+                }
                 let (text, args) = values(ledger::history_sql(sandbox, &query, EXPORT_PAGE_ROWS));
                 let rows: Vec<HistorySqlRow> = sql.exec(&text, args)?.to_array()?;
                 let mut rows: Vec<HistoryRow> = rows.into_iter().map(HistoryRow::from).collect();
