@@ -1,5 +1,5 @@
 // Page objects for the dashboard: what a user sees and does, by role and label.
-import { signInPage } from './stack.mjs';
+import { gotoSaying, signInPage } from './stack.mjs';
 
 export const SENDER = { name: 'Ada Lovelace', street1: '12 Elm Street', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' };
 export const RECIPIENT = { name: 'Acme Inc', street1: '500 Market Street', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' };
@@ -16,7 +16,7 @@ export class App {
     await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
   }
   async go(path) {
-    await this.page.goto(this.stack.edge.url + path);
+    await gotoSaying(this.page, this.stack.edge.url + path);
     await this.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
   }
   alert() { return this.page.locator('.error-view[role="alert"]'); }

@@ -346,8 +346,35 @@ export async function tokenField(page) {
 }
 
 /** Signs `user` in through the app's login page in a Playwright page. */
+/**
+ * `page.goto` (Playwright) that, when it fails, also says which of the
+ * page's requests had no answer yet and since when: first navigations of a
+ * full run timed out now and then (sessions 14 and 15, each file passing
+ * alone) with nothing saying where the time went.
+ */
+export async function gotoSaying(page, url) {
+  const started = Date.now();
+  const pending = new Map();
+  const asked = (r) => pending.set(r, Date.now() - started);
+  const answered = (r) => pending.delete(r);
+  page.on('request', asked);
+  page.on('requestfinished', answered);
+  page.on('requestfailed', answered);
+  try {
+    return await page.goto(url);
+  } catch (e) {
+    const open = [...pending].map(([r, at]) => `${r.method()} ${new URL(r.url()).pathname} (asked at ${at} ms)`);
+    e.message += `\nrequests without an answer after ${Date.now() - started} ms: ${open.join(', ') || 'none'}`;
+    throw e;
+  } finally {
+    page.off('request', asked);
+    page.off('requestfinished', answered);
+    page.off('requestfailed', answered);
+  }
+}
+
 export async function signInPage(page, stack, user) {
-  await page.goto(stack.edge.url + '/');
+  await gotoSaying(page, stack.edge.url + '/');
   await (await tokenField(page)).fill(user.token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 15000 });
