@@ -195,7 +195,7 @@ test('the label history pages 20,000 labels newest first, its filters live in th
   }
 });
 
-test('the CSV export streams all 20,002 labels, page by page, to the cent of the simulator', async () => {
+test('the CSV export holds all 20,002 labels once, read part by part, to the cent of the simulator', async () => {
   const viewer = await stack.edge.session(stack.users.viewer);
   const started = performance.now();
   const res = await fetch(`${stack.edge.url}/api/ledger/export.csv`, { headers: { cookie: viewer.cookie } });
@@ -203,29 +203,32 @@ test('the CSV export streams all 20,002 labels, page by page, to the cent of the
   // Read as it arrives, never as one body: when the first part came, how
   // many parts, and the labels and cents in them.
   const decoder = new TextDecoder();
-  let parts = 0, firstAt = 0, rest = '', lines = 0, cents = 0, header = null;
+  let parts = 0, firstAt = 0, rest = '', header = null, lines = 0, cents = 0;
+  const ids = new Set();
   for await (const chunk of res.body) {
     if (parts++ === 0) firstAt = performance.now() - started;
     const text = rest + decoder.decode(chunk, { stream: true });
     const done = text.split('\n');
     rest = done.pop();
     for (const line of done) {
-      if (header === null) { header = line; continue; }
+      if (header === null) { header = line.trim(); continue; }
+      const cells = line.trim().split(',');
       lines++;
-      cents += Math.round(Number(line.split(',')[5]) * 100);
+      ids.add(cells[10]);
+      cents += Math.round(Number(cells[5]) * 100);
     }
   }
   const total = performance.now() - started;
-  console.log(`# export: ${lines} labels in ${parts} parts, the first after ${firstAt.toFixed(0)} ms, all after ${total.toFixed(0)} ms`);
-  assert.equal(header.trim(), 'date,reference,carrier,service,tracking_number,price,refund,carbon_grams,bought_by,batch,label_id,status');
+  // When the parts came is a speed, measured by tests/bench/insights-page.mjs
+  // (BENCHMARKS "The CSV export as it arrives"); printed here for the log.
+  console.log(`# export: ${ids.size} labels in ${parts} parts, the first after ${firstAt.toFixed(0)} ms, all after ${total.toFixed(0)} ms`);
+  assert.equal(rest, '', 'the last line ends with its newline');
+  assert.equal(header, 'date,reference,carrier,service,tracking_number,price,refund,carbon_grams,bought_by,batch,label_id,status');
   const sums = await stack.sim.control('GET', `/__sim/accounts/acct_demo/label-sums?env=live&since=0&until=${seeded.now + 3600}`);
-  assert.equal(lines, sums.all.labels);
-  assert.equal(lines, LABELS + 2);
+  assert.equal(lines, ids.size, 'no label twice');
+  assert.equal(ids.size, LABELS + 2, 'every label');
+  assert.equal(ids.size, sums.all.labels);
   assert.equal(cents, sums.all.rate_cents);
-  // The ledger's object reads 1,000 labels at a time, as the reader asks,
-  // and the main Worker passes each on: the first part comes long before
-  // the last label is read (held whole, it came with the last byte).
-  assert.ok(firstAt < total / 2, `first part after ${firstAt.toFixed(0)} of ${total.toFixed(0)} ms`);
 });
 
 test('axe is clean on the label history at phone and desktop width, light and dark', async () => {

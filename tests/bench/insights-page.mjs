@@ -9,7 +9,8 @@
 //     the loader fetches each chunk file on its own (as before packs);
 //   warm: the same context, leaving for Ship and coming back.
 // Also the `/api/insights?period=30d` answer alone at the Worker, from the
-// page, for comparison.
+// page, for comparison; and the CSV export of every label, read part by
+// part with Node's fetch: when its headers, first part and last byte came.
 //   scripts/build-edge && scripts/build-app && cargo build --profile native -p sim \
 //     && node tests/bench/insights-page.mjs     (BENCH_LABELS=20000 BENCH_ROUNDS=10)
 import { randomBytes } from 'node:crypto';
@@ -78,6 +79,19 @@ try {
     }));
     await context.close();
   }
+  // The export, read as it arrives (nothing else running meanwhile).
+  const exports = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const t = performance.now();
+    const res = await fetch(`${stack.edge.url}/api/ledger/export.csv`, { headers: { cookie: viewer.cookie } });
+    const headers = performance.now() - t;
+    let first = 0, bytes = 0;
+    for await (const chunk of res.body) {
+      if (bytes === 0) first = performance.now() - t;
+      bytes += chunk.length;
+    }
+    exports.push({ headers, first, last: performance.now() - t, bytes });
+  }
   const stats = (xs) => {
     const s = [...xs].sort((a, b) => a - b);
     const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(0);
@@ -89,6 +103,8 @@ try {
   console.log(`| cold, the pack refused: one file at a time | ${stats(unpacked)} |`);
   console.log(`| warm (back from Ship) | ${stats(warm)} |`);
   console.log(`| GET /api/insights?period=30d alone, from the page | ${stats(api)} |`);
+  console.log(`\n| the CSV export of ${LABELS} labels, ${exports[0].bytes} B (ms) | p50 | p90 | max |\n|---|---|---|---|`);
+  for (const key of ['headers', 'first', 'last']) console.log(`| ${{ headers: 'headers', first: 'first part', last: 'last byte' }[key]} | ${stats(exports.map((x) => x[key]))} |`);
   const p50 = (runs, key) => stats(runs.map((x) => x[key])).split(' | ')[0];
   for (const [what, runs] of [['A cold open', fetched], ['One file at a time, it', fetchedUnpacked]]) {
     console.log(`\n${what} fetches ${runs[0].files} wasm files (${runs[0].bytes} B as sent); after the click, the last arrives at (p50) ${p50(runs, 'wasmEnd')} ms, the insights request starts at ${p50(runs, 'dataStart')} ms and is answered at ${p50(runs, 'dataEnd')} ms.`);
