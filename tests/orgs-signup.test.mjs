@@ -61,6 +61,29 @@ test('open: anyone makes an organization and is its admin; five per address, the
   assertError(await other.createOrg('forged.1.00', { orgName: 'X', name: 'X', email: email('x'), password: PASSWORD }), 403, 'EDGE.ORG.SETUP_INVALID');
 });
 
+test('the sign-in page offers "Create an organization" only where sign-up is open, and the link opens the form', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    // Closed: once the Worker has said so, no link.
+    const asked = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/orgs');
+    await page.goto(`${closed.url}/`);
+    assert.deepEqual(await (await asked).json(), { open: false });
+    await page.getByRole('heading', { name: 'Sign in to Parcel' }).waitFor({ timeout: T });
+    assert.equal(await page.getByRole('link', { name: 'Create an organization' }).count(), 0);
+    // Open: the link, and it leads to the form without a setup link.
+    await page.goto(`${open.url}/`);
+    const link = page.getByRole('link', { name: 'Create an organization' });
+    await link.waitFor({ timeout: T });
+    await link.click();
+    await page.waitForURL((u) => u.pathname === '/new-org', { timeout: T });
+    await page.getByRole('heading', { name: 'Create your organization' }).waitFor({ timeout: T });
+    await page.getByRole('button', { name: /Create/ }).waitFor({ timeout: T });
+  } finally {
+    await context.close();
+  }
+});
+
 test('in the browser: /new-org without a link is the form where sign-up is open, and where links come from where it is not', async () => {
   const context = await browser.newContext();
   try {

@@ -514,7 +514,10 @@ test('the last admin is protected, a removed member is out at the next request, 
   await late.page.goto(usedLink);
   await late.page.getByTestId('refusal').getByText('already been used').waitFor({ timeout: T });
   assert.match(await late.page.locator('.error-kicker').innerText(), /EDGE\.INVITE\.USED/);
-  await late.page.getByRole('link', { name: 'Sign in' }).waitFor();
+  // The link leads to the sign-in form, and the address says so.
+  await late.page.getByRole('link', { name: 'Sign in' }).click();
+  await late.page.waitForURL((u) => u.pathname === '/' && u.hash === '', { timeout: T });
+  await late.page.getByLabel('Email', { exact: true }).waitFor({ timeout: T });
   await first.context.close();
   await late.context.close();
   const link = await team.invite('viewer');

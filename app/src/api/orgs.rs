@@ -38,12 +38,13 @@ impl Client {
         Ok(())
     }
 
-    /// A new organization from a setup link; its first admin is signed in.
     /// Whether anyone may create an organization without a setup link.
     pub async fn signup(self) -> Result<api::orgs::Signup, ClientError> {
         self.send(Request::get(CREATE_ORG_PATH)).await
     }
 
+    /// A new organization (from a setup link, or by anyone where sign-up
+    /// is open); its first admin is signed in.
     pub async fn create_org(self, request: CreateOrg) -> Result<(), ClientError> {
         let info: SessionInfo = self
             .send_json(Request::post(CREATE_ORG_PATH), &request)

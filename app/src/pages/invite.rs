@@ -97,7 +97,8 @@ fn Invitation(token: String) -> impl IntoView {
         None => busy("Reading the invitation…"),
         Some(Err(error)) => {
             let next = invite_refusal(error.code());
-            // Used: perhaps by this person, who then signs in.
+            // Used: perhaps by this person, who then signs in (a full load,
+            // as from the login page's sign-up link: no routes are mounted).
             let used = error.code() == Some(&ErrorCode::EdgeInviteUsed);
             let retry = matches!(error, ClientError::Network(_)).then(|| {
                 view! { <button type="button" class="secondary" on:click=move |_| preview.refetch()>"Try again"</button> }
@@ -105,7 +106,7 @@ fn Invitation(token: String) -> impl IntoView {
             view! {
                 {refused(error, next)}
                 {retry}
-                {used.then(|| view! { <p><a href="/">"Sign in"</a></p> })}
+                {used.then(|| view! { <p><a href="/" rel="external">"Sign in"</a></p> })}
             }
             .into_any()
         }

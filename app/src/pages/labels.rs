@@ -369,15 +369,15 @@ pub fn LabelsPage() -> impl IntoView {
             .session
             .with(|s| s.as_ref().map(|s| (s.mode, s.modes.clone())))
     };
-    let page = LocalResource::new(move || {
+    // One query per address, read at one second: the list shown and its
+    // export select the same labels.
+    let query = Memo::new(move |_| {
         let now = (js_sys::Date::now() / 1000.0) as u64;
-        client.history(filters.get().query(now, tz_offset_minutes()))
+        filters.get().query(now, tz_offset_minutes())
     });
+    let page = LocalResource::new(move || client.history(query.get()));
     let apply = Callback::new(move |f: Filters| navigate(&f.href(), NavigateOptions::default()));
-    let export = move || {
-        let now = (js_sys::Date::now() / 1000.0) as u64;
-        export_href(&filters.get().query(now, tz_offset_minutes()))
-    };
+    let export = move || query.with(export_href);
     view! {
         <h1>"Labels"</h1>
         {move || {

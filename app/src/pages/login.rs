@@ -81,6 +81,15 @@ pub fn LoginPage() -> impl IntoView {
     };
     let input =
         move |ev: leptos::ev::Event, value: RwSignal<String>| value.set(event_target_value(&ev));
+    // Offered only where anyone may make an organization: elsewhere the
+    // link would end at "ask for a setup link".
+    // A signal set once, not a resource: this page is in every first load.
+    let open_signup = RwSignal::new(false);
+    leptos::task::spawn_local(async move {
+        if let Ok(signup) = client.signup().await {
+            open_signup.try_set(signup.open);
+        }
+    });
     view! {
         <section class="login card" aria-labelledby="login-title">
             <h1 id="login-title">"Sign in to Parcel"</h1>
@@ -118,6 +127,9 @@ pub fn LoginPage() -> impl IntoView {
                 </button>
             </p>
             {move || sign_in.error().or_else(|| with_passkey.error()).map(|error| view! { <ErrorView error /> })}
+            // rel=external, a full load: signed out, no routes are mounted
+            // to finish a router navigation, and the address would stay `/`.
+            <p hidden=move || !open_signup.get()>"New to Parcel? " <a href="/new-org" rel="external">"Create an organization"</a></p>
         </section>
     }
 }
