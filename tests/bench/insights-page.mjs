@@ -104,7 +104,7 @@ try {
   console.log(`| warm (back from Ship) | ${stats(warm)} |`);
   console.log(`| GET /api/insights?period=30d alone, from the page | ${stats(api)} |`);
   console.log(`\n| the CSV export of ${LABELS} labels, ${exports[0].bytes} B (ms) | p50 | p90 | max |\n|---|---|---|---|`);
-  for (const key of ['headers', 'first', 'last']) console.log(`| ${{ headers: 'headers', first: 'first part', last: 'last byte' }[key]} | ${stats(exports.map((x) => x[key]))} |`);
+  for (const [key, what] of [['headers', 'headers'], ['first', 'first part'], ['last', 'last byte']]) console.log(`| ${what} | ${stats(exports.map((x) => x[key]))} |`);
   const p50 = (runs, key) => stats(runs.map((x) => x[key])).split(' | ')[0];
   for (const [what, runs] of [['A cold open', fetched], ['One file at a time, it', fetchedUnpacked]]) {
     console.log(`\n${what} fetches ${runs[0].files} wasm files (${runs[0].bytes} B as sent); after the click, the last arrives at (p50) ${p50(runs, 'wasmEnd')} ms, the insights request starts at ${p50(runs, 'dataStart')} ms and is answered at ${p50(runs, 'dataEnd')} ms.`);

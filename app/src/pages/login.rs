@@ -81,9 +81,9 @@ pub fn LoginPage() -> impl IntoView {
     };
     let input =
         move |ev: leptos::ev::Event, value: RwSignal<String>| value.set(event_target_value(&ev));
-    // Offered only where anyone may make an organization: elsewhere the
-    // link would end at "ask for a setup link".
-    // A signal set once, not a resource: this page is in every first load.
+    // "Create an organization" only where anyone may (elsewhere the link
+    // would end at "ask for a setup link"). A signal set once, not a
+    // resource: this page is in every first load.
     let open_signup = RwSignal::new(false);
     leptos::task::spawn_local(async move {
         if let Ok(signup) = client.signup().await {
