@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { keysWithLimits, RAISED_LIMITS, startStack } from './support/stack.mjs';
 import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
+import { until } from './support/wait.mjs';
 
 const HOOK = '/hooks/v1/label-created';
 const SECRET = `whsec_${randomBytes(16).toString('hex')}`;
@@ -42,16 +43,6 @@ async function json(path) {
   assert.equal(res.status, 200, `${path}: ${await res.clone().text()}`);
   return res.json();
 }
-async function until(what, check, ms = 15000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Quotes and buys through the Worker, as the Ship page does; `pick` chooses among the rates. */
 async function buyHere(name, weight, pick) {
   const quote = await (await call('/api/v1/rates', { method: 'POST', body: JSON.stringify(request(name, weight)) })).json();

@@ -6,6 +6,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { signInPage, startStack } from './support/stack.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
+import { until } from './support/wait.mjs';
 
 const HOOK = '/hooks/v1/label-created';
 const OLD = `whsec_${randomBytes(16).toString('hex')}`;
@@ -41,16 +42,6 @@ async function buyOnSim() {
 async function api(path, init = {}) {
   const res = await fetch(stack.edge.url + path, { ...init, headers: { cookie: admin.cookie, origin: admin.origin, ...init.headers } });
   return { status: res.status, body: await res.json() };
-}
-
-async function until(what, check, ms = 10000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const inboxEntry = async (id) => {

@@ -4,6 +4,7 @@
 // simulator's own signed `label.created` delivery (its dispatcher, 64 at a
 // time, retried on its schedule). Nothing is written into storage by hand.
 import { keysWithLimits, RAISED_LIMITS } from './stack.mjs';
+import { until } from './wait.mjs';
 
 const DAY = 86_400;
 const CITIES = [['Brooklyn', 'NY', '11201'], ['Austin', 'TX', '73301'], ['Denver', 'CO', '80202'], ['Seattle', 'WA', '98101']];
@@ -59,11 +60,7 @@ export async function buyOnSim(stack, { count, days, now, concurrency = 8 }) {
  * most `ms`; returns the last count. Fails with both numbers.
  */
 export async function untilLedgerHolds(want, count, ms) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const have = await count();
-    if (have >= want) return have;
-    if (Date.now() > end) throw new Error(`the ledger holds ${have} of ${want} labels after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  let have;
+  await until(() => `the ledger to hold ${want} labels (it holds ${have})`, async () => (have = await count()) >= want, ms, 250);
+  return have;
 }
