@@ -8,11 +8,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
+import { until } from './support/wait.mjs';
 
 const SHOP = 'http://127.0.0.1:9911'; // a configured widget origin
 const EVIL = 'https://evil.example';
 let sim, edge, users, keys, nextKey, sessionSecret;
 const seen = []; // every response (headers + body) for the leak scan
+const answered = []; // every response's X-Request-Id, each to have its log line
 
 before(async () => {
   keys = newKeys();
@@ -44,6 +46,7 @@ async function call(path, { method = 'GET', body, session, origin, headers = {} 
   const res = await fetch(edge.url + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   seen.push(JSON.stringify([...res.headers]) + text);
+  answered.push(res.headers.get('x-request-id'));
   let json = null;
   try { json = JSON.parse(text); } catch { /* 204 */ }
   return { status: res.status, headers: res.headers, json };
@@ -287,6 +290,7 @@ test('a live label\'s PDF comes through the Worker with the key the service want
     const res = await fetch(`${edge.url}/api/labels/${id}/pdf${query}`, { headers });
     const bytes = Buffer.from(await res.arrayBuffer());
     seen.push(JSON.stringify([...res.headers]) + bytes.toString('latin1'));
+    answered.push(res.headers.get('x-request-id'));
     return { res, bytes };
   };
   const download = await pdf();
@@ -307,8 +311,15 @@ test('a live label\'s PDF comes through the Worker with the key the service want
 });
 
 test('no response, header or log line carries a key, a token or the session secret; every request has one JSON log line', async () => {
-  // The last request's log line may still be in flight.
-  await new Promise((r) => setTimeout(r, 300));
+  // Every answer names its request, and that request has its log line
+  // (the last ones may still be in flight: waited for, not guessed).
+  assert.ok(answered.every(Boolean), `${answered.filter((id) => !id).length} of ${answered.length} answers without X-Request-Id`);
+  // A forwarded answer carries the service's id, which its line names too.
+  const logged = () => edge.logs.filter((l) => l.startsWith('{"request_id":')).map((l) => JSON.parse(l)).flatMap((l) => [l.request_id, l.upstream_request_id].filter(Boolean));
+  const missing = () => { const have = new Set(logged()); return answered.filter((id) => !have.has(id)); };
+  await until(() => `the log lines of ${missing().join(', ')}`, () => missing().length === 0);
+  const lines = logged();
+  for (const id of answered) assert.equal(lines.filter((l) => l === id).length, 1, `one log line for ${id}`);
   const secrets = [keys.live, keys.sandbox, nextKey, sessionSecret, ...Object.values(users).map((u) => u.token)];
   const hexes = [keys.live, keys.sandbox, nextKey].map((k) => k.slice(9));
   const requestLines = edge.logs.filter((l) => l.startsWith('{"request_id":'));

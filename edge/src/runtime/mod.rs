@@ -151,7 +151,15 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> worker::Result<Response>
     }
     let error = result.as_ref().err().map(EdgeError::code);
     let response = match result {
-        Ok(resp) => Ok(resp),
+        Ok(resp) => {
+            // Every answer names its request, as its log line does. A
+            // forwarded answer keeps the service's id (the line has both); a
+            // fetched one, its headers immutable, goes as it came.
+            if !resp.headers().has("X-Request-Id").unwrap_or(true) {
+                let _ = resp.headers().set("X-Request-Id", &request_id);
+            }
+            Ok(resp)
+        }
         Err(err) => reply::error_response(&err, &request_id, trace.cors_origin.as_deref())
             .map_err(worker::Error::from),
     };
