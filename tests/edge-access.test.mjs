@@ -314,20 +314,20 @@ test('no response, header or log line carries a key, a token or the session secr
   // Every answer names its request, and that request has its log line
   // (the last ones may still be in flight: waited for, not guessed).
   assert.ok(answered.every(Boolean), `${answered.filter((id) => !id).length} of ${answered.length} answers without X-Request-Id`);
+  const requestLines = () => edge.logs.filter((l) => l.startsWith('{"request_id":')).map((l) => JSON.parse(l));
   // A forwarded answer carries the service's id, which its line names too.
-  const logged = () => edge.logs.filter((l) => l.startsWith('{"request_id":')).map((l) => JSON.parse(l)).flatMap((l) => [l.request_id, l.upstream_request_id].filter(Boolean));
-  const missing = () => { const have = new Set(logged()); return answered.filter((id) => !have.has(id)); };
+  const ids = (lines) => lines.flatMap((l) => [l.request_id, l.upstream_request_id].filter(Boolean));
+  const missing = () => { const have = new Set(ids(requestLines())); return answered.filter((id) => !have.has(id)); };
   await until(() => `the log lines of ${missing().join(', ')}`, () => missing().length === 0);
-  const lines = logged();
-  for (const id of answered) assert.equal(lines.filter((l) => l === id).length, 1, `one log line for ${id}`);
+  const parsed = requestLines();
+  const logged = ids(parsed);
+  for (const id of answered) assert.equal(logged.filter((l) => l === id).length, 1, `one log line for ${id}`);
+  assert.ok(parsed.length >= 80, `${parsed.length} request log lines`);
   const secrets = [keys.live, keys.sandbox, nextKey, sessionSecret, ...Object.values(users).map((u) => u.token)];
   const hexes = [keys.live, keys.sandbox, nextKey].map((k) => k.slice(9));
-  const requestLines = edge.logs.filter((l) => l.startsWith('{"request_id":'));
-  assert.ok(requestLines.length >= 80, `${requestLines.length} request log lines`);
   for (const text of [...seen, ...edge.logs]) {
     for (const s of [...secrets, ...hexes]) assert.ok(!text.includes(s), `a secret leaked in: ${text.slice(0, 200)}`);
   }
-  const parsed = requestLines.map((l) => JSON.parse(l));
   for (const line of parsed) {
     for (const f of ['request_id', 'method', 'route', 'principal', 'status', 'total_ms']) assert.ok(f in line, `${f} in ${JSON.stringify(line)}`);
   }
