@@ -1,5 +1,5 @@
 use crate::api::ClientError;
-use crate::state::clock::{Clock, seconds_left};
+use crate::state::clock::Clock;
 use leptos::prelude::*;
 
 /// The one error view: whether the request was refused or never answered,
@@ -51,7 +51,7 @@ pub fn ErrorView(
     let countdown = error.retry_after().map(|secs| {
         let clock = Clock::get();
         let deadline = clock.now_untracked() + secs as f64 * 1000.0;
-        let left = Memo::new(move |_| seconds_left(deadline, clock.now_ms.get()));
+        let left = clock.seconds_until(deadline);
         if let Some(retry) = retry {
             let fired = StoredValue::new(false);
             Effect::new(move |_| {

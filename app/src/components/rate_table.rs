@@ -1,6 +1,6 @@
 use crate::components::dates::calendar_day;
 use crate::components::money::Money;
-use crate::state::clock::{Clock, mm_ss, seconds_left};
+use crate::state::clock::{Clock, mm_ss};
 use api::{AccountType, Rate};
 use leptos::prelude::*;
 
@@ -69,7 +69,7 @@ pub fn RateTable(
     let hidden = RwSignal::new(Vec::<String>::new());
     let all_carriers = carriers(&rates);
     let rates = StoredValue::new(rates);
-    let left = Memo::new(move |_| seconds_left(deadline_ms, clock.now_ms.get()));
+    let left = clock.seconds_until(deadline_ms);
     let expired = Memo::new(move |_| left.get() == 0);
     let filters = all_carriers
         .into_iter()

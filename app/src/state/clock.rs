@@ -28,10 +28,20 @@ impl Clock {
     pub fn now_untracked(self) -> f64 {
         js_sys::Date::now()
     }
+
+    /// Whole seconds left until `deadline_ms`, recomputed on every tick.
+    /// It reads the time itself, not the last tick's (up to a second old):
+    /// a countdown of a 5 s Retry-After starts at 5, not 6.
+    pub fn seconds_until(self, deadline_ms: f64) -> Memo<u64> {
+        Memo::new(move |_| {
+            self.now_ms.track();
+            seconds_left(deadline_ms, js_sys::Date::now())
+        })
+    }
 }
 
 /// Whole seconds left until `deadline_ms`, never negative.
-pub fn seconds_left(deadline_ms: f64, now_ms: f64) -> u64 {
+fn seconds_left(deadline_ms: f64, now_ms: f64) -> u64 {
     ((deadline_ms - now_ms) / 1000.0).ceil().max(0.0) as u64
 }
 

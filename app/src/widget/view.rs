@@ -6,7 +6,7 @@ use super::shopper::{Trouble, no_options, unavailable_note};
 use crate::components::dates::calendar_day;
 use crate::components::money::{Money, format_cents};
 use crate::components::rate_table::carbon;
-use crate::state::clock::{Clock, seconds_left};
+use crate::state::clock::Clock;
 use leptos::prelude::*;
 
 /// Every option as a radio button, with its price, delivery day and carbon;
@@ -127,7 +127,7 @@ pub fn TroubleView(trouble: Trouble, retry: Callback<()>) -> impl IntoView {
     let countdown = trouble.retry_after.map(|seconds| {
         let clock = Clock::get();
         let deadline = clock.now_untracked() + seconds as f64 * 1000.0;
-        let left = Memo::new(move |_| seconds_left(deadline, clock.now_ms.get()));
+        let left = clock.seconds_until(deadline);
         let fired = StoredValue::new(false);
         Effect::new(move |_| {
             if left.get() == 0 && !fired.get_value() {
