@@ -85,12 +85,6 @@ const ENDPOINTS = [
   ['labels:read', 'GET', '/api/v1/webhooks/deliveries', {}],
 ];
 
-/** Waits out the last seconds of a minute, so a budget test stays in one window. */
-async function freshMinute() {
-  const left = 60 - (Math.floor(Date.now() / 1000) % 60);
-  if (left < 12) await new Promise((r) => setTimeout(r, left * 1000 + 200));
-}
-
 test('sign-in: a wrong or cross-site attempt is refused; the cookie is HttpOnly, Secure, SameSite=Strict', async () => {
   assertError(await call('/api/v1/wallet'), 401, 'EDGE.SESSION.REQUIRED');
   assertError(await call('/api/session'), 401, 'EDGE.SESSION.REQUIRED');
@@ -127,8 +121,7 @@ test('sign-out revokes the session: the same cookie no longer works', async () =
   assertError(await call('/api/session', { session: forged }), 401, 'EDGE.SESSION.REQUIRED');
 });
 
-test('each role against every endpoint: allowed calls reach upstream, refused ones never do', async () => {
-  await freshMinute();
+test('each role against every endpoint: allowed calls reach upstream, refused ones never do', () => sim.inOneWindow(async () => {
   for (const role of ['admin', 'operator', 'viewer']) {
     const s = await edge.session(users[role]);
     assert.equal(s.info.role, role);
@@ -149,7 +142,7 @@ test('each role against every endpoint: allowed calls reach upstream, refused on
       }
     }
   }
-});
+}));
 
 test('the widget: allowed origin gets CORS (no credentials) and rates only; a refused origin gets nothing', async () => {
   const pre = await fetch(edge.url + '/api/v1/rates', {
@@ -178,8 +171,7 @@ test('the widget: allowed origin gets CORS (no credentials) and rates only; a re
   assert.equal(buyPre.status, 403);
 });
 
-test('the widget uses only its share of the rates budget, per-shopper caps apply, and repeat quotes come from cache', async () => {
-  await freshMinute();
+test('the widget uses only its share of the rates budget, per-shopper caps apply, and repeat quotes come from cache', () => sim.inOneWindow(async () => {
   const operator = await edge.session(users.operator);
   const dashboardQuote = () => call('/api/v1/rates', { method: 'POST', body: shipment(), session: operator });
   assert.ok(Number((await dashboardQuote()).headers.get('x-ratelimit-remaining')) > 82, 'room for the widget');
@@ -216,7 +208,7 @@ test('the widget uses only its share of the rates budget, per-shopper caps apply
   }
   assert.ok(capped, 'one shopper is capped per minute');
   assert.match(capped.json.error.message, /Too many requests from this shopper: at most 40 per minute/);
-});
+}));
 
 test('an admin switches to sandbox; the key\'s missing scopes, learned from upstream, are then refused locally', async () => {
   const operator = await edge.session(users.operator);
@@ -276,8 +268,7 @@ test('key rotation: a revoked key shows as a problem; the next key is verified, 
   assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
 });
 
-test('a live label\'s PDF comes through the Worker with the key the service wants: viewers download it, the signed-out and the widget do not', async () => {
-  await freshMinute();
+test('a live label\'s PDF comes through the Worker with the key the service wants: viewers download it, the signed-out and the widget do not', () => sim.inOneWindow(async () => {
   const operator = await edge.session(users.operator);
   const quote = await call('/api/v1/rates', { method: 'POST', body: shipment(), session: operator });
   const bought = await call('/api/v1/labels', { method: 'POST', body: { rate_id: quote.json.rates[0].id }, session: operator, headers: idem() });
@@ -308,7 +299,7 @@ test('a live label\'s PDF comes through the Worker with the key the service want
   const missing = await call('/api/labels/lbl_nope/pdf', { session: viewer });
   assertError(missing, 404, 'LABEL.NOT_FOUND');
   assertError(await call('/api/labels/..%2Fwallet/pdf', { session: viewer }), 404, 'EDGE.ROUTE.NOT_FOUND');
-});
+}));
 
 test('no response, header or log line carries a key, a token or the session secret; every request has one JSON log line', async () => {
   // Every answer names its request, and that request has its log line

@@ -100,7 +100,7 @@ test('a malformed body is refused at the edge, naming the field, without an upst
   await assertEnvelope(await api('/api/v1/rates', { method: 'POST', body: huge }), 413, 'VALIDATION.BODY.TOO_LARGE');
 });
 
-test('upstream 429 is passed on with Retry-After, then the spent budget is answered locally', async () => {
+test('upstream 429 is passed on with Retry-After, then the spent budget is answered locally', () => stack.sim.inOneWindow(async () => {
   const buy = () => api('/api/v1/batches/b_none/buy', json({}, { 'idempotency-key': randomUUID() }));
   // The Worker learns the budget from its first answer (10 a minute)...
   assert.equal((await buy()).headers.get('x-ratelimit-remaining'), '9');
@@ -120,7 +120,7 @@ test('upstream 429 is passed on with Retry-After, then the spent budget is answe
   const wait = Number(local.headers.get('retry-after'));
   assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
   assert.equal(l.retry_after_seconds, wait);
-});
+}));
 
 test('a slow upstream: a late purchase says its outcome is unknown, and its retry never buys again', async () => {
   const quote = await (await api('/api/v1/rates', json(shipment))).json();
