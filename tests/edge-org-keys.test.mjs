@@ -14,6 +14,7 @@ import path from 'node:path';
 import { ALL_SCOPES, newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
 import { Person, assertError, newOrgLink } from './support/orgs.mjs';
 import { untilJob } from './support/jobs.mjs';
+import { until } from './support/wait.mjs';
 
 const PASSWORD = 'correct horse battery staple';
 /** Live labels from $30 go in the audit log (the simulator quotes ground below it, overnight above). */
@@ -300,10 +301,7 @@ test('webhooks: each organization has its own URL and secret; a delivery lands o
   const bought = await buy(acme, randomUUID());
   assert.equal(bought.status, 201, JSON.stringify(bought.json));
   const inbox = (who) => who.call('GET', `/api/webhooks/inbox?q=${bought.json.id}`);
-  for (const end = Date.now() + 20000; !(await inbox(acme)).json.accepted.some((e) => e.label.id === bought.json.id);) {
-    assert.ok(Date.now() < end, 'the delivery reaches Acme\'s inbox within 20 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until('the delivery in Acme\'s inbox', async () => (await inbox(acme)).json.accepted.some((e) => e.label.id === bought.json.id), 20_000);
   assert.deepEqual((await inbox(beta)).json.accepted, [], 'and never Beta\'s');
   // The same event signed with Beta's secret, to Acme's URL: refused.
   const body = JSON.stringify({ event: 'label.created', data: bought.json });
@@ -369,9 +367,6 @@ test('keys at rest: no persisted object or log line holds a key; after the maste
   assertError(await acme.call('GET', '/api/v1/wallet'), 503, 'EDGE.ORG.UNAVAILABLE');
   // Its log line is written while the answer is on its way: wait for it (bounded).
   const said = /EDGE\.CONFIG\.INVALID: The Worker setting MASTER_KEYS is invalid/;
-  for (const end = Date.now() + 15000; !edge.logs.some((l) => said.test(l));) {
-    assert.ok(Date.now() < end, 'the accounts Worker logs what to fix (MASTER_KEYS) within 15 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until('the accounts Worker to log what to fix (MASTER_KEYS)', () => edge.logs.some((l) => said.test(l)));
   scan();
 });

@@ -113,7 +113,7 @@ const posts = [
   ['/v1/batches/batch_none/buy', {}, { 'idempotency-key': 'k' }],
 ];
 
-test('a body with data after its JSON is refused by the Worker, naming the body, with no upstream call', async () => {
+test('a body with data after its JSON is refused by the Worker, naming the body, with no upstream call', () => stack.sim.inOneWindow(async () => {
   for (const [p, body, headers] of posts) {
     const probe = async () => {
       const res = await api(`/api${p}`, post(JSON.stringify(body), { ...headers, 'idempotency-key': randomUUID() }));
@@ -128,7 +128,7 @@ test('a body with data after its JSON is refused by the Worker, naming the body,
     }
     assert.equal(await probe(), first - 1, `${p}: the refusals cost the upstream budget nothing`);
   }
-});
+}));
 
 test('the simulator refuses the same bodies, and charges nothing', async () => {
   const before = await account();
@@ -168,7 +168,7 @@ test('a ship-from with a three-letter country is a configuration error naming th
   }
 });
 
-test('defect g, unbounded text: a 3 MiB job name or a 2.5 MiB street2 is a 422 naming the field and its limit, and nothing is stored; forwarded v1 calls and the simulator refuse alike', async () => {
+test('defect g, unbounded text: a 3 MiB job name or a 2.5 MiB street2 is a 422 naming the field and its limit, and nothing is stored; forwarded v1 calls and the simulator refuse alike', () => stack.sim.inOneWindow(async () => {
   const row = { reference: '#1', ...shipment };
   const job = (patch) => JSON.stringify({ name: 'orders.csv', rule: { rule: 'cheapest' }, approval: { approval: 'review_first' }, rows: [row], ...patch });
   const listed = async () => (await (await api('/api/jobs')).json()).jobs.map((j) => [j.id, j.name.length]);
@@ -213,4 +213,4 @@ test('defect g, unbounded text: a 3 MiB job name or a 2.5 MiB street2 is a 422 n
     const res = await fetch(stack.sim.url + p, post(JSON.stringify(body), { authorization: `Bearer ${stack.keys.live}` }));
     assert.equal((await envelope(res, 422, 'VALIDATION.FIELD.INVALID')).message, messages[i]);
   }
-});
+}));

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startStack } from './support/stack.mjs';
+import { until } from './support/wait.mjs';
 
 let stack, operator;
 // A short upstream timeout so the slow-upstream test runs in seconds.
@@ -86,7 +87,7 @@ test('a double-clicked purchase charges the wallet once', async () => {
   assert.equal(await liveBalance(), before - rate.rate_cents);
 });
 
-test('a malformed body is refused at the edge, naming the field, without an upstream call', async () => {
+test('a malformed body is refused at the edge, naming the field, without an upstream call', () => stack.sim.inOneWindow(async () => {
   const remaining = async () => Number((await api('/api/v1/rates', json(shipment))).headers.get('x-ratelimit-remaining'));
   const first = await remaining();
   const bad = { ...shipment, parcel: { ...shipment.parcel, weight_oz: 'heavy' } };
@@ -98,7 +99,7 @@ test('a malformed body is refused at the edge, naming the field, without an upst
   assert.equal(await remaining(), first - 1, 'the three refusals cost the upstream budget nothing');
   const huge = 'x'.repeat(9 * 1024 * 1024);
   await assertEnvelope(await api('/api/v1/rates', { method: 'POST', body: huge }), 413, 'VALIDATION.BODY.TOO_LARGE');
-});
+}));
 
 test('upstream 429 is passed on with Retry-After, then the spent budget is answered locally', () => stack.sim.inOneWindow(async () => {
   const buy = () => api('/api/v1/batches/b_none/buy', json({}, { 'idempotency-key': randomUUID() }));
@@ -143,8 +144,7 @@ test('a slow upstream: a late purchase says its outcome is unknown, and its retr
     await stack.sim.control('PUT', '/__sim/faults', {});
   }
   // The slow purchase completes upstream on its own time; then it is charged once.
-  const deadline = Date.now() + 15000;
-  while ((await liveBalance()) === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  await until('the slow purchase to be charged', async () => (await liveBalance()) !== before);
   assert.equal(await liveBalance(), before - rate.rate_cents, 'the purchase happened once, and only once');
 });
 

@@ -56,21 +56,23 @@ test('a deep link is served the app (single-page fallback), which renders its ow
 test('the API key appears in no response body, header or static asset the browser receives', async () => {
   const { live, sandbox } = stack.keys;
   const seen = [];
+  const reading = []; // each response's body read, all awaited before the scan
   const page = await browser.newPage();
-  page.on('response', async (res) => {
+  page.on('response', (res) => reading.push((async () => {
     let body = '';
     try { body = (await res.body()).toString('latin1'); } catch { /* redirects have no body */ }
     seen.push({ url: res.url(), text: JSON.stringify(res.headers()) + body });
-  });
+  })()));
   await signInPage(page, stack, stack.users.operator);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Wallet' }).click();
   await page.getByTestId('balance').waitFor({ timeout: 15000 });
   // Error paths too: an unknown endpoint, a wrong method, an upstream 404.
   for (const [method, p] of [['GET', '/api/v1/nope'], ['PUT', '/api/v1/wallet'], ['GET', '/api/v1/labels/lbl_missing'], ['GET', '/api/v1/labels/..%2Fwallet']]) {
-    const status = await page.evaluate(async ([m, u]) => (await fetch(u, { method: m })).status, [method, p]);
+    // The page reads each body, or the browser never finishes the response for the scan.
+    const status = await page.evaluate(async ([m, u]) => { const r = await fetch(u, { method: m }); await r.text(); return r.status; }, [method, p]);
     assert.ok(status >= 400 && status < 500, `${method} ${p} gave ${status}`);
   }
-  await page.waitForTimeout(200);
+  await Promise.all(reading);
   await page.close();
   // Every file the Worker can serve as a static asset.
   const walk = (dir) => readdirSync(dir).flatMap((f) => {
@@ -81,6 +83,7 @@ test('the API key appears in no response body, header or static asset the browse
     seen.push({ url: file, text: readFileSync(file).toString('latin1') });
   }
   assert.ok(seen.some((s) => s.url.endsWith('/api/v1/wallet')), 'the wallet call was observed');
+  assert.ok(seen.some((s) => s.url.endsWith('/api/v1/labels/lbl_missing') && s.text.includes('LABEL.NOT_FOUND')), 'an error body was scanned');
   assert.ok(seen.length > 5);
   for (const { url, text } of seen) {
     assert.ok(!text.includes(live), `live key leaked in ${url}`);
