@@ -1,6 +1,7 @@
 //! Pure views: they take props and never fetch.
 
 pub mod address_form;
+pub mod confirm_inline;
 pub mod confirm_purchase;
 pub mod dates;
 pub mod error_view;

@@ -6,6 +6,7 @@
 
 use super::invite::refused;
 use crate::api::{Client, ClientError};
+use crate::components::confirm_inline::ConfirmInline;
 use crate::components::dates::When;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
@@ -176,17 +177,6 @@ fn PasskeyRow(
     let for_ask = id.clone();
     let for_confirm = id.clone();
     let confirming = move || removing.with(|r| r.as_ref() == Some(&for_confirm));
-    let yes_id = format!("remove-{id}");
-    let question_id = format!("remove-q-{id}");
-    let ask = {
-        let yes_id = yes_id.clone();
-        move |_| {
-            remove.clear();
-            removing.set(Some(for_ask.clone()));
-            let yes_id = yes_id.clone();
-            request_animation_frame(move || focus(&yes_id));
-        }
-    };
     view! {
         <tr data-passkey=id.clone()>
             <td data-label="Name">{name.clone()}</td>
@@ -199,26 +189,21 @@ fn PasskeyRow(
             </td>
             <td data-label="Synced">{if synced { "Yes" } else { "This device only" }}</td>
             <td class="action">
-                {move || if confirming() {
-                    view! {
-                        <div class="confirm-inline" role="group" aria-labelledby=question_id.clone()>
-                            <p id=question_id.clone()>{format!("Remove “{name}”? It can no longer sign you in.")}</p>
-                            <button type="button" class="danger small" id=yes_id.clone() disabled=move || remove.pending()
-                                on:click=move |_| remove.submit()>
-                                {move || remove.label("Yes, remove", "Removing…")}
-                            </button>
-                            " "
-                            <button type="button" class="secondary small" disabled=move || remove.pending()
-                                on:click=move |_| removing.set(None)>"Cancel"</button>
-                        </div>
-                    }.into_any()
-                } else {
-                    view! {
-                        <button type="button" class="secondary small" on:click=ask.clone()>
-                            "Remove" <span class="visually-hidden">{format!(" {name}")}</span>
-                        </button>
-                    }.into_any()
-                }}
+                <ConfirmInline
+                    id=format!("remove-{id}")
+                    asking=Signal::derive(confirming)
+                    verb="Remove"
+                    name=name.clone()
+                    question=format!("Remove “{name}”? It can no longer sign you in.")
+                    yes=("Yes, remove", "Removing…")
+                    pending=Signal::derive(move || remove.pending())
+                    on_ask=move |_| {
+                        remove.clear();
+                        removing.set(Some(for_ask.clone()));
+                    }
+                    on_yes=move |_| remove.submit()
+                    on_cancel=move |_| removing.set(None)
+                />
             </td>
         </tr>
     }

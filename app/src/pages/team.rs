@@ -4,6 +4,7 @@
 
 use super::invite::{refused, role_words};
 use crate::api::{Client, ClientError};
+use crate::components::confirm_inline::ConfirmInline;
 use crate::components::dates::When;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
@@ -169,23 +170,12 @@ fn MemberRow(
         last_sign_in,
     } = member;
     let chosen = RwSignal::new(role);
-    let (for_change, for_remove, for_confirm) = (account.clone(), account.clone(), account.clone());
+    let (for_change, for_ask, for_confirm) = (account.clone(), account.clone(), account.clone());
     let confirming = move || removing.with(|r| r.as_ref() == Some(&for_confirm));
-    let yes_id = format!("remove-{account}");
-    let question_id = format!("remove-q-{account}");
     let save = move |_| {
         change.clear();
         role_change.set(Some((for_change.clone(), chosen.get_untracked())));
         change.submit();
-    };
-    let ask = {
-        let yes_id = yes_id.clone();
-        move |_| {
-            remove.clear();
-            removing.set(Some(for_remove.clone()));
-            let yes_id = yes_id.clone();
-            request_animation_frame(move || focus(&yes_id));
-        }
     };
     let who = name.clone();
     view! {
@@ -214,26 +204,21 @@ fn MemberRow(
                 }}
             </td>
             <td class="action">
-                {move || if confirming() {
-                    view! {
-                        <div class="confirm-inline" role="group" aria-labelledby=question_id.clone()>
-                            <p id=question_id.clone()>{format!("Remove {name}? They lose access at their next request.")}</p>
-                            <button type="button" class="danger small" id=yes_id.clone() disabled=move || remove.pending()
-                                on:click=move |_| remove.submit()>
-                                {move || remove.label("Yes, remove", "Removing…")}
-                            </button>
-                            " "
-                            <button type="button" class="secondary small" disabled=move || remove.pending()
-                                on:click=move |_| removing.set(None)>"Cancel"</button>
-                        </div>
-                    }.into_any()
-                } else {
-                    view! {
-                        <button type="button" class="secondary small" on:click=ask.clone()>
-                            "Remove" <span class="visually-hidden">{format!(" {name}")}</span>
-                        </button>
-                    }.into_any()
-                }}
+                <ConfirmInline
+                    id=format!("remove-{account}")
+                    asking=Signal::derive(confirming)
+                    verb="Remove"
+                    name=name.clone()
+                    question=format!("Remove {name}? They lose access at their next request.")
+                    yes=("Yes, remove", "Removing…")
+                    pending=Signal::derive(move || remove.pending())
+                    on_ask=move |_| {
+                        remove.clear();
+                        removing.set(Some(for_ask.clone()));
+                    }
+                    on_yes=move |_| remove.submit()
+                    on_cancel=move |_| removing.set(None)
+                />
             </td>
         </tr>
     }

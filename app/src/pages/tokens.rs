@@ -5,6 +5,7 @@
 
 use super::invite::refused;
 use crate::api::{Client, ClientError};
+use crate::components::confirm_inline::ConfirmInline;
 use crate::components::dates::When;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
@@ -229,17 +230,6 @@ fn TokenRow(
     let for_ask = id.clone();
     let for_confirm = id.clone();
     let confirming = move || revoking.with(|r| r.as_ref() == Some(&for_confirm));
-    let yes_id = format!("revoke-{id}");
-    let question_id = format!("revoke-q-{id}");
-    let ask = {
-        let yes_id = yes_id.clone();
-        move |_| {
-            revoke.clear();
-            revoking.set(Some(for_ask.clone()));
-            let yes_id = yes_id.clone();
-            request_animation_frame(move || focus(&yes_id));
-        }
-    };
     view! {
         <tr data-token=id.clone()>
             <td data-label="Name">{name.clone()}</td>
@@ -257,26 +247,21 @@ fn TokenRow(
                 }}
             </td>
             <td class="action">
-                {move || if confirming() {
-                    view! {
-                        <div class="confirm-inline" role="group" aria-labelledby=question_id.clone()>
-                            <p id=question_id.clone()>{format!("Revoke “{name}”? Scripts using it can no longer sign in.")}</p>
-                            <button type="button" class="danger small" id=yes_id.clone() disabled=move || revoke.pending()
-                                on:click=move |_| revoke.submit()>
-                                {move || revoke.label("Yes, revoke", "Revoking…")}
-                            </button>
-                            " "
-                            <button type="button" class="secondary small" disabled=move || revoke.pending()
-                                on:click=move |_| revoking.set(None)>"Cancel"</button>
-                        </div>
-                    }.into_any()
-                } else {
-                    view! {
-                        <button type="button" class="secondary small" on:click=ask.clone()>
-                            "Revoke" <span class="visually-hidden">{format!(" {name}")}</span>
-                        </button>
-                    }.into_any()
-                }}
+                <ConfirmInline
+                    id=format!("revoke-{id}")
+                    asking=Signal::derive(confirming)
+                    verb="Revoke"
+                    name=name.clone()
+                    question=format!("Revoke “{name}”? Scripts using it can no longer sign in.")
+                    yes=("Yes, revoke", "Revoking…")
+                    pending=Signal::derive(move || revoke.pending())
+                    on_ask=move |_| {
+                        revoke.clear();
+                        revoking.set(Some(for_ask.clone()));
+                    }
+                    on_yes=move |_| revoke.submit()
+                    on_cancel=move |_| revoking.set(None)
+                />
             </td>
         </tr>
     }
