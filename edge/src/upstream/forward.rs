@@ -171,33 +171,17 @@ fn record_for_ledger(
             };
             later(env, name, call, trace);
         }
-        EndpointId::VoidLabel if stored.status < 300 => {
-            let id = label_id(&forward.url);
-            later(
-                env,
-                name,
-                RecordVoid {
-                    id,
-                    confirmed: false,
-                },
-                trace,
-            );
-        }
-        EndpointId::GetLabel
-            if stored.status < 300
-                && serde_json::from_str::<LabelDetails>(&stored.body)
-                    .is_ok_and(|d| d.void_status == VoidStatus::Voided) =>
-        {
-            let id = label_id(&forward.url);
-            later(
-                env,
-                name,
-                RecordVoid {
-                    id,
-                    confirmed: true,
-                },
-                trace,
-            );
+        // A void asked for, or a label read that shows it confirmed.
+        EndpointId::VoidLabel | EndpointId::GetLabel if stored.status < 300 => {
+            let confirmed = endpoint == EndpointId::GetLabel;
+            let voided = || {
+                serde_json::from_str::<LabelDetails>(&stored.body)
+                    .is_ok_and(|d| d.void_status == VoidStatus::Voided)
+            };
+            if !confirmed || voided() {
+                let id = label_id(&forward.url);
+                later(env, name, RecordVoid { id, confirmed }, trace);
+            }
         }
         _ => {}
     }
