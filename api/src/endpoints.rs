@@ -254,7 +254,6 @@ pub enum OwnId {
     ActivateKey,
     Limits,
     ReceiveWebhook,
-    Ledger,
     Inbox,
     Live,
     VerifyWebhook,
@@ -342,7 +341,7 @@ const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
 
 use crate::{access_tokens, inbox, insights, jobs, orgs, passkeys, presets, session, widget};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 73] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 72] = [
     own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
     own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
     own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
@@ -352,7 +351,6 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 73] = [
     own(OwnId::ActivateKey, Method::Post, session::ACTIVATE_KEY_PATH),
     own(OwnId::Limits, Method::Get, session::LIMITS_PATH),
     own(OwnId::ReceiveWebhook, Method::Post, inbox::RECEIVE_PATH),
-    own(OwnId::Ledger, Method::Get, inbox::LEDGER_PATH),
     own(OwnId::Inbox, Method::Get, inbox::INBOX_PATH),
     own(OwnId::Live, Method::Get, inbox::LIVE_PATH),
     own(OwnId::VerifyWebhook, Method::Post, inbox::VERIFY_PATH),

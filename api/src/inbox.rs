@@ -15,9 +15,8 @@ pub const RECEIVE_PATH: &str = "/hooks/v1/label-created";
 /// A delivery to it is verified only with that organization's secret and
 /// lands only in its inbox.
 pub const ORG_RECEIVE_PATH: &str = "/hooks/v1/label-created/{id}";
-/// `GET`: [`Ledger`]; `?q=` filters by label id, tracking number or carrier.
-pub const LEDGER_PATH: &str = "/api/ledger";
-/// `GET`: [`Inbox`]; `?q=` as for the ledger, `?state=accepted|rejected`.
+/// `GET`: [`Inbox`]; `?q=` filters by label id, tracking number or carrier,
+/// `?state=accepted|rejected`.
 pub const INBOX_PATH: &str = "/api/webhooks/inbox";
 /// `GET` with `Upgrade: websocket`: one [`LiveMessage`] per text frame, as
 /// events are accepted or refused.
@@ -86,12 +85,6 @@ pub struct LedgerEntry {
     /// The `label.created` event, once one arrived.
     #[serde(default)]
     pub event: Option<Receipt>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ledger {
-    /// Newest first, at most [`PAGE_ROWS`].
-    pub labels: Vec<LedgerEntry>,
 }
 
 crate::names! {

@@ -126,7 +126,6 @@ pub enum WebhooksRoute {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InboxRoute {
-    Ledger,
     Inbox,
     /// The inbox's live feed (a WebSocket upgrade).
     Live,
@@ -207,7 +206,6 @@ impl Route {
             Route::Webhooks(route) => {
                 own_endpoint(match route {
                     WebhooksRoute::Receive => OwnId::ReceiveWebhook,
-                    WebhooksRoute::Dashboard(InboxRoute::Ledger) => OwnId::Ledger,
                     WebhooksRoute::Dashboard(InboxRoute::Inbox) => OwnId::Inbox,
                     WebhooksRoute::Dashboard(InboxRoute::Live) => OwnId::Live,
                     WebhooksRoute::Dashboard(InboxRoute::Verify) => OwnId::VerifyWebhook,
@@ -390,7 +388,6 @@ pub fn route(
         OwnId::ActivateKey => session(SessionRoute::ActivateKey(mode()?))?,
         OwnId::Limits => session(SessionRoute::Limits)?,
         OwnId::ReceiveWebhook => Route::Webhooks(WebhooksRoute::Receive),
-        OwnId::Ledger => inbox(InboxRoute::Ledger),
         OwnId::Inbox => inbox(InboxRoute::Inbox),
         OwnId::Live => inbox(InboxRoute::Live),
         OwnId::VerifyWebhook => inbox(InboxRoute::Verify),
@@ -496,12 +493,6 @@ mod tests {
         assert!(matches!(
             route("GET", "/api/webhooks/live", None, UP),
             Ok(Route::Webhooks(WebhooksRoute::Dashboard(InboxRoute::Live)))
-        ));
-        assert!(matches!(
-            route("GET", "/api/ledger", Some("q=1Z"), UP),
-            Ok(Route::Webhooks(WebhooksRoute::Dashboard(
-                InboxRoute::Ledger
-            )))
         ));
         assert!(matches!(
             route("GET", "/api/labels/lbl_1/pdf", Some("inline=1"), UP),

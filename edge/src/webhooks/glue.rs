@@ -1,7 +1,7 @@
 //! The webhook endpoint and the dashboard's inbox endpoints (`api::inbox`).
 //! Verdicts come from `webhooks`; the store is the `WebhookInbox` object.
 
-use super::{AcceptEvent, InboxStore, ReadInbox, ReadLedger, Receipt, RecordRefusal};
+use super::{AcceptEvent, InboxStore, ReadInbox, Receipt, RecordRefusal};
 use crate::access::gate::{self, Facts, Principal};
 use crate::access::glue::signed_in;
 use crate::config::Config;
@@ -112,11 +112,6 @@ pub(crate) async fn handle(
     let sandbox = mode == KeyEnv::Sandbox;
     let needle = webhooks::search_needle(query_param(query, "q").as_deref());
     match route {
-        InboxRoute::Ledger => {
-            let ledger =
-                ask::<InboxStore, _>(env, &inbox(config), ReadLedger { sandbox, needle }).await?;
-            reply::json(200, &ledger, &[])
-        }
         InboxRoute::Inbox => {
             let state = query_param(query, "state");
             let call = ReadInbox {

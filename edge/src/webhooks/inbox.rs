@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use api::inbox::{
-    Inbox, Ledger, LedgerEntry, LiveMessage, PAGE_ROWS, RETAIN_LABELS, RETAIN_REJECTED,
+    Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RETAIN_LABELS, RETAIN_REJECTED,
     RETAIN_REJECTED_SECONDS, RETAIN_SECONDS, Receipt, Rejected, SecretSlot,
 };
 use api::insights::{
@@ -24,7 +24,7 @@ use worker::{
 
 use super::ledger::{self, AggregateRow, Arg, Sql};
 use super::{
-    AcceptEvent, Accepted, InboxCall, InboxStore, JobLabel, ReadInbox, ReadLedger, RecordJobLabels,
+    AcceptEvent, Accepted, InboxCall, InboxStore, JobLabel, ReadInbox, RecordJobLabels,
     RecordPurchase, RecordQuote, RecordRefusal, RecordVoid,
 };
 use crate::errors::EdgeError;
@@ -447,28 +447,18 @@ impl WebhookInbox {
         }
     }
 
-    fn labels(
-        &self,
-        sandbox: bool,
-        needle: Option<&str>,
-        events_only: bool,
-    ) -> Result<Vec<LedgerEntry>> {
-        let mut query = format!("SELECT {LABEL_COLUMNS} FROM labels WHERE sandbox = ?");
+    /// The labels a `label.created` event announced, latest event first.
+    fn announced(&self, sandbox: bool, needle: Option<&str>) -> Result<Vec<LedgerEntry>> {
+        let mut query =
+            format!("SELECT {LABEL_COLUMNS} FROM labels WHERE sandbox = ? AND deliveries > 0");
         let mut args: Vec<SqlStorageValue> = vec![(sandbox as i32).into()];
-        if events_only {
-            query.push_str(" AND deliveries > 0");
-        }
         if let Some(needle) = needle {
             query.push_str(
                 " AND (instr(lower(id), ?2) OR instr(lower(tracking), ?2) OR instr(lower(carrier), ?2))",
             );
             args.push(needle.into());
         }
-        query.push_str(if events_only {
-            " ORDER BY last_at DESC LIMIT ?"
-        } else {
-            " ORDER BY seen_at DESC, rowid DESC LIMIT ?"
-        });
+        query.push_str(" ORDER BY last_at DESC LIMIT ?");
         args.push(i64::from(PAGE_ROWS).into());
         // `?2` names the pattern; the limit then binds as the next number.
         let query = query.replace("LIMIT ?", &format!("LIMIT ?{}", args.len()));
@@ -700,11 +690,6 @@ impl WebhookInbox {
                 self.schedule_prune().await?;
                 reply::<InboxStore, RecordRefusal>(&())
             }
-            InboxCall::Ledger(ReadLedger { sandbox, needle }) => {
-                reply::<InboxStore, ReadLedger>(&Ledger {
-                    labels: self.labels(sandbox, needle.as_deref(), false)?,
-                })
-            }
             InboxCall::Inbox(ReadInbox {
                 sandbox,
                 needle,
@@ -712,7 +697,7 @@ impl WebhookInbox {
                 rejected,
             }) => reply::<InboxStore, ReadInbox>(&Inbox {
                 accepted: if accepted {
-                    self.labels(sandbox, needle.as_deref(), true)?
+                    self.announced(sandbox, needle.as_deref())?
                 } else {
                     vec![]
                 },

@@ -16,8 +16,7 @@ use crate::errors::EdgeError;
 use crate::objects::Object;
 use api::Label;
 use api::inbox::{
-    EXCERPT_BYTES, Inbox, Ledger, MAX_BODY_BYTES, RejectReason, SecretSlot, VerifyRequest,
-    VerifyResult,
+    EXCERPT_BYTES, Inbox, MAX_BODY_BYTES, RejectReason, SecretSlot, VerifyRequest, VerifyResult,
 };
 use api::webhooks::{EVENT_LABEL_CREATED, SignatureError, WebhookEvent, verify};
 use serde::{Deserialize, Serialize};
@@ -152,7 +151,6 @@ pub enum InboxCall {
     Accept(AcceptEvent),
     Bought(RecordPurchase),
     Reject(RecordRefusal),
-    Ledger(ReadLedger),
     Inbox(ReadInbox),
     Quoted(RecordQuote),
     Void(RecordVoid),
@@ -226,12 +224,6 @@ pub struct RecordRefusal {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub struct ReadLedger {
-    pub sandbox: bool,
-    pub needle: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
 pub struct ReadInbox {
     pub sandbox: bool,
     pub needle: Option<String>,
@@ -244,7 +236,6 @@ crate::calls! {
     Accept(AcceptEvent) => Accepted,
     Bought(RecordPurchase) => (),
     Reject(RecordRefusal) => (),
-    Ledger(ReadLedger) => Ledger,
     Inbox(ReadInbox) => Inbox,
     Quoted(RecordQuote) => (),
     Void(RecordVoid) => (),
