@@ -174,9 +174,6 @@ fn PasskeyRow(
         last_used_at,
         synced,
     } = passkey;
-    let for_ask = id.clone();
-    let for_confirm = id.clone();
-    let confirming = move || removing.with(|r| r.as_ref() == Some(&for_confirm));
     view! {
         <tr data-passkey=id.clone()>
             <td data-label="Name">{name.clone()}</td>
@@ -191,18 +188,13 @@ fn PasskeyRow(
             <td class="action">
                 <ConfirmInline
                     id=format!("remove-{id}")
-                    asking=Signal::derive(confirming)
+                    row=id.clone()
+                    asking=removing
+                    write=remove
                     verb="Remove"
                     name=name.clone()
                     question=format!("Remove “{name}”? It can no longer sign you in.")
                     yes=("Yes, remove", "Removing…")
-                    pending=Signal::derive(move || remove.pending())
-                    on_ask=move |_| {
-                        remove.clear();
-                        removing.set(Some(for_ask.clone()));
-                    }
-                    on_yes=move |_| remove.submit()
-                    on_cancel=move |_| removing.set(None)
                 />
             </td>
         </tr>

@@ -170,8 +170,7 @@ fn MemberRow(
         last_sign_in,
     } = member;
     let chosen = RwSignal::new(role);
-    let (for_change, for_ask, for_confirm) = (account.clone(), account.clone(), account.clone());
-    let confirming = move || removing.with(|r| r.as_ref() == Some(&for_confirm));
+    let for_change = account.clone();
     let save = move |_| {
         change.clear();
         role_change.set(Some((for_change.clone(), chosen.get_untracked())));
@@ -206,18 +205,13 @@ fn MemberRow(
             <td class="action">
                 <ConfirmInline
                     id=format!("remove-{account}")
-                    asking=Signal::derive(confirming)
+                    row=account.clone()
+                    asking=removing
+                    write=remove
                     verb="Remove"
                     name=name.clone()
                     question=format!("Remove {name}? They lose access at their next request.")
                     yes=("Yes, remove", "Removing…")
-                    pending=Signal::derive(move || remove.pending())
-                    on_ask=move |_| {
-                        remove.clear();
-                        removing.set(Some(for_ask.clone()));
-                    }
-                    on_yes=move |_| remove.submit()
-                    on_cancel=move |_| removing.set(None)
                 />
             </td>
         </tr>

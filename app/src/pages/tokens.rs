@@ -227,9 +227,6 @@ fn TokenRow(
         last_four,
         ..
     } = token;
-    let for_ask = id.clone();
-    let for_confirm = id.clone();
-    let confirming = move || revoking.with(|r| r.as_ref() == Some(&for_confirm));
     view! {
         <tr data-token=id.clone()>
             <td data-label="Name">{name.clone()}</td>
@@ -249,18 +246,13 @@ fn TokenRow(
             <td class="action">
                 <ConfirmInline
                     id=format!("revoke-{id}")
-                    asking=Signal::derive(confirming)
+                    row=id.clone()
+                    asking=revoking
+                    write=revoke
                     verb="Revoke"
                     name=name.clone()
                     question=format!("Revoke “{name}”? Scripts using it can no longer sign in.")
                     yes=("Yes, revoke", "Revoking…")
-                    pending=Signal::derive(move || revoke.pending())
-                    on_ask=move |_| {
-                        revoke.clear();
-                        revoking.set(Some(for_ask.clone()));
-                    }
-                    on_yes=move |_| revoke.submit()
-                    on_cancel=move |_| revoking.set(None)
                 />
             </td>
         </tr>
