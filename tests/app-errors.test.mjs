@@ -142,9 +142,7 @@ test('429: the error counts down from Retry-After and the read retries by itself
   // the page loads, however slow the machine; it ends when the test moves the
   // clock. The minute chosen has already ended on the Worker's clock, so the
   // Worker forwards every retry instead of answering from what it last saw.
-  const { now } = await stack.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
-  await stack.sim.control('POST', '/__sim/clock/set', { now: now - (now % 60) - 5 });
-  try {
+  await stack.sim.frozenAt((now) => now - (now % 60) - 5, async () => {
     // Spend the live key's wallet budget straight at the service (limits are per key).
     let refused;
     for (let i = 0; i < 400 && !refused; i++) {
@@ -170,10 +168,8 @@ test('429: the error counts down from Retry-After and the read retries by itself
     // stands still, a retry that comes due is refused again and counts anew.
     await until('the countdown to move', async () => (await secs()) < first);
     assert.equal(await page.getByTestId('balance').count(), 0, 'no balance while refused');
-  } finally {
     await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 5 });
-    await stack.sim.control('POST', '/__sim/clock/freeze', { frozen: false });
-  }
+  });
   // The window has ended: the next retry comes within 5 s, without a click.
   await page.getByTestId('balance').waitFor({ timeout: T });
   await context.close();

@@ -167,9 +167,10 @@ test('with the Worker unreachable for the first attempts, the retry schedule sti
   try {
     await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: `http://127.0.0.1:${door.address().port}${HOOK}`, secret: OLD });
     const label = await buyOnSim();
-    const attempts = async () => (await api('/api/v1/webhooks/deliveries')).body.deliveries
-      .filter((d) => d.label_id === label.id && d.status !== 'pending')
+    const listed = async () => (await api('/api/v1/webhooks/deliveries')).body.deliveries
+      .filter((d) => d.label_id === label.id)
       .sort((a, b) => a.attempt - b.attempt);
+    const attempts = async () => (await listed()).filter((d) => d.status !== 'pending');
     await until('attempt 1 to fail', async () => (await attempts()).length === 1);
     await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 300 });
     await until('attempt 2 to fail', async () => (await attempts()).length === 2);
@@ -179,9 +180,7 @@ test('with the Worker unreachable for the first attempts, the retry schedule sti
     await until('attempt 3 to succeed', async () => (await attempts()).at(-1)?.status === 'succeeded');
     // Nothing more is scheduled after a success. A retry is listed (pending)
     // the moment an attempt fails, so the full list is final without a wait.
-    const log = (await api('/api/v1/webhooks/deliveries')).body.deliveries
-      .filter((d) => d.label_id === label.id)
-      .sort((a, b) => a.attempt - b.attempt);
+    const log = await listed();
     assert.deepEqual(log.map((d) => [d.attempt, d.status]), [[1, 'failed'], [2, 'failed'], [3, 'succeeded']]);
     assert.equal(log[2].next_attempt_at, null, 'no next attempt after the success');
     assert.equal((await inboxEntry(label.id)).event.deliveries, 1);

@@ -89,21 +89,31 @@ export async function startSim({ keys, env = {} } = {}) {
       return text ? JSON.parse(text) : null;
     },
     /**
-     * Runs `fn` in one of the simulator's rate-limit windows (minutes of its
-     * clock) that cannot end under it, however slow the machine: the clock
-     * is frozen at the start of a minute ahead of the real one, and runs on
-     * from there afterwards. The Worker keeps a window it learned for at most
-     * a minute of its own clock, so it too sees this one open.
+     * Runs `fn` with the simulator's clock frozen at `at(now)` (only
+     * `clock/advance` moves it meanwhile); afterwards it runs on from where
+     * it stands.
      */
-    async inOneWindow(fn) {
+    async frozenAt(at, fn) {
       const { now } = await this.control('POST', '/__sim/clock/freeze', { frozen: true });
-      const ahead = Math.max(now, Math.floor(Date.now() / 1000));
-      await this.control('POST', '/__sim/clock/set', { now: ahead - (ahead % 60) + 60 });
+      await this.control('POST', '/__sim/clock/set', { now: at(now) });
       try {
         return await fn();
       } finally {
         await this.control('POST', '/__sim/clock/freeze', { frozen: false });
       }
+    },
+    /**
+     * Runs `fn` in one of the simulator's rate-limit windows (minutes of its
+     * clock) that cannot end under it, however slow the machine: the clock
+     * is frozen at the start of a minute ahead of the real one. The Worker
+     * keeps a window it learned for at most a minute of its own clock, so it
+     * too sees this one open.
+     */
+    inOneWindow(fn) {
+      return this.frozenAt((now) => {
+        const ahead = Math.max(now, Math.floor(Date.now() / 1000));
+        return ahead - (ahead % 60) + 60;
+      }, fn);
     },
     /** Ends the simulator; resolves once its process is gone. */
     async stop() {
