@@ -1,5 +1,33 @@
-//! The accounts Worker: the `edge` crate built with its `accounts`
-//! feature, whose fetch handler and Durable Objects (`edge::orgs`) are the
-//! ones this Worker exports. See `edge/src/orgs/wire.rs`.
+//! The accounts Worker: organizations, their people, sign-in, invitations,
+//! keys and settings, behind the main Worker's `ACCOUNTS` service binding
+//! (what the two say to each other: `domain::orgs::wire`). Its endpoints
+//! (`endpoints`, passkeys in `passkeys`), its objects (`organization`: one
+//! per organization; `directory`: accounts by email and sign-in counters)
+//! and WebCrypto (`crypto`: password hashing; `sealing`: the
+//! organizations' secrets under the master keys).
+//!
+//! Compiled for workerd only (wasm32): natively the crate is empty.
+#![cfg(target_arch = "wasm32")]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
-pub use edge::orgs::wire;
+mod crypto;
+mod directory;
+mod endpoints;
+mod organization;
+mod passkeys;
+mod sealing;
+
+#[worker::event(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}

@@ -1,5 +1,25 @@
-//! The ledger Worker: the `edge` crate built with its `ledger` feature,
-//! whose `WebhookInbox` Durable Object (`edge::webhooks`) is what this
-//! Worker exports. See ledger/README.md.
+//! The ledger Worker: each organization's webhook inbox and label ledger,
+//! the `WebhookInbox` Durable Object (`inbox`), which the main Worker binds
+//! directly by `script_name`. What it decides (insights, history pages, the
+//! CSV export) is `domain::webhooks`.
+//!
+//! Compiled for workerd only (wasm32): natively the crate is empty.
+#![cfg(target_arch = "wasm32")]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
-pub use edge::webhooks;
+mod inbox;
+
+#[worker::event(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}

@@ -2,13 +2,13 @@
 //! It is its own Worker, reached only through the main Worker's `PDF`
 //! service binding, so only the requests that print pay to load lopdf (its
 //! parser, flate, encodings and crypto more than doubled the main Worker's
-//! wasm). `wire` is what the two Workers say to each other; `print` decides
+//! wasm). What the two Workers say to each other is `domain::prints`; `print` decides
 //! what a print does next and `merge` merges, both plain Rust that `cargo
 //! test -p pdf` runs natively; `prints` (the job's prints object: fetches,
-//! storage) and `glue` (the fetch handler) are compiled for workerd alone.
+//! storage) and `entry` (the fetch handler) are compiled for workerd alone.
 
 // A panic aborts the isolate (`panic = "abort"`): the main Worker would get
-// a bare 500. Every failure is an answer instead (`wire::Unprinted`).
+// a bare 500. Every failure is an answer instead (`domain::prints::Unprinted`).
 #![cfg_attr(
     not(test),
     deny(
@@ -21,14 +21,10 @@
     )
 )]
 
-pub mod wire;
-
-#[cfg(feature = "service")]
 pub mod merge;
-#[cfg(feature = "service")]
 pub mod print;
 
-#[cfg(all(target_arch = "wasm32", feature = "service"))]
-mod glue;
-#[cfg(all(target_arch = "wasm32", feature = "service"))]
+#[cfg(target_arch = "wasm32")]
+mod entry;
+#[cfg(target_arch = "wasm32")]
 mod prints;

@@ -15,7 +15,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::wire::LabelSource;
+use domain::prints::LabelSource;
 
 /// Label PDFs fetched in one call to the prints object: under the free
 /// plan's 50 subrequests, with room for redirects (each counts).

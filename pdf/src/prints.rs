@@ -18,7 +18,7 @@ use worker::{
 
 use crate::merge::merge;
 use crate::print::{Next, PIECE_BYTES, file_key, next};
-use crate::wire::{LabelSource, PDF_TYPE, PrintRequest, Unprinted};
+use domain::prints::{LabelSource, PDF_TYPE, PrintRequest, Unprinted};
 
 /// "Labels fetched and stored; call again for the rest."
 pub const FETCHED: u16 = 202;

@@ -7,13 +7,13 @@ use worker::{
     Date, DurableObject, Env, Request, Response, Result, SqlStorage, State, durable_object,
 };
 
-use super::{
+use api::ErrorCode;
+use api::jobs::JobSummary;
+use domain::control::{
     Activate, ActiveKey, Control, ControlCall, IsRevoked, JOBS_KEPT, ListJobs, Problem, RecordJob,
     ReportProblem, Revoke,
 };
-use crate::objects::reply;
-use api::ErrorCode;
-use api::jobs::JobSummary;
+use domain::objects::reply;
 
 #[durable_object]
 pub struct EdgeControl {

@@ -8,12 +8,13 @@ use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use worker::Env;
 
-use super::engine::{Answer, Call, Outcome};
-use crate::config::Config;
-use crate::errors::EdgeError;
-use crate::runtime::Trace;
-use crate::upstream::budget::Window;
-use crate::upstream::{call, proxy};
+use crate::upstream::call;
+use domain::config::Config;
+use domain::errors::EdgeError;
+use domain::jobs::engine::{Answer, Call, Outcome};
+use domain::upstream::budget::Window;
+use domain::upstream::proxy;
+use platform::Trace;
 
 /// The buy's body: `{}` (the interface shows none).
 #[derive(Serialize)]

@@ -29,20 +29,20 @@ use worker::{
 };
 
 use super::calls::{self, Caller};
-use super::engine::{Call, Core, Job, Next, Outcome, Plan, Row};
-use super::plan::{self, Pace};
-use super::runner::{self, Store, Writes};
-use super::{Act, Acted, Create, Get, JobCall, Jobs, Labels, Results, Rows};
-use crate::config::Config;
-use crate::control::glue as control;
-use crate::errors::EdgeError;
-use crate::objects::reply;
-use crate::orgs::{Named, object_name};
-use crate::runtime::objects::ask;
-use crate::runtime::random_hex;
-use crate::webhooks::{InboxStore, JobLabel, RecordJobLabels};
+use crate::control;
 use api::jobs::RowState;
 use api::{KeyEnv, Label};
+use domain::config::Config;
+use domain::errors::EdgeError;
+use domain::jobs::engine::{Call, Core, Job, Next, Outcome, Plan, Row};
+use domain::jobs::plan::{self, Pace};
+use domain::jobs::runner::{self, Store, Writes};
+use domain::jobs::{Act, Acted, Create, Get, JobCall, Jobs, Labels, Results, Rows};
+use domain::objects::reply;
+use domain::orgs::{Named, object_name};
+use domain::webhooks::{InboxStore, JobLabel, RecordJobLabels};
+use platform::objects::ask;
+use platform::random_hex;
 
 /// One alarm runs steps for at most this long, then hands over to the next
 /// alarm, so no invocation runs long and the job's answers stay quick.
@@ -161,7 +161,7 @@ impl BatchJob {
     /// the fetch handler reads them, or another organization's with its
     /// own keys, never the deployment's.
     async fn config(&self, org: &OrgId) -> std::result::Result<Rc<Config>, EdgeError> {
-        let base = crate::runtime::config(&self.env)?;
+        let base = crate::entry::config(&self.env)?;
         if org.is_deployment() {
             return Ok(base);
         }
@@ -170,8 +170,7 @@ impl BatchJob {
         {
             return Ok(config.clone());
         }
-        let config =
-            Rc::new(crate::orgs::front::org_settings(&self.env, &base, org.clone()).await?);
+        let config = Rc::new(crate::orgs::org_settings(&self.env, &base, org.clone()).await?);
         *self.org_config.borrow_mut() = Some((now_ms(), config.clone()));
         Ok(config)
     }
@@ -480,8 +479,12 @@ impl BatchJob {
             }) => {
                 self.load()?;
                 let page = self.with_job(|j| {
-                    let (rows, total) =
-                        super::engine::page(j.rows(), state, offset, limit.clamp(1, MAX_PAGE_ROWS));
+                    let (rows, total) = domain::jobs::engine::page(
+                        j.rows(),
+                        state,
+                        offset,
+                        limit.clamp(1, MAX_PAGE_ROWS),
+                    );
                     RowsPage {
                         rows,
                         offset,
@@ -516,7 +519,7 @@ impl BatchJob {
             JobCall::Results(Results {}) => {
                 self.load()?;
                 let csv = self
-                    .with_job(|j| super::results::csv(j.rows().as_slice()))
+                    .with_job(|j| domain::jobs::results::csv(j.rows().as_slice()))
                     .transpose()
                     .map_err(internal)?;
                 reply::<Jobs, Results>(&csv).map_err(internal)
@@ -547,7 +550,7 @@ impl DurableObject for BatchJob {
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         // The raw URL: parsing it would link the URL crate's IDNA tables
         // (about 190 KB of the wasm) for this one comparison.
-        if req.inner().url() == super::LIVE_URL {
+        if req.inner().url() == domain::jobs::LIVE_URL {
             // The Worker checked the session and the scope.
             let pair = WebSocketPair::new()?;
             self.state.accept_web_socket(&pair.server);
@@ -583,7 +586,7 @@ impl DurableObject for BatchJob {
         reason: String,
         _clean: bool,
     ) -> Result<()> {
-        crate::runtime::objects::close_back(&ws, code, reason);
+        platform::objects::close_back(&ws, code, reason);
         Ok(())
     }
 

@@ -5,15 +5,16 @@
 //! teaches (the key's real scopes; a revoked or expired key raises the
 //! admins' "rotate the key" alert, whoever met it).
 
-use super::budget::{Window, with_budgets};
-use super::proxy::Forward;
-use super::{StoredResponse, key_scopes, send};
-use crate::config::Config;
-use crate::control::glue as control;
-use crate::control::is_key_problem;
-use crate::errors::EdgeError;
-use crate::runtime::{Trace, now_s};
+use crate::control;
 use api::{ApiKey, ErrorCode, ErrorEnvelope, KeyEnv, Scope};
+use domain::config::Config;
+use domain::control::is_key_problem;
+use domain::errors::EdgeError;
+use domain::upstream::budget::{Window, with_budgets};
+use domain::upstream::proxy::Forward;
+use domain::upstream::{StoredResponse, key_scopes};
+use platform::send;
+use platform::{Trace, now_s};
 use worker::Env;
 use worker::web_sys::Response;
 

@@ -2,25 +2,26 @@
 //! upstream once through the one path (`call`; purchases through their
 //! records, `purchases`).
 
-use super::budget::{Caller, with_budgets};
-use super::proxy::{self, Forward};
-use super::{StoredResponse, call};
-use crate::access::gate::{self, Facts, Principal};
-use crate::access::glue::principal;
-use crate::access::roles::WIDGET_SCOPES;
-use crate::config::Config;
-use crate::errors::EdgeError;
-use crate::objects::Ask;
-use crate::orgs::wire::Record;
-use crate::orgs::{Named, object_name};
-use crate::runtime::objects::ask;
-use crate::runtime::reply;
-use crate::runtime::{Trace, body_bytes, header, now_s};
-use crate::webhooks::{InboxStore, RecordPurchase, RecordQuote, RecordVoid};
-use crate::widget::{cors, quotes, shoppers};
+use super::call;
+use crate::access::principal;
 use api::labels::{BuyLabelRequest, Label, LabelDetails, VoidStatus};
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
+use domain::access::gate::{self, Facts, Principal};
+use domain::access::roles::WIDGET_SCOPES;
+use domain::config::Config;
+use domain::errors::EdgeError;
+use domain::objects::Ask;
+use domain::orgs::wire::Record;
+use domain::orgs::{Named, object_name};
+use domain::upstream::StoredResponse;
+use domain::upstream::budget::{Caller, with_budgets};
+use domain::upstream::proxy::{self, Forward};
+use domain::webhooks::{InboxStore, RecordPurchase, RecordQuote, RecordVoid};
+use domain::widget::{cors, quotes, shoppers};
+use platform::objects::ask;
+use platform::reply;
+use platform::{Trace, body_bytes, header, now_s};
 use sha2::{Digest, Sha256};
 use worker::Env;
 use worker::web_sys::{Request, Response};
@@ -98,11 +99,11 @@ pub(crate) async fn forward(
     })?;
 
     if endpoint.spends_money() {
-        let purchase = crate::purchases::glue::Purchase {
+        let purchase = crate::purchases::Purchase {
             forward: &forward,
             mode,
             body: &body,
-            idempotency_key: header(&req, crate::purchases::HEADER),
+            idempotency_key: header(&req, domain::purchases::HEADER),
         };
         let (stored, replayed) = purchase.run(env, config, request_id, trace).await?;
         if replayed {
@@ -236,7 +237,7 @@ async fn record_purchase(
         .ok()
         .and_then(|label| Record::large_purchase(&label, config.audit_purchase_cents));
     if let Some(large) = large {
-        crate::orgs::front::record(env, session, &large).await;
+        crate::orgs::record(env, session, &large).await;
     }
 }
 

@@ -1,0 +1,335 @@
+//! The Worker's own dashboard endpoints (`api::session`): sign-in and out,
+//! the session, the mode switch, key rotation and the limits last seen; and
+//! who the caller of any endpoint is (`principal`, `signed_in`).
+
+use crate::control;
+use api::session::{KeyVerification, ModeRequest, SignInRequest};
+use api::{ApiKey, ErrorCode, ErrorEnvelope, KeyEnv};
+use domain::access::console;
+use domain::access::gate::{self, Facts, Principal};
+use domain::access::session::{self, SESSION_SECONDS, Session};
+use domain::config::{Config, ModeKeys};
+use domain::errors::{EdgeError, SignInReason};
+use domain::routes::{AccessRoute, SessionRoute};
+use domain::upstream::budget::with_budgets;
+use domain::upstream::key_scopes;
+use domain::upstream::proxy;
+use platform::reply;
+use platform::send;
+use platform::{Trace, json_body, now_s, random_hex};
+use worker::Env;
+use worker::web_sys::{Request, Response};
+
+const SET_COOKIE: &str = "Set-Cookie";
+
+/// The session answer, with the alert on the active key if the store has
+/// one; for an organization's session, its name and the person's other
+/// organizations (the menu's switcher).
+pub(crate) async fn session_response(
+    env: &Env,
+    config: &Config,
+    principal: &Principal,
+    cookie: Option<String>,
+) -> Result<Response, EdgeError> {
+    let mode = principal.mode(config);
+    let (scopes, problem) = match config.keys_for(mode) {
+        Ok(keys) => {
+            let (key, _) = control::active_key(env, &config.org, keys).await;
+            let problem = control::key_problem(env, &config.org, key).await;
+            (
+                key_scopes::current(&config.org, mode, &keys.scopes),
+                problem,
+            )
+        }
+        // An organization without keys yet: signed in, nothing to call with.
+        Err(_) => (Vec::new(), None),
+    };
+    let orgs = match principal {
+        Principal::User { session, .. } if !session.org.is_deployment() => {
+            Some(crate::orgs::me(env, session).await?)
+        }
+        _ => None,
+    };
+    let info = console::session_info(principal, config, &scopes, problem, orgs);
+    let extra: Vec<_> = cookie.map(|c| (SET_COOKIE, c)).into_iter().collect();
+    reply::json(200, &info, &extra)
+}
+
+/// The caller of a v1 endpoint: a user (sign-out checked across isolates) or the widget.
+pub(crate) async fn principal(
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+) -> Result<Principal, EdgeError> {
+    not_signed_out(env, config, gate::identify(config, facts)?, facts.now).await
+}
+
+/// A signed-in dashboard user (the widget cannot reach the dashboard endpoints).
+pub(crate) async fn signed_in(
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+    trace: &mut Trace,
+) -> Result<Principal, EdgeError> {
+    let user = gate::signed_in_user(config, facts)?
+        .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))?;
+    gate::check_same_origin(facts)?;
+    let principal = not_signed_out(env, config, user, facts.now).await?;
+    trace.caller(&principal);
+    Ok(principal)
+}
+
+/// A user's session, checked across isolates: not signed out, and, in an
+/// organization, still a member, with the role the organization's object
+/// gives now (asked on every request, so a removal or a role change
+/// counts from the next one).
+async fn not_signed_out(
+    env: &Env,
+    config: &Config,
+    principal: Principal,
+    now: u64,
+) -> Result<Principal, EdgeError> {
+    let Principal::User { session, role } = principal else {
+        return Ok(principal);
+    };
+    let ended = EdgeError::SignInRequired(SignInReason::SessionEnded);
+    if control::is_revoked(env, &session.org, &session.sid, now).await? {
+        return Err(ended);
+    }
+    if session.org.is_deployment() {
+        return Ok(Principal::User { session, role });
+    }
+    // The request's settings were made for this session (`runtime::tenant`)
+    // with the role the organization's object gives the person now.
+    let role = if config.org == session.org {
+        config.member
+    } else {
+        crate::orgs::session_settings(env, config, &session, false, now)
+            .await?
+            .member
+    };
+    let role = role.ok_or(ended)?;
+    Ok(Principal::User { session, role })
+}
+
+async fn sign_in(
+    req: Request,
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+    request_id: &str,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    // Login CSRF: only the dashboard's own page may sign in.
+    gate::check_same_origin(facts)?;
+    let request: SignInRequest = json_body(&req, 4096).await?;
+    let token = request.token.trim();
+    // An organization member's own token: the accounts Worker's to check.
+    if token.starts_with(api::access_tokens::PREFIX) {
+        let address = platform::request::header(&req, "CF-Connecting-IP");
+        return crate::orgs::token_sign_in(env, config, token, address, request_id, trace).await;
+    }
+    if config.users.is_empty() {
+        return Err(EdgeError::Config {
+            setting: domain::config::names::USERS,
+            problem: "no users are configured, so nobody can sign in".into(),
+        });
+    }
+    let user = config.users.sign_in(token).ok_or(EdgeError::InvalidToken)?;
+    let now = now_s();
+    let session = Session {
+        sid: random_hex(16)?,
+        org: config.org.clone(),
+        user: user.name.clone(),
+        role: user.role,
+        mode: config.default_mode(),
+        expires_at: now + SESSION_SECONDS,
+    };
+    let principal = Principal::User {
+        session: session.clone(),
+        role: user.role,
+    };
+    trace.caller(&principal);
+    let cookie = session.set_cookie(&config.session_secret, now);
+    session_response(env, config, &principal, Some(cookie)).await
+}
+
+/// Signing out always clears the cookie; a valid session is also revoked
+/// everywhere, so a copy of the cookie stops working.
+async fn sign_out(
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    gate::check_same_origin(facts)?;
+    if let Ok(Some(principal)) = gate::signed_in_user(config, facts) {
+        trace.caller(&principal);
+        if let Principal::User { session, .. } = &principal {
+            control::revoke(env, &session.org, &session.sid, session.expires_at).await?;
+        }
+    }
+    reply::empty(204, &[(SET_COOKIE, session::clear_cookie())])
+}
+
+pub(crate) async fn handle(
+    route: AccessRoute,
+    req: Request,
+    env: &Env,
+    config: &Config,
+    facts: &Facts<'_>,
+    request_id: &str,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    let route = match route {
+        AccessRoute::SignIn => return sign_in(req, env, config, facts, request_id, trace).await,
+        AccessRoute::SignOut => return sign_out(env, config, facts, trace).await,
+        AccessRoute::Session(route) => route,
+    };
+    let principal = signed_in(env, config, facts, trace).await?;
+    match route {
+        SessionRoute::Get => session_response(env, config, &principal, None).await,
+        SessionRoute::SetMode => {
+            let session = gate::require_admin(&principal, "switch between live and sandbox")?;
+            let request: ModeRequest = json_body(&req, 4096).await?;
+            if config.mode(request.mode).is_none() {
+                return Err(EdgeError::ModeUnavailable {
+                    mode: request.mode.as_str(),
+                });
+            }
+            let session = Session {
+                mode: request.mode,
+                ..session.clone()
+            };
+            let cookie = session.set_cookie(&config.session_secret, facts.now);
+            let principal = Principal::User {
+                session,
+                role: api::session::Role::Admin,
+            };
+            session_response(env, config, &principal, Some(cookie)).await
+        }
+        SessionRoute::Limits => {
+            let mode = principal.mode(config);
+            let limits = with_budgets(&config.org, |b| console::limits(mode, b));
+            reply::json(200, &limits, &[])
+        }
+        SessionRoute::Keys => {
+            gate::require_admin(&principal, "see and rotate the API keys")?;
+            keys_status(env, config).await
+        }
+        SessionRoute::VerifyKey(mode) => {
+            gate::require_admin(&principal, "verify a new API key")?;
+            let (_, next) = next_key(config, mode)?;
+            let verification = verify(config, mode, next, trace).await;
+            reply::json(200, &verification, &[])
+        }
+        SessionRoute::ActivateKey(mode) => {
+            gate::require_admin(&principal, "activate a new API key")?;
+            // Activation verifies first: a key that does not work is never made active.
+            let (keys, next) = next_key(config, mode)?;
+            let verification = verify(config, mode, next, trace).await;
+            if !verification.ok {
+                return reply::json(409, &verification, &[]);
+            }
+            control::activate(env, &config.org, keys, next).await?;
+            keys_status(env, config).await
+        }
+    }
+}
+
+async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> {
+    let mut modes = Vec::new();
+    for mode in config.modes() {
+        let keys = config.keys_for(mode)?;
+        let activated = control::activated(env, &config.org, keys).await;
+        let (key, _) = keys.active(activated.as_deref());
+        let problem = control::key_problem(env, &config.org, key).await;
+        let scopes = key_scopes::current(&config.org, mode, &keys.scopes);
+        modes.push(console::mode_keys(
+            keys,
+            activated.as_deref(),
+            problem,
+            &scopes,
+        ));
+    }
+    reply::json(200, &console::keys_status(modes), &[])
+}
+
+/// The mode's keys and its configured next key, or why there is none.
+fn next_key(config: &Config, mode: KeyEnv) -> Result<(&ModeKeys, &ApiKey), EdgeError> {
+    let keys = config.mode(mode).ok_or(EdgeError::ModeUnavailable {
+        mode: mode.as_str(),
+    })?;
+    let next = keys.next.as_ref().ok_or(EdgeError::NoNextKey {
+        setting: match mode {
+            KeyEnv::Live => domain::config::names::LIVE_KEY_NEXT,
+            KeyEnv::Sandbox => domain::config::names::SANDBOX_KEY_NEXT,
+        },
+    })?;
+    Ok((keys, next))
+}
+
+/// One read with the next key: does the service accept it?
+async fn verify(
+    config: &Config,
+    mode: KeyEnv,
+    next: &ApiKey,
+    trace: &mut Trace,
+) -> KeyVerification {
+    let redacted = next.redacted();
+    let answer = match proxy::plan("GET", "/api/v1/wallet", None, &config.upstream) {
+        Ok(forward) => {
+            match send::send(
+                &forward,
+                "GET",
+                next.expose(),
+                &[],
+                config.upstream_timeout_ms,
+                trace,
+            )
+            .await
+            {
+                Ok(answer) => answer.store().await,
+                Err(e) => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    };
+    match answer {
+        Ok(r) if r.status < 300 => KeyVerification {
+            mode,
+            ok: true,
+            code: None,
+            message: format!("The service accepted {redacted}."),
+        },
+        Ok(r) => {
+            let error = serde_json::from_str::<ErrorEnvelope>(&r.body)
+                .ok()
+                .map(|e| e.error);
+            let code = error.as_ref().map(|e| e.code.clone());
+            // A key without wallet:read still authenticated: that is what rotation needs.
+            let ok = code == Some(ErrorCode::AuthKeyInsufficientScope);
+            KeyVerification {
+                mode,
+                ok,
+                message: match (&error, ok) {
+                    (_, true) => {
+                        format!("The service accepted {redacted} (it has no wallet:read scope).")
+                    }
+                    (Some(e), false) => format!("The service refused {redacted}: {}", e.message),
+                    (None, false) => format!("The service answered {} for {redacted}.", r.status),
+                },
+                code: if ok { None } else { code },
+            }
+        }
+        Err(e) => KeyVerification {
+            mode,
+            ok: false,
+            code: Some(e.code()),
+            message: format!(
+                "Could not verify {redacted}: {}",
+                e.to_api_error("").message
+            ),
+        },
+    }
+}

@@ -1,0 +1,95 @@
+//! Serves the storefront widget page (see `widget`), and finds the
+//! settings of the organization a widget request names.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::dashboard::asset;
+use api::orgs::OrgId;
+use api::widget::PAGE_PATH;
+use domain::config::{Config, WidgetConfig};
+use domain::errors::EdgeError;
+use domain::widget::tenants::Recent;
+use worker::Env;
+use worker::wasm_bindgen::JsValue;
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::web_sys::{Headers, Response, ResponseInit};
+
+thread_local! {
+    static ORGS: RefCell<Recent<Option<Rc<Config>>>> = RefCell::new(Recent::default());
+}
+
+/// The settings (keys and widget) of the organization whose widget id a
+/// widget request names, kept briefly per isolate (`tenants`); `None` if
+/// there is no such organization or its widget allows no shop.
+pub(crate) async fn org_settings(
+    env: &Env,
+    base: &Config,
+    id: &str,
+    now: u64,
+) -> Result<Option<Rc<Config>>, EdgeError> {
+    let Some(org) = OrgId::parse(id) else {
+        return Ok(None);
+    };
+    if let Some(known) = ORGS.with(|o| o.borrow().get(&org, now)) {
+        return Ok(known);
+    }
+    let config = crate::orgs::widget_settings(env, base, org.clone()).await?;
+    let found = (!config.widget.origins.is_empty()).then(|| Rc::new(config));
+    ORGS.with(|o| o.borrow_mut().put(org, found.clone(), now));
+    Ok(found)
+}
+
+/// The storefront widget page (`domain::widget`): the built page with the
+/// configured ship-from and fallback written in, framed only by the shop
+/// its link names when that shop is one of the widget's origins; otherwise
+/// (or with no `widget` to show) a 403 nobody can frame (opened directly,
+/// it tells the shop owner what to set).
+pub(crate) async fn page(
+    env: &Env,
+    widget: Option<&WidgetConfig>,
+    own_origin: &str,
+    query: Option<&str>,
+) -> Result<Response, EdgeError> {
+    let missing = || EdgeError::RouteNotFound {
+        path: PAGE_PATH.into(),
+    };
+    let built = asset(env, &format!("{own_origin}{PAGE_PATH}"))
+        .await
+        .ok_or_else(missing)?;
+    let html = match built.text() {
+        Ok(promise) => JsFuture::from(promise)
+            .await
+            .ok()
+            .and_then(|t| t.as_string()),
+        Err(_) => None,
+    }
+    .ok_or_else(missing)?;
+    let shop = widget.and_then(|w| domain::widget::framing_shop(query, &w.origins));
+    // What the widget's settings say goes only into a page its shop may show.
+    let allowed = widget.filter(|_| shop.is_some());
+    let html = domain::widget::page(
+        &html,
+        allowed.and_then(|w| w.ship_from.as_deref()).unwrap_or(""),
+        allowed.and_then(|w| w.fallback.as_deref()).unwrap_or(""),
+        shop,
+    );
+    let rebuilt = || -> Result<Response, JsValue> {
+        let headers = Headers::new_with_headers(&built.headers())?;
+        let csp = headers.get("Content-Security-Policy")?.unwrap_or_default();
+        headers.set(
+            "Content-Security-Policy",
+            &domain::widget::frame_ancestors(&csp, shop),
+        )?;
+        // frame-ancestors decides who may frame the page; the body changed.
+        headers.delete("X-Frame-Options")?;
+        headers.delete("ETag")?;
+        // The page differs by its link's shop.
+        headers.set("Cache-Control", "no-cache")?;
+        let init = ResponseInit::new();
+        init.set_status(if shop.is_some() { 200 } else { 403 });
+        init.set_headers(&headers);
+        Response::new_with_opt_str_and_init(Some(&html), &init)
+    };
+    rebuilt().map_err(|_| missing())
+}

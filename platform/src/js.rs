@@ -1,0 +1,74 @@
+//! The few JavaScript functions that make each crossing of the wasm
+//! boundary one call: a profile showed per-header and per-field crossings
+//! among the Worker's largest costs. Headers cross as one `name\nvalue\n...`
+//! string (a header value cannot hold a newline).
+
+use worker::js_sys;
+use worker::wasm_bindgen::{self, prelude::wasm_bindgen};
+use worker::web_sys::{Headers, Request, Response};
+
+#[wasm_bindgen(inline_js = "
+export function request_facts(req) {
+  const h = req.headers;
+  return req.method + '\\n' + (h.get('cookie') ?? '') + '\\n' + (h.get('origin') ?? '') + '\\n' +
+    (h.get('parcel-widget-origin') ?? '') + '\\n' + req.url;
+}
+export function headers_from(lines) {
+  const h = new Headers();
+  const p = lines.split('\\n');
+  for (let i = 0; i + 1 < p.length; i += 2) h.set(p[i], p[i + 1]);
+  return h;
+}
+export function send_upstream(url, method, lines, body, timeout_ms) {
+  // A native timer signal: no JS closure or Rust timer future per call.
+  const signal = AbortSignal.timeout(timeout_ms);
+  // The body is copied: the caller's bytes are a view into wasm memory.
+  return fetch(url, { method, headers: headers_from(lines), body: body && body.slice(), signal })
+    .catch(() => Promise.reject(signal.aborted ? 'timeout' : 'unreachable'));
+}
+export function pass_through(raw, lines) {
+  return new Response(raw.body, { status: raw.status, headers: headers_from(lines) });
+}
+export function with_headers(req, lines) {
+  // A copy of the request (method, URL, headers, body) with headers added.
+  const copy = new Request(req);
+  const p = lines.split('\\n');
+  for (let i = 0; i + 1 < p.length; i += 2) copy.headers.set(p[i], p[i + 1]);
+  return copy;
+}
+export function pick_headers(headers, names) {
+  let out = '';
+  for (const n of names.split('\\n')) {
+    const v = headers.get(n);
+    if (v !== null) out += n + '\\n' + v + '\\n';
+  }
+  return out;
+}")]
+extern "C" {
+    /// Method, cookie, origin, widget origin and URL, newline-separated
+    /// (the URL last: it is the only one that may be long).
+    pub fn request_facts(req: &Request) -> String;
+    pub fn headers_from(lines: &str) -> Headers;
+    pub fn send_upstream(
+        url: &str,
+        method: &str,
+        lines: &str,
+        body: Option<&[u8]>,
+        timeout_ms: u32,
+    ) -> js_sys::Promise;
+    pub fn pass_through(raw: &Response, lines: &str) -> Response;
+    pub fn with_headers(req: &Request, lines: &str) -> Request;
+    pub fn pick_headers(headers: &Headers, names: &str) -> String;
+}
+
+/// Header pairs as one `name\nvalue\n...` string.
+pub fn lines<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut lines = String::with_capacity(512);
+    for (name, value) in pairs {
+        lines.push_str(name);
+        lines.push('\n');
+        lines.push_str(value);
+        lines.push('\n');
+    }
+    lines
+}

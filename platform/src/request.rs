@@ -1,0 +1,63 @@
+//! What a request says: its line and the headers every route reads, read
+//! across the wasm boundary in one call, and its body.
+
+use crate::js;
+use domain::errors::EdgeError;
+use worker::web_sys::Request;
+
+/// The request line and the headers every route reads.
+pub struct Incoming {
+    pub method: String,
+    pub url: String,
+    pub cookie: Option<String>,
+    pub origin: Option<String>,
+    /// `api::widget::ORIGIN_HEADER`, sent by the widget page.
+    pub framed_by: Option<String>,
+}
+
+impl Incoming {
+    pub fn read(req: &Request) -> Incoming {
+        let facts = js::request_facts(req);
+        let mut parts = facts.splitn(5, '\n');
+        let mut next = || parts.next().unwrap_or_default().to_string();
+        let some = |s: String| (!s.is_empty()).then_some(s);
+        let method = next();
+        let cookie = some(next());
+        let origin = some(next());
+        let framed_by = some(next());
+        Incoming {
+            method,
+            cookie,
+            origin,
+            framed_by,
+            url: next(),
+        }
+    }
+}
+
+pub fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers().get(name).ok().flatten()
+}
+
+/// The whole body (empty if it cannot be read); callers cap its size.
+pub async fn body_bytes(req: &Request) -> Vec<u8> {
+    let Ok(promise) = req.array_buffer() else {
+        return Vec::new();
+    };
+    match worker::wasm_bindgen_futures::JsFuture::from(promise).await {
+        Ok(buffer) => worker::js_sys::Uint8Array::new(&buffer).to_vec(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// A small JSON body of the Worker's own endpoints, parsed with its `api` type.
+pub async fn json_body<T: serde::de::DeserializeOwned>(
+    req: &Request,
+    max: usize,
+) -> Result<T, EdgeError> {
+    let body = body_bytes(req).await;
+    if body.len() > max {
+        return Err(EdgeError::BodyTooLarge);
+    }
+    api::validation::parse_json(&body).map_err(EdgeError::InvalidBody)
+}

@@ -1,0 +1,146 @@
+//! The upstream call, on the raw `web_sys` types: a profile showed the
+//! `worker` crate's wrappers (the body read chunk by chunk into Rust,
+//! `request.cf` read on every call) costing more than all our own decisions.
+
+use crate::js::{lines, pass_through, pick_headers, send_upstream};
+use crate::reply::response_header_pairs;
+use crate::{Trace, now_ms};
+use domain::errors::EdgeError;
+use domain::upstream::StoredResponse;
+use domain::upstream::proxy::{self, Forward};
+use worker::wasm_bindgen::JsCast;
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::web_sys::Response;
+
+/// An upstream answer whose body is still unread.
+pub struct Answer {
+    pub status: u16,
+    /// The passed headers (`proxy::PASSED_RESPONSE_HEADERS`), lowercase.
+    pub headers: Vec<(String, String)>,
+    raw: Response,
+    outcome_unknown: bool,
+}
+
+impl Answer {
+    /// Reads the body, for answers the Worker must look into or keep.
+    pub async fn store(self) -> Result<StoredResponse, EdgeError> {
+        let unreachable = EdgeError::UpstreamUnreachable {
+            outcome_unknown: self.outcome_unknown,
+        };
+        let text = self.raw.text().map_err(|_| unreachable.clone())?;
+        let body = JsFuture::from(text)
+            .await
+            .ok()
+            .and_then(|v| v.as_string())
+            .ok_or(unreachable)?;
+        Ok(StoredResponse {
+            status: self.status,
+            headers: self.headers,
+            body,
+        })
+    }
+
+    /// The browser's answer with the upstream body streamed through unread.
+    pub fn stream(self, extra: &[(&'static str, String)]) -> Response {
+        pass_through(
+            &self.raw,
+            &lines(response_header_pairs(&self.headers, extra)),
+        )
+    }
+}
+
+/// Forwards to upstream with the key; a read is retried once on a connection failure, a write never.
+pub async fn send(
+    forward: &Forward,
+    method: &str,
+    key: &str,
+    body: &[u8],
+    timeout_ms: u64,
+    trace: &mut Trace,
+) -> Result<Answer, EdgeError> {
+    let started = now_ms();
+    // A write that got no answer may still have happened upstream.
+    let outcome_unknown = !forward.endpoint.scope.is_read();
+    let unreachable = || EdgeError::UpstreamUnreachable { outcome_unknown };
+    let send = || async {
+        let bearer = format!("Bearer {key}");
+        let mut pairs = vec![
+            ("Authorization", bearer.as_str()),
+            ("Accept", "application/json"),
+        ];
+        if !body.is_empty() {
+            pairs.push(("Content-Type", "application/json"));
+        }
+        let body = (!body.is_empty()).then_some(body);
+        let call = send_upstream(&forward.url, method, &lines(pairs), body, timeout_ms as u32);
+        match JsFuture::from(call).await {
+            Ok(response) => response.dyn_into::<Response>().map_err(|_| unreachable()),
+            Err(why) if why.as_string().as_deref() == Some("timeout") => {
+                Err(EdgeError::UpstreamTimeout {
+                    outcome_unknown,
+                    seconds: timeout_ms.div_ceil(1000),
+                })
+            }
+            Err(_) => Err(unreachable()),
+        }
+    };
+    let mut sent = send().await;
+    // Reads may be retried once after a connection failure (not after a timeout); writes never are.
+    if matches!(sent, Err(EdgeError::UpstreamUnreachable { .. })) && method == "GET" {
+        sent = send().await;
+    }
+    trace.upstream_ms = Some(now_ms().saturating_sub(started));
+    let raw = sent?;
+    let picked = pick_headers(&raw.headers(), &proxy::PASSED_RESPONSE_HEADERS.join("\n"));
+    let mut lines = picked.split('\n');
+    let mut headers: Vec<(String, String)> = Vec::with_capacity(6);
+    while let (Some(name), Some(value)) = (lines.next(), lines.next()) {
+        headers.push((name.to_string(), value.to_string()));
+    }
+    trace.upstream_status = Some(raw.status());
+    trace.upstream_request_id = headers
+        .iter()
+        .find(|(n, _)| n == "x-request-id")
+        .map(|(_, v)| v.clone());
+    Ok(Answer {
+        status: raw.status(),
+        headers,
+        raw,
+        outcome_unknown,
+    })
+}
+
+/// A file the service names by URL (a label's PDF), fetched with the key
+/// only if `key` is given, and streamed to the browser as `content_type`.
+pub async fn file(
+    url: &str,
+    key: Option<&str>,
+    content_type: &str,
+    disposition: &str,
+    timeout_ms: u64,
+) -> Result<Response, EdgeError> {
+    let bearer = key.map(|k| format!("Bearer {k}"));
+    let mut pairs = vec![("Accept", content_type)];
+    if let Some(bearer) = &bearer {
+        pairs.push(("Authorization", bearer.as_str()));
+    }
+    let call = send_upstream(url, "GET", &lines(pairs), None, timeout_ms as u32);
+    let raw = JsFuture::from(call)
+        .await
+        .ok()
+        .and_then(|r| r.dyn_into::<Response>().ok())
+        .ok_or(EdgeError::LabelPdfUnavailable { status: None })?;
+    if raw.status() != 200 {
+        return Err(EdgeError::LabelPdfUnavailable {
+            status: Some(raw.status()),
+        });
+    }
+    let extra = [
+        ("Content-Type", content_type.to_string()),
+        ("Content-Disposition", disposition.to_string()),
+    ];
+    Ok(pass_through(
+        &raw,
+        &lines(response_header_pairs(&[], &extra)),
+    ))
+}
