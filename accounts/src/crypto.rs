@@ -3,7 +3,8 @@
 //! times slower, and a P-256 crate adds about 15 KiB gzip to the Worker).
 //! One call crosses the boundary per sign-in.
 
-use domain::errors::EdgeError;
+use crate::error::AccountsError;
+use domain::errors::Internal;
 use domain::orgs::passwords::PasswordRecord;
 use worker::js_sys;
 use worker::wasm_bindgen::{self, JsValue, prelude::wasm_bindgen};
@@ -43,7 +44,10 @@ pub(crate) async fn verify_es256(spki: &[u8], signature: &[u8; 64], message: &[u
 }
 
 /// The chain's output for `password` at `record`'s salt and cost.
-pub(crate) async fn derive(password: &str, record: &PasswordRecord) -> Result<Vec<u8>, EdgeError> {
+pub(crate) async fn derive(
+    password: &str,
+    record: &PasswordRecord,
+) -> Result<Vec<u8>, AccountsError> {
     let promise = pbkdf2_chain(
         password.as_bytes(),
         &record.salt,
@@ -52,7 +56,7 @@ pub(crate) async fn derive(password: &str, record: &PasswordRecord) -> Result<Ve
     );
     let bits: JsValue = worker::wasm_bindgen_futures::JsFuture::from(promise)
         .await
-        .map_err(|_| EdgeError::Internal {
+        .map_err(|_| Internal {
             what: "hash the password",
         })?;
     Ok(js_sys::Uint8Array::new(&bits).to_vec())

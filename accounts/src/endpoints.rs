@@ -15,13 +15,23 @@ use api::orgs::{
 use api::session::Role;
 use api::validation::BodyError;
 use api::{ApiKey, OwnId, Scope};
+use domain::access::AccessError;
+use domain::errors::BadBody;
+use domain::errors::Failure;
+use domain::errors::Internal;
+use domain::errors::RouteError;
+use domain::errors::SettingError;
+use domain::orgs::AccountError;
+use domain::orgs::OrgError;
+use domain::upstream::UpstreamError;
 use sha2::{Digest, Sha256};
 use worker::web_sys::{Request, Response};
 use worker::{Context, Env, event};
 
 use crate::crypto;
+use crate::error::AccountsError;
 use crate::sealing::{self, master_keys};
-use domain::errors::{EdgeError, SignInReason};
+use domain::access::SignInReason;
 use domain::orgs::directory::{self, Account, Directory};
 use domain::orgs::keys::{self, StoredKey, StoredSecret, Verdict};
 use domain::orgs::passwords::{self, PasswordRecord};
@@ -46,15 +56,15 @@ pub(crate) const MAX_BODY: usize = 4096;
 pub(crate) async fn membership(
     env: &Env,
     caller: &Caller,
-) -> Result<Option<Membership>, EdgeError> {
+) -> Result<Option<Membership>, AccountsError> {
     let check = Check {
         account: caller.account.clone(),
     };
-    ask::<Org, _>(env, caller.org.as_str(), check).await
+    Ok(ask::<Org, _>(env, caller.org.as_str(), check).await?)
 }
 
 /// Who the person is and their organizations, for the session answer.
-async fn me(env: &Env, caller: &Caller) -> Result<Option<Me>, EdgeError> {
+async fn me(env: &Env, caller: &Caller) -> Result<Option<Me>, AccountsError> {
     let Some(m) = membership(env, caller).await? else {
         return Ok(None);
     };
@@ -81,46 +91,47 @@ async fn me(env: &Env, caller: &Caller) -> Result<Option<Me>, EdgeError> {
     }))
 }
 
-pub(crate) fn invalid(field: &str, reason: impl Into<String>) -> EdgeError {
-    EdgeError::InvalidBody(BodyError::Invalid {
+pub(crate) fn invalid(field: &str, reason: impl Into<String>) -> AccountsError {
+    BadBody::Invalid(BodyError::Invalid {
         field: field.to_string(),
         reason: reason.into(),
     })
+    .into()
 }
 
-fn email_of(raw: &str) -> Result<String, EdgeError> {
+fn email_of(raw: &str) -> Result<String, AccountsError> {
     normalize_email(raw).ok_or_else(|| invalid("email", "an email address such as ada@example.com"))
 }
 
 /// A display name: trimmed, 1 to 100 characters, no control characters.
-pub(crate) fn name_of(field: &str, raw: &str) -> Result<String, EdgeError> {
+pub(crate) fn name_of(field: &str, raw: &str) -> Result<String, AccountsError> {
     let name = raw.trim();
     let ok = (1..=100).contains(&name.chars().count()) && !name.chars().any(char::is_control);
     ok.then(|| name.to_string())
         .ok_or_else(|| invalid(field, "1 to 100 characters"))
 }
 
-fn new_password(password: &str) -> Result<(), EdgeError> {
+fn new_password(password: &str) -> Result<(), AccountsError> {
     match password_problem(password) {
-        Some(problem) => Err(EdgeError::PasswordWeak(problem)),
+        Some(problem) => Err(AccountError::PasswordWeak(problem).into()),
         None => Ok(()),
     }
 }
 
-pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], EdgeError> {
+pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], AccountsError> {
     let mut bytes = [0u8; N];
-    getrandom::getrandom(&mut bytes).map_err(|_| EdgeError::Internal {
+    getrandom::getrandom(&mut bytes).map_err(|_| Internal {
         what: "draw random bytes",
     })?;
     Ok(bytes)
 }
 
 /// A new password's record, at today's cost.
-async fn hash_new(password: &str) -> Result<String, EdgeError> {
+async fn hash_new(password: &str) -> Result<String, AccountsError> {
     let salt = random_bytes::<{ passwords::SALT_BYTES }>()?.to_vec();
     let mut record = passwords::dummy(salt);
     let derived = crypto::derive(password, &record).await?;
-    record.hash = derived.try_into().map_err(|_| EdgeError::Internal {
+    record.hash = derived.try_into().map_err(|_| Internal {
         what: "hash the password",
     })?;
     Ok(record.encode())
@@ -166,7 +177,7 @@ impl Attempt {
     }
 
     /// Refused before any hashing while either counter is at its limit.
-    pub(crate) async fn allowed(&self, env: &Env, now: u64) -> Result<(), EdgeError> {
+    pub(crate) async fn allowed(&self, env: &Env, now: u64) -> Result<(), AccountsError> {
         for (shard, key, limit) in self.counters() {
             let call = directory::Throttled {
                 key,
@@ -174,14 +185,19 @@ impl Attempt {
                 at: now,
             };
             if let Some(retry_after) = ask::<Directory, _>(env, &shard, call).await? {
-                return Err(EdgeError::SignInThrottled { retry_after });
+                return Err(AccountError::SignInThrottled { retry_after }.into());
             }
         }
         Ok(())
     }
 
     /// Counts a failure; answers `refusal`.
-    pub(crate) async fn failed(&self, env: &Env, now: u64, refusal: EdgeError) -> EdgeError {
+    pub(crate) async fn failed(
+        &self,
+        env: &Env,
+        now: u64,
+        refusal: AccountsError,
+    ) -> AccountsError {
         for (shard, key, limit) in self.counters() {
             let call = directory::Failed {
                 key,
@@ -189,7 +205,7 @@ impl Attempt {
                 at: now,
             };
             if let Err(e) = ask::<Directory, _>(env, &shard, call).await {
-                return e;
+                return e.into();
             }
         }
         refusal
@@ -203,7 +219,7 @@ impl Attempt {
         env: &Env,
         password: &str,
         now: u64,
-    ) -> Result<Account, EdgeError> {
+    ) -> Result<Account, AccountsError> {
         self.allowed(env, now).await?;
         let email = self.email.clone().unwrap_or_default();
         let find = directory::Find {
@@ -226,13 +242,15 @@ impl Attempt {
                 ask::<Directory, _>(env, &directory::email_shard(&email), cleared).await?;
                 Ok(account)
             }
-            _ => Err(self.failed(env, now, EdgeError::SignInFailed).await),
+            _ => Err(self
+                .failed(env, now, AccountError::SignInFailed.into())
+                .await),
         }
     }
 }
 
 /// The session the main Worker is to start.
-fn started(org: OrgId, account: &AccountId, role: Role) -> Result<Response, EdgeError> {
+fn started(org: OrgId, account: &AccountId, role: Role) -> Result<Response, AccountsError> {
     let started = Started {
         org,
         account: account.clone(),
@@ -241,9 +259,9 @@ fn started(org: OrgId, account: &AccountId, role: Role) -> Result<Response, Edge
     reply::text(200, &started.encode())
 }
 
-async fn password_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
+async fn password_sign_in(req: Request, env: &Env) -> Result<Response, AccountsError> {
     let body: PasswordSignIn = json_body(&req, MAX_BODY).await?;
-    let email = normalize_email(&body.email).ok_or(EdgeError::SignInFailed)?;
+    let email = normalize_email(&body.email).ok_or(AccountError::SignInFailed)?;
     let now = now_s();
     let account = Attempt::new(&req, &email)
         .verify(env, &body.password, now)
@@ -257,7 +275,7 @@ pub(crate) async fn signed_in_first_org(
     env: &Env,
     account: &Account,
     now: u64,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, AccountsError> {
     for org in &account.orgs {
         let call = SignedIn {
             account: account.id.clone(),
@@ -267,7 +285,7 @@ pub(crate) async fn signed_in_first_org(
             return started(org.id.clone(), &account.id, m.role);
         }
     }
-    Err(EdgeError::OrgNotFound)
+    Err(OrgError::NotFound.into())
 }
 
 /// The account for `email`: a new one with `password`, or the existing one
@@ -279,7 +297,7 @@ async fn account_for(
     name: &str,
     password: &str,
     now: u64,
-) -> Result<Account, EdgeError> {
+) -> Result<Account, AccountsError> {
     let shard = directory::email_shard(email);
     let find = directory::Find {
         email: email.to_string(),
@@ -288,7 +306,7 @@ async fn account_for(
         return Attempt::new(req, email).verify(env, password, now).await;
     }
     new_password(password)?;
-    let id = AccountId::from_hex(&random_hex(8)?).ok_or(EdgeError::Internal {
+    let id = AccountId::from_hex(&random_hex(8)?).ok_or(Internal {
         what: "name the account",
     })?;
     let account = Account {
@@ -308,12 +326,14 @@ async fn account_for(
     Ok(account)
 }
 
-async fn joined(env: &Env, email: &str, org: OrgSummary) -> Result<(), EdgeError> {
+async fn joined(env: &Env, email: &str, org: OrgSummary) -> Result<(), AccountsError> {
     let call = directory::Join {
         email: email.to_string(),
         org,
     };
-    ask::<Directory, _>(env, &directory::email_shard(email), call).await
+    ask::<Directory, _>(env, &directory::email_shard(email), call)
+        .await
+        .map_err(AccountsError::from)
 }
 
 /// The accounts Worker's setting that lets anyone create an organization
@@ -330,7 +350,7 @@ fn signup_open(env: &Env) -> bool {
 
 /// An open sign-up's new organization: a fresh id, counted against the
 /// client address.
-async fn open_signup(req: &Request, env: &Env, now: u64) -> Result<OrgId, EdgeError> {
+async fn open_signup(req: &Request, env: &Env, now: u64) -> Result<OrgId, AccountsError> {
     let address = header(req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into());
     let shard = directory::address_shard(&address);
     let key = format!("signup:{address}");
@@ -340,7 +360,7 @@ async fn open_signup(req: &Request, env: &Env, now: u64) -> Result<OrgId, EdgeEr
         at: now,
     };
     if let Some(retry_after) = ask::<Directory, _>(env, &shard, throttled).await? {
-        return Err(EdgeError::SignupThrottled { retry_after });
+        return Err(AccountError::SignupThrottled { retry_after }.into());
     }
     let counted = directory::Failed {
         key,
@@ -349,20 +369,23 @@ async fn open_signup(req: &Request, env: &Env, now: u64) -> Result<OrgId, EdgeEr
     };
     ask::<Directory, _>(env, &shard, counted).await?;
     let nonce = random_hex(tokens::ORG_NONCE_HEX / 2)?;
-    tokens::org_of_nonce(&nonce).ok_or(EdgeError::Internal {
-        what: "name the organization",
-    })
+    tokens::org_of_nonce(&nonce).ok_or(
+        Internal {
+            what: "name the organization",
+        }
+        .into(),
+    )
 }
 
-async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, EdgeError> {
+async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, AccountsError> {
     let body: CreateOrg = json_body(&req, MAX_BODY).await?;
     let now = now_s();
     let link = (!body.setup.trim().is_empty())
         .then(|| tokens::check_setup(&body.setup, secret, now))
         .transpose()
-        .map_err(|_| EdgeError::OrgSetupInvalid { used: false })?;
+        .map_err(|_| AccountError::SetupInvalid { used: false })?;
     if link.is_none() && !signup_open(env) {
-        return Err(EdgeError::SignupClosed);
+        return Err(AccountError::SignupClosed.into());
     }
     let org_name = name_of("org_name", &body.org_name)?;
     let name = name_of("name", &body.name)?;
@@ -374,7 +397,7 @@ async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, 
     };
     // A used link is said before an account is made for nothing.
     if !members(env, &org).await?.members.is_empty() {
-        return Err(EdgeError::OrgSetupInvalid { used: true });
+        return Err(AccountError::SetupInvalid { used: true }.into());
     }
     let account = account_for(&req, env, &email, &name, &body.password, now).await?;
     let create = Create {
@@ -389,7 +412,7 @@ async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, 
     };
     ask::<Org, _>(env, org.as_str(), create)
         .await?
-        .map_err(EdgeError::from)?;
+        .map_err(AccountsError::from)?;
     let summary = OrgSummary {
         id: org.clone(),
         name: org_name,
@@ -399,11 +422,11 @@ async fn create_org(req: Request, env: &Env, secret: &[u8]) -> Result<Response, 
     started(org, &account.id, Role::Admin)
 }
 
-fn invite_of(token: &str) -> Result<(OrgId, String), EdgeError> {
-    tokens::read_invite(token).ok_or(EdgeError::InviteUnknown)
+fn invite_of(token: &str) -> Result<(OrgId, String), AccountsError> {
+    tokens::read_invite(token).ok_or(AccountError::InviteUnknown.into())
 }
 
-async fn accept_invite(req: Request, env: &Env) -> Result<Response, EdgeError> {
+async fn accept_invite(req: Request, env: &Env) -> Result<Response, AccountsError> {
     let body: AcceptBody = json_body(&req, MAX_BODY).await?;
     let (org, token_hash) = invite_of(&body.token)?;
     let now = now_s();
@@ -424,7 +447,7 @@ async fn accept_invite(req: Request, env: &Env) -> Result<Response, EdgeError> {
     };
     ask::<Org, _>(env, org.as_str(), preview)
         .await?
-        .map_err(EdgeError::from)?;
+        .map_err(AccountsError::from)?;
     let account = account_for(&req, env, &email, &name, &body.password, now).await?;
     let accept = domain::orgs::AcceptInvite {
         token_hash,
@@ -437,7 +460,7 @@ async fn accept_invite(req: Request, env: &Env) -> Result<Response, EdgeError> {
     };
     let accepted = ask::<Org, _>(env, org.as_str(), accept)
         .await?
-        .map_err(EdgeError::from)?;
+        .map_err(AccountsError::from)?;
     let summary = OrgSummary {
         id: org.clone(),
         name: accepted.org_name,
@@ -457,12 +480,12 @@ async fn admin(
     caller: &Caller,
     env: &Env,
     action: &'static str,
-) -> Result<(OrgId, Actor), EdgeError> {
+) -> Result<(OrgId, Actor), AccountsError> {
     let m = membership(env, caller)
         .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+        .ok_or(AccessError::SignInRequired(SignInReason::SessionEnded))?;
     if m.role != Role::Admin {
-        return Err(EdgeError::AdminOnly { action });
+        return Err(AccessError::AdminOnly { action }.into());
     }
     Ok((caller.org.clone(), m.actor(&caller.account)))
 }
@@ -475,7 +498,7 @@ async fn mirror(
     account: &AccountId,
     role: Option<Role>,
     name: String,
-) -> Result<(), EdgeError> {
+) -> Result<(), AccountsError> {
     let Some(member) = before.members.iter().find(|m| &m.account == account) else {
         return Ok(());
     };
@@ -494,12 +517,14 @@ async fn mirror(
                 email: member.email.clone(),
                 org: org.clone(),
             };
-            ask::<Directory, _>(env, &shard, leave).await
+            ask::<Directory, _>(env, &shard, leave)
+                .await
+                .map_err(AccountsError::from)
         }
     }
 }
 
-async fn members(env: &Env, org: &OrgId) -> Result<MemberList, EdgeError> {
+async fn members(env: &Env, org: &OrgId) -> Result<MemberList, AccountsError> {
     let members = ask::<Org, _>(env, org.as_str(), domain::orgs::Members {}).await?;
     Ok(MemberList { members })
 }
@@ -510,7 +535,7 @@ async fn team(
     env: &Env,
     caller: &Caller,
     query: Option<&str>,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, AccountsError> {
     let now = now_s();
     match route {
         OrgsRoute::Members => {
@@ -546,7 +571,7 @@ async fn team(
                     ask::<Org, _>(env, org.as_str(), call).await?
                 }
             }
-            .map_err(EdgeError::from)?;
+            .map_err(AccountsError::from)?;
             let org_name = membership(env, caller)
                 .await?
                 .map(|m| m.org_name)
@@ -566,7 +591,7 @@ async fn team(
             let days = rules::invite_days(body.expires_in_days)
                 .map_err(|reason| invalid("expires_in_days", reason))?;
             let secret = random_bytes::<{ tokens::INVITE_SECRET_BYTES }>()?;
-            let token = tokens::invite_token(&org, &secret).ok_or(EdgeError::ManagedBySettings)?;
+            let token = tokens::invite_token(&org, &secret).ok_or(OrgError::ManagedBySettings)?;
             let call = CreateInvite {
                 actor,
                 id: format!("inv_{}", random_hex(6)?),
@@ -583,7 +608,7 @@ async fn team(
             let call = RevokeInvite { actor, id, at: now };
             let invites = ask::<Org, _>(env, org.as_str(), call)
                 .await?
-                .map_err(EdgeError::from)?;
+                .map_err(AccountsError::from)?;
             reply::json(200, &InviteList { invites }, &[])
         }
         OrgsRoute::Audit => {
@@ -619,18 +644,20 @@ async fn team(
         | OrgsRoute::PasskeyOptions
         | OrgsRoute::AddPasskey
         | OrgsRoute::RemovePasskey(_)
-        | OrgsRoute::Saved(..) => Err(EdgeError::RouteNotFound { path: req.url() }),
+        | OrgsRoute::Saved(..) => Err(RouteError::NotFound { path: req.url() }.into()),
     }
 }
 
 /// Checks `key` with harmless calls (`keys::PROBES`): its scopes, or why
 /// it cannot be stored.
-async fn check_key(env: &Env, key: &ApiKey) -> Result<Vec<Scope>, EdgeError> {
-    use domain::config::{DEFAULT_UPSTREAM_TIMEOUT_MS, names, validate_upstream};
-    let upstream = env.var(names::UPSTREAM_URL).map(|v| v.to_string());
+async fn check_key(env: &Env, key: &ApiKey) -> Result<Vec<Scope>, AccountsError> {
+    use domain::upstream::settings::{
+        DEFAULT_UPSTREAM_TIMEOUT_MS, UPSTREAM_URL, validate_upstream,
+    };
+    let upstream = env.var(UPSTREAM_URL).map(|v| v.to_string());
     let upstream = validate_upstream(&upstream.unwrap_or_default())?;
     let mut trace = platform::Trace::default();
-    let unknown = |e: EdgeError| EdgeError::KeyCheckUnavailable(e.to_api_error("").message);
+    let unknown = |e: UpstreamError| AccountError::KeyCheckUnavailable(e.message());
     for probe in &keys::PROBES {
         let forward = domain::upstream::proxy::plan(probe.method, probe.path, None, &upstream)?;
         let body = probe.body.unwrap_or_default().as_bytes();
@@ -649,13 +676,14 @@ async fn check_key(env: &Env, key: &ApiKey) -> Result<Vec<Scope>, EdgeError> {
             Verdict::Passed => {}
             Verdict::Scopes(scopes) => return Ok(scopes),
             Verdict::Refused { code, message } => {
-                return Err(EdgeError::KeyRefused {
+                return Err(AccountError::KeyRefused {
                     redacted: key.redacted(),
                     code,
                     message,
-                });
+                }
+                .into());
             }
-            Verdict::Unknown(why) => return Err(EdgeError::KeyCheckUnavailable(why)),
+            Verdict::Unknown(why) => return Err(AccountError::KeyCheckUnavailable(why).into()),
         }
     }
     Ok(Scope::ALL.to_vec())
@@ -672,7 +700,7 @@ async fn org_keys(
     req: Request,
     env: &Env,
     caller: &Caller,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, AccountsError> {
     let now = now_s();
     if route == OrgsRoute::OrgKeys {
         let (org, _) = admin(caller, env, "see the API keys").await?;
@@ -683,7 +711,7 @@ async fn org_keys(
     let stored = match json_body::<KeyChange>(&req, MAX_BODY).await? {
         KeyChange::Set { key, slot } => {
             let key =
-                ApiKey::parse(key.trim()).map_err(|e| EdgeError::KeyMalformed(e.to_string()))?;
+                ApiKey::parse(key.trim()).map_err(|e| AccountError::KeyMalformed(e.to_string()))?;
             let masters = master_keys(env)?;
             let scopes = check_key(env, &key).await?;
             let before = ask::<Org, _>(env, org.as_str(), domain::orgs::Keys {})
@@ -716,7 +744,7 @@ async fn org_keys(
             };
             ask::<Org, _>(env, org.as_str(), call)
                 .await?
-                .map_err(EdgeError::from)?
+                .map_err(AccountsError::from)?
         }
     };
     reply::json(200, &key_list(stored), &[])
@@ -731,7 +759,7 @@ async fn open_fresh(
     org: &OrgId,
     purpose: Purpose,
     sealed: Vec<&str>,
-) -> Result<Vec<String>, EdgeError> {
+) -> Result<Vec<String>, AccountsError> {
     if sealed.is_empty() {
         return Ok(Vec::new());
     }
@@ -747,11 +775,13 @@ async fn open_fresh(
 }
 
 /// The widget's settings as the main Worker reads them (`wire::WidgetLines`).
-fn widget_lines(stored: Option<StoredWidget>) -> Result<WidgetLines, EdgeError> {
-    fn json(value: &impl serde::Serialize) -> Result<String, EdgeError> {
-        serde_json::to_string(value).map_err(|_| EdgeError::Internal {
-            what: "write the widget settings",
-        })
+fn widget_lines(stored: Option<StoredWidget>) -> Result<WidgetLines, AccountsError> {
+    fn json(value: &impl serde::Serialize) -> Result<String, AccountsError> {
+        serde_json::to_string(value)
+            .map_err(|_| Internal {
+                what: "write the widget settings",
+            })
+            .map_err(AccountsError::from)
     }
     let settings = stored.map(|w| w.settings).unwrap_or_default();
     Ok(WidgetLines {
@@ -768,7 +798,7 @@ async fn org_widget(
     req: Request,
     env: &Env,
     caller: &Caller,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, AccountsError> {
     let org = caller.org.clone();
     let view = |stored: Option<StoredWidget>| OrgWidget {
         widget_id: org.clone(),
@@ -779,13 +809,13 @@ async fn org_widget(
     if route == OrgsRoute::OrgWidget {
         membership(env, caller)
             .await?
-            .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+            .ok_or(AccessError::SignInRequired(SignInReason::SessionEnded))?;
         let stored = ask::<Org, _>(env, org.as_str(), domain::orgs::Widget {}).await?;
         return reply::json(200, &view(stored), &[]);
     }
     let (org, actor) = admin(caller, env, "change the storefront widget").await?;
     let body: WidgetSettings = json_body(&req, MAX_BODY).await?;
-    let settings = widget_settings::check(body).map_err(EdgeError::InvalidBody)?;
+    let settings = widget_settings::check(body).map_err(BadBody::Invalid)?;
     let widget = StoredWidget {
         settings,
         set_at: now_s(),
@@ -797,7 +827,11 @@ async fn org_widget(
 
 /// What the main Worker needs for a request of `org`: its keys and webhook
 /// secrets, opened (`wire::Checked`), and the caller's role if a caller is named.
-async fn checked(env: &Env, org: &OrgId, caller: Option<&Caller>) -> Result<Checked, EdgeError> {
+async fn checked(
+    env: &Env,
+    org: &OrgId,
+    caller: Option<&Caller>,
+) -> Result<Checked, AccountsError> {
     let (role, sealed) = match caller {
         Some(caller) => {
             let access = Access {
@@ -847,7 +881,7 @@ async fn org_webhook(
     req: Request,
     env: &Env,
     caller: &Caller,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, AccountsError> {
     let view = |org: &OrgId, secrets: Vec<StoredSecret>| OrgWebhook {
         path: api::inbox::ORG_RECEIVE_PATH.replace("{id}", org.as_str()),
         secrets: secrets.iter().map(StoredSecret::view).collect(),
@@ -884,7 +918,7 @@ async fn org_webhook(
             };
             ask::<Org, _>(env, org.as_str(), call)
                 .await?
-                .map_err(EdgeError::from)?
+                .map_err(AccountsError::from)?
         }
     };
     reply::json(200, &view(&org, secrets), &[])
@@ -893,7 +927,7 @@ async fn org_webhook(
 /// Sign-in with a personal access token (`wire::TOKEN_URL`): the session
 /// of its owner, with their role now. Every refusal is the same as an
 /// unknown token's, and counts against the client address like a wrong password.
-async fn token_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
+async fn token_sign_in(req: Request, env: &Env) -> Result<Response, AccountsError> {
     let body = platform::request::body_bytes(&req).await;
     let token = std::str::from_utf8(&body).unwrap_or_default().trim();
     let attempt = Attempt::from_address(&req);
@@ -908,7 +942,9 @@ async fn token_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
             return started(org, &account, role);
         }
     }
-    Err(attempt.failed(env, now, EdgeError::InvalidToken).await)
+    Err(attempt
+        .failed(env, now, AccessError::InvalidToken.into())
+        .await)
 }
 
 /// The caller's personal access tokens (`api::access_tokens`); an admin
@@ -918,10 +954,10 @@ async fn access_tokens(
     req: Request,
     env: &Env,
     caller: &Caller,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, AccountsError> {
     let m = membership(env, caller)
         .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+        .ok_or(AccessError::SignInRequired(SignInReason::SessionEnded))?;
     let org = caller.org.as_str();
     let owner = (m.role != Role::Admin).then(|| caller.account.clone());
     let actor = m.actor(&caller.account);
@@ -934,7 +970,7 @@ async fn access_tokens(
                 .map_err(|reason| invalid("expires_in_days", reason))?;
             let secret = random_bytes::<{ tokens::INVITE_SECRET_BYTES }>()?;
             let token =
-                tokens::access_token(&caller.org, &secret).ok_or(EdgeError::ManagedBySettings)?;
+                tokens::access_token(&caller.org, &secret).ok_or(OrgError::ManagedBySettings)?;
             let call = CreateToken {
                 actor,
                 account: caller.account.clone(),
@@ -950,7 +986,7 @@ async fn access_tokens(
             };
             let info = ask::<Org, _>(env, org, call)
                 .await?
-                .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+                .ok_or(AccessError::SignInRequired(SignInReason::SessionEnded))?;
             reply::json(201, &TokenCreated { info, token }, &[])
         }
         OrgsRoute::RevokeAccessToken(id) => {
@@ -962,7 +998,7 @@ async fn access_tokens(
             };
             let tokens = ask::<Org, _>(env, org, call)
                 .await?
-                .map_err(EdgeError::from)?;
+                .map_err(AccountsError::from)?;
             reply::json(200, &TokenList { tokens }, &[])
         }
         _ => {
@@ -980,7 +1016,7 @@ async fn saved(
     req: Request,
     env: &Env,
     caller: &Caller,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, AccountsError> {
     use api::presets::{
         ADDRESS_ID_PREFIX, AddressInput, PACKAGE_ID_PREFIX, PackageInput, PackageList,
         SavedAddressList,
@@ -988,7 +1024,7 @@ async fn saved(
     use domain::orgs::presets::{Change, Refused};
     let m = membership(env, caller)
         .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+        .ok_or(AccessError::SignInRequired(SignInReason::SessionEnded))?;
     let addresses = matches!(
         endpoint,
         OwnId::Addresses
@@ -1004,19 +1040,19 @@ async fn saved(
         } else {
             "change the package presets"
         };
-        return Err(EdgeError::ViewerReadOnly { action });
+        return Err(AccountError::ViewerReadOnly { action }.into());
     }
     let address = || async {
         let input: AddressInput = json_body(&req, MAX_BODY).await?;
-        input.check().map_err(EdgeError::InvalidBody)?;
-        Ok::<_, EdgeError>(input)
+        input.check().map_err(BadBody::Invalid)?;
+        Ok::<_, AccountsError>(input)
     };
     let package = || async {
         let input: PackageInput = json_body(&req, MAX_BODY).await?;
-        input.check().map_err(EdgeError::InvalidBody)?;
-        Ok::<_, EdgeError>(input)
+        input.check().map_err(BadBody::Invalid)?;
+        Ok::<_, AccountsError>(input)
     };
-    let new_id = |prefix: &str| Ok::<_, EdgeError>(format!("{prefix}{}", random_hex(6)?));
+    let new_id = |prefix: &str| Ok::<_, AccountsError>(format!("{prefix}{}", random_hex(6)?));
     let id = param;
     let change = match endpoint {
         OwnId::SaveAddress => Some(Change::SaveAddress {
@@ -1039,7 +1075,7 @@ async fn saved(
         }),
         OwnId::DeletePackage => Some(Change::DeletePackage { id }),
         OwnId::Addresses | OwnId::Packages => None,
-        _ => return Err(EdgeError::RouteNotFound { path: req.url() }),
+        _ => return Err(RouteError::NotFound { path: req.url() }.into()),
     };
     let created = matches!(endpoint, OwnId::SaveAddress | OwnId::SavePackage);
     let org = caller.org.as_str();
@@ -1057,8 +1093,8 @@ async fn saved(
                 "package preset"
             };
             ask::<Org, _>(env, org, call).await?.map_err(|r| match r {
-                Refused::NotFound => EdgeError::SavedNotFound { what },
-                Refused::Full => EdgeError::SavedLimit { what },
+                Refused::NotFound => AccountError::SavedNotFound { what },
+                Refused::Full => AccountError::SavedLimit { what },
             })?
         }
     };
@@ -1077,7 +1113,7 @@ async fn saved(
 }
 
 /// Another of the caller's organizations, if they are a member of it.
-async fn switch_org(req: Request, env: &Env, caller: &Caller) -> Result<Response, EdgeError> {
+async fn switch_org(req: Request, env: &Env, caller: &Caller) -> Result<Response, AccountsError> {
     let body: SwitchOrg = json_body(&req, MAX_BODY).await?;
     let call = SignedIn {
         account: caller.account.clone(),
@@ -1085,19 +1121,19 @@ async fn switch_org(req: Request, env: &Env, caller: &Caller) -> Result<Response
     };
     let m = ask::<Org, _>(env, body.org.as_str(), call)
         .await?
-        .ok_or(EdgeError::OrgNotFound)?;
+        .ok_or(OrgError::NotFound)?;
     started(body.org, &caller.account, m.role)
 }
 
-async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
+async fn handle(req: Request, env: &Env) -> Result<Response, AccountsError> {
     let url = req.url();
     let (_, path, query) =
-        routes::split_url(&url).ok_or(EdgeError::RouteNotFound { path: url.clone() })?;
+        routes::split_url(&url).ok_or(RouteError::NotFound { path: url.clone() })?;
     let caller = header(&req, wire::CALLER_HEADER).and_then(|c| Caller::from_header(&c));
     let asked = || {
         caller
             .clone()
-            .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))
+            .ok_or(AccessError::SignInRequired(SignInReason::NoSession))
     };
     match path {
         "/check" => {
@@ -1108,7 +1144,7 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         "/keys" | "/widget" => {
             let org = header(&req, wire::ORG_HEADER)
                 .and_then(|o| OrgId::parse(&o))
-                .ok_or(EdgeError::OrgNotFound)?;
+                .ok_or(OrgError::NotFound)?;
             let mut checked = checked(env, &org, None).await?;
             if path == "/widget" {
                 let stored = ask::<Org, _>(env, org.as_str(), domain::orgs::Widget {}).await?;
@@ -1119,7 +1155,7 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         "/record" => {
             let caller = asked()?;
             let text = String::from_utf8(body_bytes(&req).await).unwrap_or_default();
-            let record = wire::Record::decode(&text).ok_or(EdgeError::Internal {
+            let record = wire::Record::decode(&text).ok_or(Internal {
                 what: "read the main Worker's audit record",
             })?;
             let call = domain::orgs::Record {
@@ -1139,7 +1175,7 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         _ => {}
     }
     let Route::Orgs(route) = routes::route(&req.method(), path, query, "")? else {
-        return Err(EdgeError::RouteNotFound { path: path.into() });
+        return Err(RouteError::NotFound { path: path.into() }.into());
     };
     match route {
         OrgsRoute::PasswordSignIn => password_sign_in(req, env).await,
@@ -1152,10 +1188,10 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
         ),
         OrgsRoute::CreateOrg => {
             let secret = env
-                .secret(domain::config::names::SESSION_SECRET)
+                .secret(domain::access::settings::SESSION_SECRET)
                 .map(|s| s.to_string().trim().as_bytes().to_vec())
-                .map_err(|_| EdgeError::Config {
-                    setting: domain::config::names::SESSION_SECRET,
+                .map_err(|_| SettingError {
+                    setting: domain::access::settings::SESSION_SECRET,
                     problem: "the accounts Worker has none".into(),
                 })?;
             create_org(req, env, &secret).await
@@ -1169,7 +1205,7 @@ async fn handle(req: Request, env: &Env) -> Result<Response, EdgeError> {
             };
             let preview = ask::<Org, _>(env, org.as_str(), call)
                 .await?
-                .map_err(EdgeError::from)?;
+                .map_err(AccountsError::from)?;
             reply::json(200, &preview, &[])
         }
         OrgsRoute::AcceptInvite => accept_invite(req, env).await,

@@ -23,6 +23,7 @@
 mod crypto;
 mod directory;
 mod endpoints;
+mod error;
 mod organization;
 mod passkeys;
 mod sealing;

@@ -11,6 +11,9 @@ use api::passkeys::{
     CreationOptions, Descriptor, ES256, KeyParameter, MAX_PASSKEYS, PROMPT_MS, PasskeyList,
     RelyingParty as Rp, RequestOptions, User,
 };
+use domain::access::AccessError;
+use domain::errors::SettingError;
+use domain::orgs::AccountError;
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
@@ -18,7 +21,8 @@ use crate::crypto;
 use crate::endpoints::{
     Attempt, MAX_BODY, invalid, membership, name_of, random_bytes, signed_in_first_org,
 };
-use domain::errors::{EdgeError, SignInReason};
+use crate::error::AccountsError;
+use domain::access::SignInReason;
 use domain::orgs::directory::{self, Account, Directory, PasskeyRefusal, StoredPasskey};
 use domain::orgs::passkeys::{
     self as checks, Ceremony, ORIGINS_SETTING, RP_ID_SETTING, Refused, RelyingParty,
@@ -34,18 +38,19 @@ const MAX_CREDENTIAL_BODY: usize = 16 * 1024;
 const PUBLIC_KEY: &str = "public-key";
 const REQUIRED: &str = "required";
 
-fn relying_party(env: &Env) -> Result<RelyingParty, EdgeError> {
+fn relying_party(env: &Env) -> Result<RelyingParty, AccountsError> {
     let var = |name| env.var(name).ok().map(|v| v.to_string());
     match RelyingParty::from_settings(
         var(RP_ID_SETTING).as_deref(),
         var(ORIGINS_SETTING).as_deref(),
     ) {
         Ok(Some(rp)) => Ok(rp),
-        Ok(None) => Err(EdgeError::Config {
+        Ok(None) => Err(SettingError {
             setting: RP_ID_SETTING,
             problem: "it is not set, so passkeys are off on this deployment".into(),
-        }),
-        Err((setting, problem)) => Err(EdgeError::Config { setting, problem }),
+        }
+        .into()),
+        Err((setting, problem)) => Err(SettingError { setting, problem }.into()),
     }
 }
 
@@ -54,7 +59,7 @@ async fn new_challenge(
     ceremony: Ceremony,
     account: Option<&AccountId>,
     now: u64,
-) -> Result<String, EdgeError> {
+) -> Result<String, AccountsError> {
     let challenge = base64url(&random_bytes::<32>()?);
     let call = directory::Challenge {
         challenge: challenge.clone(),
@@ -74,19 +79,21 @@ async fn take_challenge(
     ceremony: Ceremony,
     account: Option<&AccountId>,
     now: u64,
-) -> Result<bool, EdgeError> {
+) -> Result<bool, AccountsError> {
     let call = directory::TakeChallenge {
         challenge: challenge.to_string(),
         ceremony: ceremony.as_str().into(),
         account: account.cloned(),
         at: now,
     };
-    ask::<Directory, _>(env, &directory::challenge_shard(challenge), call).await
+    ask::<Directory, _>(env, &directory::challenge_shard(challenge), call)
+        .await
+        .map_err(AccountsError::from)
 }
 
 /// `POST /api/session/passkey/options`: a sign-in's challenge. A throttled
 /// address gets none.
-pub(super) async fn sign_in_options(req: Request, env: &Env) -> Result<Response, EdgeError> {
+pub(super) async fn sign_in_options(req: Request, env: &Env) -> Result<Response, AccountsError> {
     let now = now_s();
     Attempt::from_address(&req).allowed(env, now).await?;
     let rp = relying_party(env)?;
@@ -104,7 +111,7 @@ pub(super) async fn sign_in_options(req: Request, env: &Env) -> Result<Response,
 /// reason), or a part that did not answer.
 enum Failure {
     Refused(Refused),
-    Error(EdgeError),
+    Error(AccountsError),
 }
 
 impl From<Refused> for Failure {
@@ -113,9 +120,12 @@ impl From<Refused> for Failure {
     }
 }
 
-impl From<EdgeError> for Failure {
-    fn from(e: EdgeError) -> Failure {
-        Failure::Error(e)
+impl<E> From<E> for Failure
+where
+    AccountsError: From<E>,
+{
+    fn from(e: E) -> Failure {
+        Failure::Error(e.into())
     }
 }
 
@@ -172,7 +182,7 @@ async fn verify(env: &Env, rp: &RelyingParty, body: &[u8], now: u64) -> Result<A
 /// `POST /api/session/passkey`: the session of the passkey's owner, in the
 /// organization a password sign-in would choose. Every refusal is the same
 /// answer, logged with its reason, and counts against the client address.
-pub(super) async fn sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
+pub(super) async fn sign_in(req: Request, env: &Env) -> Result<Response, AccountsError> {
     let attempt = Attempt::from_address(&req);
     let now = now_s();
     attempt.allowed(env, now).await?;
@@ -184,22 +194,24 @@ pub(super) async fn sign_in(req: Request, env: &Env) -> Result<Response, EdgeErr
         Err(Failure::Refused(reason)) => {
             let request_id = header(&req, wire::REQUEST_ID_HEADER).unwrap_or_default();
             worker::console_log!("{request_id} passkey sign-in refused: {reason}");
-            Err(attempt.failed(env, now, EdgeError::PasskeyRefused).await)
+            Err(attempt
+                .failed(env, now, AccountError::PasskeyRefused.into())
+                .await)
         }
     }
 }
 
-async fn member(env: &Env, caller: &Caller) -> Result<Membership, EdgeError> {
+async fn member(env: &Env, caller: &Caller) -> Result<Membership, AccountsError> {
     membership(env, caller)
         .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))
+        .ok_or(AccessError::SignInRequired(SignInReason::SessionEnded).into())
 }
 
-async fn held(env: &Env, account: &AccountId) -> Result<Vec<StoredPasskey>, EdgeError> {
+async fn held(env: &Env, account: &AccountId) -> Result<Vec<StoredPasskey>, AccountsError> {
     let call = directory::Passkeys {
         account: account.clone(),
     };
-    ask::<Directory, _>(env, &directory::passkey_shard(account), call).await
+    Ok(ask::<Directory, _>(env, &directory::passkey_shard(account), call).await?)
 }
 
 fn list(keys: &[StoredPasskey]) -> PasskeyList {
@@ -217,7 +229,7 @@ async fn audit(
     action: AuditAction,
     name: &str,
     at: u64,
-) -> Result<(), EdgeError> {
+) -> Result<(), AccountsError> {
     let record = Record {
         account: caller.account.clone(),
         action,
@@ -226,11 +238,13 @@ async fn audit(
         ),
         at,
     };
-    ask::<Org, _>(env, caller.org.as_str(), record).await
+    ask::<Org, _>(env, caller.org.as_str(), record)
+        .await
+        .map_err(AccountsError::from)
 }
 
 /// `GET /api/account/passkeys`.
-pub(super) async fn passkeys(env: &Env, caller: &Caller) -> Result<Response, EdgeError> {
+pub(super) async fn passkeys(env: &Env, caller: &Caller) -> Result<Response, AccountsError> {
     member(env, caller).await?;
     reply::json(200, &list(&held(env, &caller.account).await?), &[])
 }
@@ -241,7 +255,7 @@ pub(super) async fn create_options(
     req: Request,
     env: &Env,
     caller: &Caller,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, AccountsError> {
     let body: CreateOptionsRequest = json_body(&req, MAX_BODY).await?;
     let m = member(env, caller).await?;
     let rp = relying_party(env)?;
@@ -250,11 +264,11 @@ pub(super) async fn create_options(
         .verify(env, &body.password, now)
         .await?;
     if account.id != caller.account {
-        return Err(EdgeError::SignInFailed);
+        return Err(AccountError::SignInFailed.into());
     }
     let keys = held(env, &caller.account).await?;
     if keys.len() >= MAX_PASSKEYS {
-        return Err(EdgeError::PasskeyLimit);
+        return Err(AccountError::PasskeyLimit.into());
     }
     let options = CreationOptions {
         rp: Rp {
@@ -290,7 +304,11 @@ pub(super) async fn create_options(
 }
 
 /// `POST /api/account/passkeys`: §7.1 for attestation "none"; audited.
-pub(super) async fn add(req: Request, env: &Env, caller: &Caller) -> Result<Response, EdgeError> {
+pub(super) async fn add(
+    req: Request,
+    env: &Env,
+    caller: &Caller,
+) -> Result<Response, AccountsError> {
     let body: AddPasskey = json_body(&req, MAX_CREDENTIAL_BODY).await?;
     let name = name_of("name", &body.name)?;
     let m = member(env, caller).await?;
@@ -332,7 +350,7 @@ pub(super) async fn add(req: Request, env: &Env, caller: &Caller) -> Result<Resp
     let keys = ask::<Directory, _>(env, &directory::passkey_shard(&caller.account), call)
         .await?
         .map_err(|r| match r {
-            PasskeyRefusal::Limit => EdgeError::PasskeyLimit,
+            PasskeyRefusal::Limit => AccountError::PasskeyLimit.into(),
             PasskeyRefusal::Exists => invalid("credential", "this passkey is added already"),
         })?;
     audit(env, caller, AuditAction::PasskeyAdded, &name, now).await?;
@@ -340,7 +358,11 @@ pub(super) async fn add(req: Request, env: &Env, caller: &Caller) -> Result<Resp
 }
 
 /// `DELETE /api/account/passkeys/{id}`: one of the person's own; audited.
-pub(super) async fn remove(env: &Env, caller: &Caller, id: String) -> Result<Response, EdgeError> {
+pub(super) async fn remove(
+    env: &Env,
+    caller: &Caller,
+    id: String,
+) -> Result<Response, AccountsError> {
     member(env, caller).await?;
     let call = directory::RemovePasskey {
         account: caller.account.clone(),
@@ -348,7 +370,7 @@ pub(super) async fn remove(env: &Env, caller: &Caller, id: String) -> Result<Res
     };
     let (gone, keys) = ask::<Directory, _>(env, &directory::passkey_shard(&caller.account), call)
         .await?
-        .ok_or(EdgeError::PasskeyNotFound)?;
+        .ok_or(AccountError::PasskeyNotFound)?;
     audit(
         env,
         caller,

@@ -3,8 +3,10 @@
 //! `MASTER_KEYS`, so it seals, and opens for the main Worker
 //! (`wire::KeyLine`). What is sealed and how it is named: `domain::orgs::sealing`.
 
+use crate::error::AccountsError;
 use api::orgs::OrgId;
-use domain::errors::EdgeError;
+use domain::errors::Internal;
+use domain::errors::SettingError;
 use domain::orgs::sealing::{MasterKeys, Purpose, SETTING, associated_data, sealed};
 use worker::js_sys;
 use worker::wasm_bindgen::{self, JsValue, prelude::wasm_bindgen};
@@ -52,25 +54,27 @@ extern "C" {
     fn open_lines(lines: &str) -> js_sys::Promise;
 }
 
-async fn text_of(promise: js_sys::Promise, what: &'static str) -> Result<String, EdgeError> {
+async fn text_of(promise: js_sys::Promise, what: &'static str) -> Result<String, AccountsError> {
     let value: JsValue = worker::wasm_bindgen_futures::JsFuture::from(promise)
         .await
-        .map_err(|_| EdgeError::Internal { what })?;
-    value.as_string().ok_or(EdgeError::Internal { what })
+        .map_err(|_| Internal { what })?;
+    value.as_string().ok_or(Internal { what }.into())
 }
 
 /// The Worker's master keys (`None`: not set, so no organization's
 /// secrets can be stored or used).
-pub(crate) fn master_keys(env: &worker::Env) -> Result<MasterKeys, EdgeError> {
+pub(crate) fn master_keys(env: &worker::Env) -> Result<MasterKeys, AccountsError> {
     let value = env.secret(SETTING).map(|s| s.to_string()).ok();
-    let value = value.ok_or(EdgeError::Config {
+    let value = value.ok_or(SettingError {
         setting: SETTING,
         problem: "not set: organizations' keys cannot be stored or used".into(),
     })?;
-    MasterKeys::parse(&value).map_err(|problem| EdgeError::Config {
-        setting: SETTING,
-        problem,
-    })
+    MasterKeys::parse(&value)
+        .map_err(|problem| SettingError {
+            setting: SETTING,
+            problem,
+        })
+        .map_err(AccountsError::from)
 }
 
 pub(crate) async fn seal(
@@ -78,7 +82,7 @@ pub(crate) async fn seal(
     org: &OrgId,
     purpose: Purpose,
     plaintext: &str,
-) -> Result<String, EdgeError> {
+) -> Result<String, AccountsError> {
     let (kid, secret) = keys.sealing();
     let aad = associated_data(org, purpose);
     let rest = text_of(seal_text(secret, &aad, plaintext), "seal a secret").await?;
@@ -92,9 +96,9 @@ pub(crate) async fn open_all(
     org: &OrgId,
     purpose: Purpose,
     sealed: &[&str],
-) -> Result<Vec<String>, EdgeError> {
+) -> Result<Vec<String>, AccountsError> {
     // A master key removed too soon, or changed: a setting to fix.
-    let lost = || EdgeError::Config {
+    let lost = || SettingError {
         setting: SETTING,
         problem: format!("{org}'s secrets were sealed by a master key it does not hold"),
     };

@@ -3,8 +3,31 @@
 //! key only when the file is on the service's own origin (never sending the
 //! key anywhere else), and serves it from the dashboard's origin.
 
-use crate::errors::EdgeError;
+use crate::errors::Failure;
+use api::ErrorCode;
 use api::origins::origin_of;
+
+/// A bought label's PDF could not be fetched (its upstream status, if one
+/// answered; `None` for no answer or an unusable `label_url`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelPdfUnavailable {
+    pub status: Option<u16>,
+}
+
+impl Failure for LabelPdfUnavailable {
+    fn code(&self) -> ErrorCode {
+        ErrorCode::EdgeLabelPdfUnavailable
+    }
+    fn message(&self) -> String {
+        match self.status {
+            Some(status) => format!("The service did not hand over the label PDF (HTTP {status})."),
+            None => "The label PDF could not be fetched from the service.".to_string(),
+        }
+    }
+    fn suggestion(&self) -> String {
+        "The label itself is bought and unchanged: try the download again in a minute. If it keeps failing, contact support with this request id.".to_string()
+    }
+}
 
 /// Where to fetch a label's PDF, and whether the key goes with it.
 #[derive(Debug, PartialEq, Eq)]
@@ -13,8 +36,11 @@ pub struct PdfSource<'a> {
     pub with_key: bool,
 }
 
-pub fn pdf_source<'a>(label_url: &'a str, upstream: &str) -> Result<PdfSource<'a>, EdgeError> {
-    let theirs = origin_of(label_url).ok_or(EdgeError::LabelPdfUnavailable { status: None })?;
+pub fn pdf_source<'a>(
+    label_url: &'a str,
+    upstream: &str,
+) -> Result<PdfSource<'a>, LabelPdfUnavailable> {
+    let theirs = origin_of(label_url).ok_or(LabelPdfUnavailable { status: None })?;
     Ok(PdfSource {
         url: label_url,
         with_key: origin_of(upstream).is_some_and(|ours| ours == theirs),

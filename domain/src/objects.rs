@@ -8,8 +8,6 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::errors::EdgeError;
-
 /// A Durable Object class as its callers see it.
 pub trait Object {
     /// The binding in wrangler.toml.
@@ -19,10 +17,12 @@ pub trait Object {
     /// (`tag = "op"`) buffers its payload and so compiles a second
     /// deserializer for every type in it (about 25 KiB gzip of the wasm).
     type Request: Serialize + DeserializeOwned;
+    /// The error of the feature the object belongs to.
+    type Error;
     /// What a caller answers when the object cannot be reached or fails.
     /// Each object's error says what it means for the user (a purchase not
     /// sent, a session not checked, an event not acknowledged).
-    fn unavailable() -> EdgeError;
+    fn unavailable() -> Self::Error;
 }
 
 /// One call to object `O`, and the type of its reply.

@@ -12,14 +12,92 @@ use serde::{Deserialize, Serialize};
 use crate::upstream::StoredResponse;
 use sha2::{Digest, Sha256};
 
-use crate::errors::EdgeError;
+use crate::errors::Failure;
 use crate::objects::{Ask, Object};
+use api::{ApiError, ErrorCode};
 
 pub const HEADER: &str = "Idempotency-Key";
 /// How long a finished purchase is remembered.
 pub const TTL_SECONDS: u64 = 24 * 60 * 60;
 /// A purchase still "in progress" after this long lost its Worker; its outcome is unknown.
 pub const IN_PROGRESS_TIMEOUT_SECONDS: u64 = 120;
+
+/// Why a purchase was not sent: none of these spends money.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PurchaseError {
+    /// A purchase came without its `Idempotency-Key`.
+    KeyMissing,
+    KeyInvalid,
+    /// The same purchase (same key) is still running.
+    InProgress,
+    /// The key was used for a different request.
+    KeyReused,
+    /// The purchase records could not be reached, so a purchase is not risked.
+    RecordsUnavailable,
+    /// The purchase record of this `Idempotency-Key` exists but cannot be
+    /// read: an earlier attempt may have bought, so nothing is sent.
+    RecordUnreadable,
+}
+
+impl Failure for PurchaseError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            PurchaseError::KeyMissing => ErrorCode::ValidationFieldRequired,
+            PurchaseError::KeyInvalid => ErrorCode::ValidationFieldInvalid,
+            PurchaseError::InProgress => ErrorCode::EdgeIdempotencyInProgress,
+            PurchaseError::KeyReused => ErrorCode::EdgeIdempotencyKeyReused,
+            PurchaseError::RecordsUnavailable => ErrorCode::EdgeIdempotencyUnavailable,
+            PurchaseError::RecordUnreadable => ErrorCode::EdgeIdempotencyRecordUnreadable,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            PurchaseError::KeyMissing => "A purchase needs an Idempotency-Key header.",
+            PurchaseError::KeyInvalid => "The Idempotency-Key must be 1 to 255 visible ASCII characters.",
+            PurchaseError::InProgress => "This purchase is still being processed; it was not sent twice.",
+            PurchaseError::KeyReused => "This Idempotency-Key was already used for a different request.",
+            PurchaseError::RecordsUnavailable => "The purchase was not sent: the Worker could not record it safely.",
+            PurchaseError::RecordUnreadable => "The purchase was not sent: the record of earlier attempts with this Idempotency-Key could not be read, so one of them may already have bought it.",
+        }
+        .to_string()
+    }
+
+    fn suggestion(&self) -> String {
+        match self {
+            PurchaseError::KeyMissing => "Send a new random Idempotency-Key (a UUID) for each purchase, and the same one when retrying it.",
+            PurchaseError::KeyInvalid => "Use a UUID as the Idempotency-Key.",
+            PurchaseError::InProgress => "Retry with the same Idempotency-Key in a second to get its result.",
+            PurchaseError::KeyReused => "Use a new Idempotency-Key for a new purchase.",
+            PurchaseError::RecordsUnavailable => "Try again in a moment with the same Idempotency-Key.",
+            PurchaseError::RecordUnreadable => "Try again in a moment with the same Idempotency-Key. If this keeps happening, check your labels and wallet before buying with a new key, so nothing is bought twice.",
+        }
+        .to_string()
+    }
+
+    fn retry_after(&self) -> Option<u64> {
+        (*self == PurchaseError::InProgress).then_some(1)
+    }
+
+    /// The first attempt is running, or its record is out of reach: the
+    /// retry must carry the same key.
+    fn outcome_unknown(&self) -> Option<bool> {
+        matches!(
+            self,
+            PurchaseError::InProgress
+                | PurchaseError::RecordsUnavailable
+                | PurchaseError::RecordUnreadable
+        )
+        .then_some(true)
+    }
+
+    fn detail(&self, error: ApiError) -> ApiError {
+        match self {
+            PurchaseError::KeyMissing | PurchaseError::KeyInvalid => error.with_field(HEADER),
+            _ => error,
+        }
+    }
+}
 
 /// What the store holds for one key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -191,8 +269,9 @@ pub struct FinishCall {
 impl Object for Purchases {
     const BINDING: &'static str = "IDEMPOTENCY";
     type Request = PurchaseCall;
-    fn unavailable() -> EdgeError {
-        EdgeError::PurchaseRecordsUnavailable
+    type Error = PurchaseError;
+    fn unavailable() -> PurchaseError {
+        PurchaseError::RecordsUnavailable
     }
 }
 
@@ -217,13 +296,13 @@ impl Ask<Purchases> for FinishCall {
 }
 
 /// A key is 1 to 255 visible ASCII characters (a UUID is typical).
-pub fn check_key(key: Option<&str>) -> Result<&str, EdgeError> {
+pub fn check_key(key: Option<&str>) -> Result<&str, PurchaseError> {
     let key = key
         .map(str::trim)
         .filter(|k| !k.is_empty())
-        .ok_or(EdgeError::IdempotencyKeyMissing)?;
+        .ok_or(PurchaseError::KeyMissing)?;
     if key.len() > 255 || !key.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(EdgeError::IdempotencyKeyInvalid);
+        return Err(PurchaseError::KeyInvalid);
     }
     Ok(key)
 }
@@ -383,14 +462,11 @@ mod tests {
             fingerprint("POST", "/v1/batches", b"{}")
         );
         assert_eq!(check_key(Some(" 3f2c-11 ")), Ok("3f2c-11"));
-        assert_eq!(check_key(None), Err(EdgeError::IdempotencyKeyMissing));
-        assert_eq!(
-            check_key(Some("a b")),
-            Err(EdgeError::IdempotencyKeyInvalid)
-        );
+        assert_eq!(check_key(None), Err(PurchaseError::KeyMissing));
+        assert_eq!(check_key(Some("a b")), Err(PurchaseError::KeyInvalid));
         assert_eq!(
             check_key(Some(&"k".repeat(256))),
-            Err(EdgeError::IdempotencyKeyInvalid)
+            Err(PurchaseError::KeyInvalid)
         );
     }
 }

@@ -2,7 +2,7 @@
 //! (see `proxy`) and its own dashboard endpoints (`api::session`); and the
 //! storefront widget page (`api::widget`).
 
-use crate::errors::EdgeError;
+use crate::errors::RouteError;
 use crate::upstream::proxy::{self, Forward};
 use api::endpoints::own_endpoint;
 use api::orgs::{AccountId, OrgId};
@@ -330,7 +330,7 @@ pub fn route(
     raw_path: &str,
     query: Option<&str>,
     upstream: &str,
-) -> Result<Route, EdgeError> {
+) -> Result<Route, RouteError> {
     // The forwarded calls, the hot path, skip the Worker's own table: none
     // of its paths is under /api/v1/.
     let own = if raw_path.starts_with(V1_PREFIX) {
@@ -341,7 +341,7 @@ pub fn route(
     let own = match own {
         Ok(own) => own,
         Err(allowed) if !allowed.is_empty() => {
-            return Err(EdgeError::MethodNotAllowed {
+            return Err(RouteError::MethodNotAllowed {
                 method: method.to_string(),
                 path: raw_path.to_string(),
                 allowed: allowed.iter().map(|m| m.as_str()).collect(),
@@ -355,25 +355,23 @@ pub fn route(
     };
     let param = own.param.unwrap_or_default();
     let mode = || {
-        param
-            .parse::<KeyEnv>()
-            .map_err(|_| EdgeError::RouteNotFound {
-                path: raw_path.to_string(),
-            })
+        param.parse::<KeyEnv>().map_err(|_| RouteError::NotFound {
+            path: raw_path.to_string(),
+        })
     };
-    let session = |route| Ok::<_, EdgeError>(Route::Access(AccessRoute::Session(route)));
+    let session = |route| Ok::<_, RouteError>(Route::Access(AccessRoute::Session(route)));
     // A path naming a job needs a job id there; anything else is no route.
     let job = |route: fn(String) -> JobsRoute| {
         if crate::jobs::is_job_id(&param) {
             Ok(Route::Jobs(route(param.clone())))
         } else {
-            Err(EdgeError::RouteNotFound {
+            Err(RouteError::NotFound {
                 path: raw_path.to_string(),
             })
         }
     };
     let inbox = |route| Route::Webhooks(WebhooksRoute::Dashboard(route));
-    let not_found = || EdgeError::RouteNotFound {
+    let not_found = || RouteError::NotFound {
         path: raw_path.to_string(),
     };
     let account = || AccountId::parse(&param).ok_or_else(not_found);
@@ -457,6 +455,7 @@ pub fn route(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::Failure;
 
     const UP: &str = "http://127.0.0.1:8788";
 

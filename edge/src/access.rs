@@ -3,16 +3,22 @@
 //! who the caller of any endpoint is (`principal`, `signed_in`).
 
 use crate::control;
+use crate::error::EdgeError;
 use api::session::{KeyVerification, ModeRequest, SignInRequest};
 use api::{ApiKey, ErrorCode, ErrorEnvelope, KeyEnv};
+use domain::access::AccessError;
+use domain::access::SignInReason;
 use domain::access::console;
 use domain::access::gate::{self, Facts, Principal};
 use domain::access::session::{self, SESSION_SECONDS, Session};
-use domain::config::{Config, ModeKeys};
-use domain::errors::{EdgeError, SignInReason};
+use domain::config::Config;
+use domain::errors::Failure;
+use domain::errors::ModeUnavailable;
+use domain::errors::SettingError;
 use domain::routes::{AccessRoute, SessionRoute};
 use domain::upstream::budget::with_budgets;
 use domain::upstream::key_scopes;
+use domain::upstream::keys::ModeKeys;
 use domain::upstream::proxy;
 use platform::reply;
 use platform::send;
@@ -32,7 +38,7 @@ pub(crate) async fn session_response(
     cookie: Option<String>,
 ) -> Result<Response, EdgeError> {
     let mode = principal.mode(config);
-    let (scopes, problem) = match config.keys_for(mode) {
+    let (scopes, problem) = match config.keys.keys_for(mode) {
         Ok(keys) => {
             let (key, _) = control::active_key(env, &config.org, keys).await;
             let problem = control::key_problem(env, &config.org, key).await;
@@ -72,7 +78,7 @@ pub(crate) async fn signed_in(
     trace: &mut Trace,
 ) -> Result<Principal, EdgeError> {
     let user = gate::signed_in_user(config, facts)?
-        .ok_or(EdgeError::SignInRequired(SignInReason::NoSession))?;
+        .ok_or(AccessError::SignInRequired(SignInReason::NoSession))?;
     gate::check_same_origin(facts)?;
     let principal = not_signed_out(env, config, user, facts.now).await?;
     trace.caller(&principal);
@@ -92,9 +98,9 @@ async fn not_signed_out(
     let Principal::User { session, role } = principal else {
         return Ok(principal);
     };
-    let ended = EdgeError::SignInRequired(SignInReason::SessionEnded);
+    let ended = AccessError::SignInRequired(SignInReason::SessionEnded);
     if control::is_revoked(env, &session.org, &session.sid, now).await? {
-        return Err(ended);
+        return Err(ended.into());
     }
     if session.org.is_deployment() {
         return Ok(Principal::User { session, role });
@@ -129,20 +135,24 @@ async fn sign_in(
         let address = platform::request::header(&req, "CF-Connecting-IP");
         return crate::orgs::token_sign_in(env, config, token, address, request_id, trace).await;
     }
-    if config.users.is_empty() {
-        return Err(EdgeError::Config {
-            setting: domain::config::names::USERS,
+    if config.access.users.is_empty() {
+        return Err(EdgeError::from(SettingError {
+            setting: domain::access::settings::USERS,
             problem: "no users are configured, so nobody can sign in".into(),
-        });
+        }));
     }
-    let user = config.users.sign_in(token).ok_or(EdgeError::InvalidToken)?;
+    let user = config
+        .access
+        .users
+        .sign_in(token)
+        .ok_or(AccessError::InvalidToken)?;
     let now = now_s();
     let session = Session {
         sid: random_hex(16)?,
         org: config.org.clone(),
         user: user.name.clone(),
         role: user.role,
-        mode: config.default_mode(),
+        mode: config.keys.default_mode(),
         expires_at: now + SESSION_SECONDS,
     };
     let principal = Principal::User {
@@ -150,7 +160,7 @@ async fn sign_in(
         role: user.role,
     };
     trace.caller(&principal);
-    let cookie = session.set_cookie(&config.session_secret, now);
+    let cookie = session.set_cookie(&config.access.session_secret, now);
     session_response(env, config, &principal, Some(cookie)).await
 }
 
@@ -192,16 +202,17 @@ pub(crate) async fn handle(
         SessionRoute::SetMode => {
             let session = gate::require_admin(&principal, "switch between live and sandbox")?;
             let request: ModeRequest = json_body(&req, 4096).await?;
-            if config.mode(request.mode).is_none() {
-                return Err(EdgeError::ModeUnavailable {
+            if config.keys.mode(request.mode).is_none() {
+                return Err(ModeUnavailable {
                     mode: request.mode.as_str(),
-                });
+                }
+                .into());
             }
             let session = Session {
                 mode: request.mode,
                 ..session.clone()
             };
-            let cookie = session.set_cookie(&config.session_secret, facts.now);
+            let cookie = session.set_cookie(&config.access.session_secret, facts.now);
             let principal = Principal::User {
                 session,
                 role: api::session::Role::Admin,
@@ -239,8 +250,8 @@ pub(crate) async fn handle(
 
 async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> {
     let mut modes = Vec::new();
-    for mode in config.modes() {
-        let keys = config.keys_for(mode)?;
+    for mode in config.keys.modes() {
+        let keys = config.keys.keys_for(mode)?;
         let activated = control::activated(env, &config.org, keys).await;
         let (key, _) = keys.active(activated.as_deref());
         let problem = control::key_problem(env, &config.org, key).await;
@@ -257,13 +268,13 @@ async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> 
 
 /// The mode's keys and its configured next key, or why there is none.
 fn next_key(config: &Config, mode: KeyEnv) -> Result<(&ModeKeys, &ApiKey), EdgeError> {
-    let keys = config.mode(mode).ok_or(EdgeError::ModeUnavailable {
+    let keys = config.keys.mode(mode).ok_or(ModeUnavailable {
         mode: mode.as_str(),
     })?;
-    let next = keys.next.as_ref().ok_or(EdgeError::NoNextKey {
+    let next = keys.next.as_ref().ok_or(AccessError::NoNextKey {
         setting: match mode {
-            KeyEnv::Live => domain::config::names::LIVE_KEY_NEXT,
-            KeyEnv::Sandbox => domain::config::names::SANDBOX_KEY_NEXT,
+            KeyEnv::Live => domain::upstream::keys::LIVE_KEY_NEXT,
+            KeyEnv::Sandbox => domain::upstream::keys::SANDBOX_KEY_NEXT,
         },
     })?;
     Ok((keys, next))
@@ -277,23 +288,23 @@ async fn verify(
     trace: &mut Trace,
 ) -> KeyVerification {
     let redacted = next.redacted();
-    let answer = match proxy::plan("GET", "/api/v1/wallet", None, &config.upstream) {
+    let answer = match proxy::plan("GET", "/api/v1/wallet", None, &config.upstream.url) {
         Ok(forward) => {
             match send::send(
                 &forward,
                 "GET",
                 next.expose(),
                 &[],
-                config.upstream_timeout_ms,
+                config.upstream.timeout_ms,
                 trace,
             )
             .await
             {
-                Ok(answer) => answer.store().await,
-                Err(e) => Err(e),
+                Ok(answer) => answer.store().await.map_err(EdgeError::from),
+                Err(e) => Err(e.into()),
             }
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     };
     match answer {
         Ok(r) if r.status < 300 => KeyVerification {

@@ -2,6 +2,8 @@
 //! caches where a short-lived answer is safe (signed-out sessions, the
 //! active key).
 
+use domain::errors::Failure;
+use domain::jobs::JobError;
 pub(crate) mod store;
 
 /// The organization's control store.
@@ -9,15 +11,15 @@ fn control(org: &OrgId) -> String {
     object_name(org, Named::Control)
 }
 
+use crate::error::EdgeError;
 use api::orgs::OrgId;
 use api::session::KeySlot;
 use api::{ApiKey, ErrorCode};
-use domain::config::{ModeKeys, fingerprint};
 use domain::control::active_keys;
 use domain::control::session_checks::{self, SessionSeen};
 use domain::control::{Activate, ActiveKey, Control, IsRevoked, Problem, ReportProblem, Revoke};
-use domain::errors::EdgeError;
 use domain::orgs::{Named, object_name};
+use domain::upstream::keys::{ModeKeys, fingerprint};
 use platform::now_s;
 use platform::objects::ask;
 use worker::Env;
@@ -50,7 +52,7 @@ pub(crate) async fn revoke(
         sid: sid.into(),
         expires_at,
     };
-    ask::<Control, _>(env, &control(org), call).await
+    Ok(ask::<Control, _>(env, &control(org), call).await?)
 }
 
 /// The stored active-key fingerprint of a mode; only asked when a next key exists.
@@ -111,8 +113,8 @@ pub(crate) async fn record_job(
     org: &OrgId,
     job: api::jobs::JobSummary,
 ) -> Result<(), EdgeError> {
-    let job = serde_json::to_string(&job).map_err(|_| EdgeError::JobUnavailable)?;
-    ask::<Control, _>(env, &control(org), domain::control::RecordJob { job }).await
+    let job = serde_json::to_string(&job).map_err(|_| JobError::Unavailable)?;
+    Ok(ask::<Control, _>(env, &control(org), domain::control::RecordJob { job }).await?)
 }
 
 pub(crate) async fn list_jobs(
@@ -120,7 +122,7 @@ pub(crate) async fn list_jobs(
     org: &OrgId,
     mode: api::KeyEnv,
 ) -> Result<Vec<api::jobs::JobSummary>, EdgeError> {
-    ask::<Control, _>(env, &control(org), domain::control::ListJobs { mode }).await
+    Ok(ask::<Control, _>(env, &control(org), domain::control::ListJobs { mode }).await?)
 }
 
 pub(crate) async fn report_key_problem(env: &Env, org: &OrgId, key: &ApiKey, code: &ErrorCode) {

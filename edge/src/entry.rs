@@ -3,10 +3,13 @@
 //! glue, and turns every failure into the v1 envelope (an `Err` out of the
 //! fetch handler would be a plain-text 500) with one log line.
 
+use crate::error::EdgeError;
 use domain::access::gate::Facts;
 use domain::config::Config;
-use domain::errors::EdgeError;
+use domain::errors::Failure;
+use domain::errors::RouteError;
 use domain::log::RequestLog;
+use domain::orgs::OrgError;
 use domain::routes::{self, Route};
 use platform::{Incoming, Trace, header, now_ms, now_s, random_hex, reply};
 use std::cell::RefCell;
@@ -51,7 +54,7 @@ async fn tenant(
     use domain::access::session::{Session, cookie_value};
     let session = cookie
         .and_then(cookie_value)
-        .and_then(|value| Session::decode_cached(value, &config.session_secret, now).ok())
+        .and_then(|value| Session::decode_cached(value, &config.access.session_secret, now).ok())
         .filter(|session| !session.org.is_deployment());
     match session {
         Some(session) => crate::orgs::session_settings(env, &config, &session, reuse, now).await,
@@ -79,7 +82,7 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> worker::Result<Response>
     for work in trace.after.drain(..) {
         ctx.wait_until(work);
     }
-    let error = result.as_ref().err().map(EdgeError::code);
+    let error = result.as_ref().err().map(Failure::code);
     let response = match result {
         Ok(resp) => {
             // Every answer names its request, as its log line does. A
@@ -121,9 +124,9 @@ async fn handle(
     let config = config(env)?;
     let url = &incoming.url;
     let (own_origin, path, query) =
-        routes::split_url(url).ok_or_else(|| EdgeError::RouteNotFound { path: url.clone() })?;
+        routes::split_url(url).ok_or_else(|| RouteError::NotFound { path: url.clone() })?;
     let method = &incoming.method;
-    let route = routes::route(method, path, query, &config.upstream)?;
+    let route = routes::route(method, path, query, &config.upstream.url)?;
     trace.route = Some(route.pattern());
     // A widget request naming an organization (its page's link, its calls'
     // header) works with that organization's widget settings and keys; a
@@ -142,7 +145,7 @@ async fn handle(
             None if matches!(route, Route::WidgetPage) => {
                 return crate::widget::page(env, None, own_origin, query).await;
             }
-            None => return Err(EdgeError::OrgNotFound),
+            None => return Err(OrgError::NotFound.into()),
         },
         None if route.acts_for_session() && incoming.framed_by.is_none() => {
             let v1_scope = match &route {

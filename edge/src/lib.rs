@@ -23,6 +23,7 @@ mod access;
 mod control;
 mod dashboard;
 mod entry;
+mod error;
 mod jobs;
 mod label_pdf;
 mod orgs;

@@ -6,19 +6,24 @@
 use api::orgs::{AccountId, OrgId};
 use api::session::KeySlot;
 use api::{ApiKey, KeyEnv};
+use domain::access::AccessError;
+use domain::errors::Failure;
+use domain::orgs::OrgError;
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
 use std::rc::Rc;
 
 use crate::access::{session_response, signed_in};
+use crate::error::EdgeError;
+use domain::access::SignInReason;
 use domain::access::gate::{self, Facts, Principal};
 use domain::access::session::{SESSION_SECONDS, Session};
-use domain::config::{Config, Keys, ModeKeys};
-use domain::errors::{EdgeError, SignInReason};
+use domain::config::Config;
 use domain::orgs::member_checks::{self, MemberChecks};
 use domain::orgs::wire::{self, Caller, Checked, Me, Record, Started};
 use domain::routes::OrgsRoute;
+use domain::upstream::keys::{Keys, ModeKeys};
 use platform::js::{lines, with_headers};
 use platform::objects::new_request;
 use platform::{Trace, now_s, random_hex};
@@ -34,18 +39,18 @@ fn caller(session: &Session) -> Option<Caller> {
 async fn fetch(env: &Env, request: worker::Request) -> Result<worker::Response, EdgeError> {
     let service = env.service(wire::BINDING).map_err(|e| {
         worker::console_error!("service binding {} missing: {e}", wire::BINDING);
-        EdgeError::OrgUnavailable
+        OrgError::Unavailable
     })?;
     service
         .fetch_request(request)
         .await
-        .map_err(|_| EdgeError::OrgUnavailable)
+        .map_err(|_| OrgError::Unavailable.into())
 }
 
 /// One of the accounts Worker's own reads (about the caller or the
 /// organization `header` names): its status and body.
 async fn send(env: &Env, url: &str, header: (&str, &str)) -> Result<(u16, String), EdgeError> {
-    let unavailable = || EdgeError::OrgUnavailable;
+    let unavailable = || OrgError::Unavailable;
     let headers = [header];
     let request = new_request(url, "POST", &headers, None).ok_or_else(unavailable)?;
     let mut response = fetch(env, request).await?;
@@ -67,13 +72,13 @@ async fn settings(
     let checked = (status == 200)
         .then(|| Checked::decode(&text))
         .flatten()
-        .ok_or(EdgeError::OrgUnavailable)?;
+        .ok_or(OrgError::Unavailable)?;
     let mut config = base.for_org(org);
     config.member = checked.role;
     let (mut live, mut sandbox): (Option<ModeKeys>, Option<ModeKeys>) = (None, None);
     // Current keys come before next ones (the object lists them by mode, then slot).
     for key in checked.keys {
-        let opened = ApiKey::parse(&key.key).map_err(|_| EdgeError::OrgUnavailable)?;
+        let opened = ApiKey::parse(&key.key).map_err(|_| OrgError::Unavailable)?;
         let slot = match key.mode {
             KeyEnv::Live => &mut live,
             KeyEnv::Sandbox => &mut sandbox,
@@ -168,7 +173,7 @@ pub(crate) async fn record(env: &Env, session: &Session, record: &Record) {
     let body = record.encode();
     let sent = match new_request(wire::RECORD_URL, "POST", &headers, Some(&body)) {
         Some(request) => fetch(env, request).await.map(|r| r.status_code()),
-        None => Err(EdgeError::OrgUnavailable),
+        None => Err(OrgError::Unavailable.into()),
     };
     if !matches!(sent, Ok(204)) {
         let why = sent.map_or_else(|e| e.code().to_string(), |status| status.to_string());
@@ -193,17 +198,17 @@ pub(crate) async fn widget_settings(
 
 /// Who the person is and their organizations, for the session answer.
 pub(crate) async fn me(env: &Env, session: &Session) -> Result<Me, EdgeError> {
-    let ended = || EdgeError::SignInRequired(SignInReason::SessionEnded);
+    let ended = || AccessError::SignInRequired(SignInReason::SessionEnded);
     let header = caller(session).ok_or_else(ended)?.header();
     let (status, text) = send(env, wire::ME_URL, (wire::CALLER_HEADER, &header)).await?;
     if status != 200 {
-        return Err(EdgeError::OrgUnavailable);
+        return Err(OrgError::Unavailable.into());
     }
     // An empty answer: no longer a member.
     if text.is_empty() {
-        return Err(ended());
+        return Err(ended().into());
     }
-    Me::decode(&text).ok_or(EdgeError::OrgUnavailable)
+    Me::decode(&text).ok_or(OrgError::Unavailable.into())
 }
 
 /// Starts the session the accounts Worker answered and answers as `GET /api/session`.
@@ -220,10 +225,10 @@ async fn start(
         org: started.org,
         user: started.account.to_string(),
         role: started.role,
-        mode: org_config.default_mode(),
+        mode: org_config.keys.default_mode(),
         expires_at: now + SESSION_SECONDS,
     };
-    let cookie = session.set_cookie(&config.session_secret, now);
+    let cookie = session.set_cookie(&config.access.session_secret, now);
     let principal = Principal::User {
         session,
         role: started.role,
@@ -246,14 +251,14 @@ pub(crate) async fn token_sign_in(
     if let Some(address) = &address {
         headers.push(("CF-Connecting-IP", address));
     }
-    let request = new_request(wire::TOKEN_URL, "POST", &headers, Some(token))
-        .ok_or(EdgeError::OrgUnavailable)?;
+    let request =
+        new_request(wire::TOKEN_URL, "POST", &headers, Some(token)).ok_or(OrgError::Unavailable)?;
     let mut answer = fetch(env, request).await?;
     if answer.status_code() != 200 {
         return Ok(answer.into());
     }
-    let text = answer.text().await.map_err(|_| EdgeError::OrgUnavailable)?;
-    let started = Started::decode(&text).ok_or(EdgeError::OrgUnavailable)?;
+    let text = answer.text().await.map_err(|_| OrgError::Unavailable)?;
+    let started = Started::decode(&text).ok_or(OrgError::Unavailable)?;
     start(env, config, started, trace).await
 }
 
@@ -272,18 +277,18 @@ pub(crate) async fn handle(
     let session = if !route.is_anonymous() {
         let principal = signed_in(env, config, facts, trace).await?;
         let Principal::User { session, .. } = principal else {
-            return Err(EdgeError::SignInRequired(SignInReason::NoSession));
+            return Err(AccessError::SignInRequired(SignInReason::NoSession).into());
         };
         // The deployment's own organization has its people in settings.
         if session.org.is_deployment() && route != OrgsRoute::SwitchOrg {
-            return Err(EdgeError::ManagedBySettings);
+            return Err(OrgError::ManagedBySettings.into());
         }
         Some(session)
     } else {
         None
     };
     let caller = match &session {
-        Some(session) => Some(caller(session).ok_or(EdgeError::OrgNotFound)?.header()),
+        Some(session) => Some(caller(session).ok_or(OrgError::NotFound)?.header()),
         None => None,
     };
     // The request goes on as it came (the accounts Worker reads the same
@@ -295,8 +300,8 @@ pub(crate) async fn handle(
     let forwarded = with_headers(&req, &lines(added));
     let mut answer = fetch(env, worker::Request::from(forwarded)).await?;
     if route.starts_session() && answer.status_code() == 200 {
-        let text = answer.text().await.map_err(|_| EdgeError::OrgUnavailable)?;
-        let started = Started::decode(&text).ok_or(EdgeError::OrgUnavailable)?;
+        let text = answer.text().await.map_err(|_| OrgError::Unavailable)?;
+        let started = Started::decode(&text).ok_or(OrgError::Unavailable)?;
         if let Some(old) = &session {
             // One cookie, one organization: the switched-from session ends.
             crate::control::revoke(env, &old.org, &old.sid, old.expires_at).await?;

@@ -1,11 +1,14 @@
 //! A purchase through its record (`PurchaseRecords`): never twice upstream.
 
+use domain::errors::Failure;
+use domain::purchases::PurchaseError;
+use domain::upstream::UpstreamError;
 pub(crate) mod records;
 
+use crate::error::EdgeError;
 use crate::upstream::call;
 use api::KeyEnv;
 use domain::config::Config;
-use domain::errors::EdgeError;
 use domain::purchases::{Begin, BeginCall, FinishCall, Purchases, check_key};
 use domain::upstream::StoredResponse;
 use domain::upstream::proxy::Forward;
@@ -43,7 +46,7 @@ impl Purchase<'_> {
         let path = self
             .forward
             .url
-            .strip_prefix(&config.upstream)
+            .strip_prefix(&config.upstream.url)
             .unwrap_or(&self.forward.url);
         let fingerprint = domain::purchases::fingerprint(method, path, self.body);
         let begin = BeginCall {
@@ -51,12 +54,13 @@ impl Purchase<'_> {
         };
         match ask::<Purchases, _>(env, &name, begin).await? {
             Begin::Replay { response } => Ok((response, true)),
-            Begin::InProgress => Err(EdgeError::IdempotencyInProgress),
-            Begin::KeyReused => Err(EdgeError::IdempotencyKeyReused),
-            Begin::Unreadable => Err(EdgeError::PurchaseRecordUnreadable),
-            Begin::OutcomeUnknown => Err(EdgeError::UpstreamUnreachable {
+            Begin::InProgress => Err(PurchaseError::InProgress.into()),
+            Begin::KeyReused => Err(PurchaseError::KeyReused.into()),
+            Begin::Unreadable => Err(PurchaseError::RecordUnreadable.into()),
+            Begin::OutcomeUnknown => Err(UpstreamError::Unreachable {
                 outcome_unknown: true,
-            }),
+            }
+            .into()),
             Begin::Proceed => {
                 let result = match call::call(
                     env,

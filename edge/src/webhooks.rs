@@ -2,16 +2,20 @@
 //! Verdicts come from `webhooks`; the store is the `WebhookInbox` object.
 
 use crate::access::signed_in;
+use crate::error::EdgeError;
 use api::inbox::{MAX_BODY_BYTES, RejectReason, VerifyRequest};
 use api::webhooks::SIGNATURE_HEADER;
 use api::{KeyEnv, Scope};
 use domain::access::gate::{self, Facts, Principal};
 use domain::config::Config;
-use domain::errors::EdgeError;
+use domain::errors::BadBody;
+use domain::errors::Failure;
+use domain::errors::RouteError;
 use domain::objects::Object;
 use domain::routes::{InboxRoute, WebhooksRoute, query_param};
 use domain::upstream::StoredResponse;
 use domain::webhooks;
+use domain::webhooks::WebhookError;
 use domain::webhooks::{AcceptEvent, InboxStore, ReadInbox, Receipt, RecordRefusal};
 use platform::objects::{ask, new_request, stub, upgrade};
 use platform::reply;
@@ -30,7 +34,7 @@ pub(crate) async fn receive(
 ) -> Result<Response, EdgeError> {
     trace.principal = Some("webhook".into());
     if config.webhook.is_empty() {
-        return Err(EdgeError::WebhookSecretMissing);
+        return Err(WebhookError::SecretMissing.into());
     }
     let declared = header(&req, "Content-Length").and_then(|v| v.parse::<u64>().ok());
     let (body, body_len) = match declared {
@@ -51,7 +55,7 @@ pub(crate) async fn receive(
     match verdict {
         Ok((slot, label)) => {
             let call = AcceptEvent {
-                label: serde_json::to_string(&label).map_err(|_| EdgeError::InboxUnavailable)?,
+                label: serde_json::to_string(&label).map_err(|_| WebhookError::InboxUnavailable)?,
                 slot,
             };
             let accepted = ask::<InboxStore, _>(env, &inbox(config), call).await?;
@@ -76,7 +80,7 @@ pub(crate) async fn receive(
             if let Err(e) = ask::<InboxStore, _>(env, &inbox(config), call).await {
                 worker::console_error!("a refused delivery was not recorded: {}", e.code());
             }
-            Err(EdgeError::WebhookRefused(reason))
+            Err(WebhookError::Refused(reason).into())
         }
     }
 }
@@ -89,7 +93,7 @@ fn inbox(config: &Config) -> String {
 }
 
 fn readable(principal: &Principal, config: &Config) -> Result<KeyEnv, EdgeError> {
-    gate::require(principal, config, &[Scope::LabelsRead])
+    gate::require(principal, config, &[Scope::LabelsRead]).map_err(EdgeError::from)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -148,7 +152,7 @@ pub(crate) async fn handle(
             // A cross-site page must not open the feed with our cookie.
             gate::require_own_origin(facts)?;
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
-                return Err(EdgeError::UpgradeRequired);
+                return Err(RouteError::UpgradeRequired.into());
             }
             live(env, config, mode).await
         }
@@ -163,6 +167,7 @@ async fn live(env: &Env, config: &Config, mode: KeyEnv) -> Result<Response, Edge
         &format!("{}?mode={mode}", domain::webhooks::LIVE_URL),
     )
     .await
+    .map_err(EdgeError::from)
 }
 
 /// The mode a history or export asks for (`?mode=`), once the principal
@@ -173,11 +178,11 @@ fn asked_mode(
     session_mode: KeyEnv,
     query: Option<&str>,
 ) -> Result<KeyEnv, EdgeError> {
-    let asked = api::insights::mode_param(&|name| query_param(query, name))
-        .map_err(EdgeError::InvalidBody)?;
+    let asked =
+        api::insights::mode_param(&|name| query_param(query, name)).map_err(BadBody::Invalid)?;
     match asked {
         Some(mode) if mode != session_mode => {
-            gate::require_in(principal, config, mode, &[Scope::LabelsRead])
+            gate::require_in(principal, config, mode, &[Scope::LabelsRead]).map_err(EdgeError::from)
         }
         _ => Ok(session_mode),
     }
@@ -195,7 +200,7 @@ async fn buffered(mut resp: worker::Response) -> Result<Response, EdgeError> {
     let body = resp.text().await.unwrap_or_default();
     if body.is_empty() {
         worker::console_error!("durable object {}: an empty answer", InboxStore::BINDING);
-        return Err(InboxStore::unavailable());
+        return Err(InboxStore::unavailable().into());
     }
     let headers = vec![("content-type".to_string(), "application/json".to_string())];
     reply::respond(
@@ -237,7 +242,7 @@ async fn read(
         InboxStore::unavailable()
     })?;
     if resp.status_code() >= 500 {
-        return Err(InboxStore::unavailable());
+        return Err(InboxStore::unavailable().into());
     }
     Ok(resp)
 }

@@ -1,14 +1,16 @@
 //! Serves the storefront widget page (see `widget`), and finds the
 //! settings of the organization a widget request names.
 
+use domain::errors::RouteError;
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::dashboard::asset;
+use crate::error::EdgeError;
 use api::orgs::OrgId;
 use api::widget::PAGE_PATH;
-use domain::config::{Config, WidgetConfig};
-use domain::errors::EdgeError;
+use domain::config::Config;
+use domain::widget::settings::Settings as WidgetSettings;
 use domain::widget::tenants::Recent;
 use worker::Env;
 use worker::wasm_bindgen::JsValue;
@@ -47,11 +49,11 @@ pub(crate) async fn org_settings(
 /// it tells the shop owner what to set).
 pub(crate) async fn page(
     env: &Env,
-    widget: Option<&WidgetConfig>,
+    widget: Option<&WidgetSettings>,
     own_origin: &str,
     query: Option<&str>,
 ) -> Result<Response, EdgeError> {
-    let missing = || EdgeError::RouteNotFound {
+    let missing = || RouteError::NotFound {
         path: PAGE_PATH.into(),
     };
     let built = asset(env, &format!("{own_origin}{PAGE_PATH}"))
@@ -91,5 +93,5 @@ pub(crate) async fn page(
         init.set_headers(&headers);
         Response::new_with_opt_str_and_init(Some(&html), &init)
     };
-    rebuilt().map_err(|_| missing())
+    rebuilt().map_err(|_| missing().into())
 }

@@ -5,6 +5,7 @@
 //! broadcasts. It is the ledger Worker's (`ledger/`): the main Worker binds
 //! it by `script_name`, so none of this is in every main isolate.
 
+use domain::errors::BadBody;
 use std::cell::Cell;
 use std::time::Duration;
 
@@ -22,7 +23,6 @@ use worker::{
     WebSocket, WebSocketIncomingMessage, WebSocketPair, durable_object, event,
 };
 
-use domain::errors::EdgeError;
 use domain::objects::reply;
 use domain::routes::query_param;
 use domain::webhooks::ledger::{self, AggregateRow, Arg, Sql};
@@ -437,7 +437,7 @@ impl WebhookInbox {
             }
             Err(e) => {
                 let response =
-                    platform::reply::error_response(&EdgeError::InvalidBody(e), request_id, None)
+                    platform::reply::error_response(&BadBody::Invalid(e), request_id, None)
                         .map_err(|_| internal("no error response"))?;
                 Ok(response.into())
             }

@@ -30,7 +30,7 @@ mod trace;
 
 pub use trace::Trace;
 
-use domain::errors::EdgeError;
+use domain::errors::Internal;
 
 pub fn now_ms() -> u64 {
     worker::Date::now().as_millis()
@@ -41,9 +41,9 @@ pub fn now_s() -> u64 {
 }
 
 /// `n` random bytes as hex, from the runtime's CSPRNG (`crypto.getRandomValues`).
-pub fn random_hex(n: usize) -> Result<String, EdgeError> {
+pub fn random_hex(n: usize) -> Result<String, Internal> {
     let mut bytes = vec![0u8; n];
-    getrandom::getrandom(&mut bytes).map_err(|_| EdgeError::Internal {
+    getrandom::getrandom(&mut bytes).map_err(|_| Internal {
         what: "draw random bytes",
     })?;
     Ok(hex::encode(bytes))

@@ -3,7 +3,6 @@
 //! "unavailable" error, with the object's own message in the log.
 
 use crate::reply;
-use domain::errors::EdgeError;
 use domain::objects::{Ask, CALL_URL, Object};
 use worker::{Env, Request, Stub, WebSocket, wasm_bindgen::JsValue, web_sys};
 
@@ -30,7 +29,7 @@ pub fn new_request(
 }
 
 /// The stub of object `O` named `name`.
-pub fn stub<O: Object>(env: &Env, name: &str) -> Result<Stub, EdgeError> {
+pub fn stub<O: Object>(env: &Env, name: &str) -> Result<Stub, O::Error> {
     let namespace = env.durable_object(O::BINDING).map_err(|e| {
         worker::console_error!("durable object binding {} missing: {e}", O::BINDING);
         O::unavailable()
@@ -46,7 +45,7 @@ pub async fn ask<O: Object, A: Ask<O>>(
     env: &Env,
     name: &str,
     call: A,
-) -> Result<A::Reply, EdgeError> {
+) -> Result<A::Reply, O::Error> {
     let stub = stub::<O>(env, name)?;
     let request: O::Request = call.into();
     let json = serde_json::to_string(&request).map_err(|_| O::unavailable())?;
@@ -77,7 +76,7 @@ pub async fn upgrade<O: Object>(
     env: &Env,
     name: &str,
     url: &str,
-) -> Result<web_sys::Response, EdgeError> {
+) -> Result<web_sys::Response, O::Error> {
     let stub = stub::<O>(env, name)?;
     let req =
         new_request(url, "GET", &[("Upgrade", "websocket")], None).ok_or_else(O::unavailable)?;

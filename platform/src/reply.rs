@@ -3,7 +3,7 @@
 //! answer carries, on the raw `web_sys` types.
 
 use super::js::{headers_from, lines};
-use domain::errors::EdgeError;
+use domain::errors::{Failure, Internal};
 use domain::upstream::StoredResponse;
 use domain::upstream::proxy;
 use worker::wasm_bindgen::JsValue;
@@ -20,7 +20,7 @@ enum Body<'a> {
 }
 
 /// A response; only fails if the runtime refuses to make one.
-fn build(status: u16, headers: &Headers, body: Body) -> Result<Response, EdgeError> {
+fn build(status: u16, headers: &Headers, body: Body) -> Result<Response, Internal> {
     let init = ResponseInit::new();
     init.set_status(status);
     init.set_headers(headers);
@@ -28,7 +28,7 @@ fn build(status: u16, headers: &Headers, body: Body) -> Result<Response, EdgeErr
         Body::Text(text) => Response::new_with_opt_str_and_init(Some(text), &init),
         Body::Empty => Response::new_with_opt_str_and_init(None, &init),
     }
-    .map_err(|_| EdgeError::Internal {
+    .map_err(|_| Internal {
         what: "build its answer",
     })
 }
@@ -50,11 +50,11 @@ pub fn response_header_pairs<'a>(
 }
 
 /// A stored answer (fresh, replayed or cached) as the browser gets it.
-pub fn respond(
+pub fn respond<E: From<Internal>>(
     stored: &StoredResponse,
     answered_from: Option<&'static str>,
     extra: &[(&'static str, String)],
-) -> Result<Response, EdgeError> {
+) -> Result<Response, E> {
     let mut extra = extra.to_vec();
     match answered_from {
         Some("replayed") => extra.push(("Idempotent-Replayed", "true".into())),
@@ -62,35 +62,37 @@ pub fn respond(
         _ => {}
     }
     let headers = response_headers(&stored.headers, &extra);
-    build(stored.status, &headers, Body::Text(&stored.body))
+    build(stored.status, &headers, Body::Text(&stored.body)).map_err(E::from)
 }
 
 /// A JSON answer of the Worker's own endpoints.
-pub fn json<T: serde::Serialize>(
+pub fn json<T: serde::Serialize, E: From<Internal>>(
     status: u16,
     value: &T,
     extra: &[(&'static str, String)],
-) -> Result<Response, EdgeError> {
+) -> Result<Response, E> {
     let passed = [("content-type".to_string(), "application/json".to_string())];
-    let body = serde_json::to_string(value).map_err(|_| EdgeError::Internal {
-        what: "write its answer",
+    let body = serde_json::to_string(value).map_err(|_| {
+        E::from(Internal {
+            what: "write its answer",
+        })
     })?;
-    build(status, &response_headers(&passed, extra), Body::Text(&body))
+    build(status, &response_headers(&passed, extra), Body::Text(&body)).map_err(E::from)
 }
 
 /// A plain-text answer (the accounts Worker's membership check).
-pub fn text(status: u16, body: &str) -> Result<Response, EdgeError> {
+pub fn text<E: From<Internal>>(status: u16, body: &str) -> Result<Response, E> {
     let passed = [("content-type".to_string(), "text/plain".to_string())];
-    build(status, &response_headers(&passed, &[]), Body::Text(body))
+    build(status, &response_headers(&passed, &[]), Body::Text(body)).map_err(E::from)
 }
 
 /// A download of the Worker's own making (a CSV, a merged PDF).
-pub fn file(
+pub fn file<E: From<Internal>>(
     status: u16,
     bytes: &[u8],
     content_type: &str,
     disposition: &str,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, E> {
     let extra = [
         ("Content-Type", content_type.to_string()),
         ("Content-Disposition", disposition.to_string()),
@@ -101,19 +103,22 @@ pub fn file(
     init.set_headers(&headers);
     let mut body = bytes.to_vec();
     Response::new_with_opt_u8_array_and_init(Some(&mut body), &init).map_err(|_| {
-        EdgeError::Internal {
+        E::from(Internal {
             what: "build its answer",
-        }
+        })
     })
 }
 
 /// An answer without a body (204s).
-pub fn empty(status: u16, extra: &[(&'static str, String)]) -> Result<Response, EdgeError> {
-    build(status, &response_headers(&[], extra), Body::Empty)
+pub fn empty<E: From<Internal>>(
+    status: u16,
+    extra: &[(&'static str, String)],
+) -> Result<Response, E> {
+    build(status, &response_headers(&[], extra), Body::Empty).map_err(E::from)
 }
 
 pub fn error_response(
-    err: &EdgeError,
+    err: &impl Failure,
     request_id: &str,
     cors_origin: Option<&str>,
 ) -> Result<Response, JsValue> {

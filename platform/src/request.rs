@@ -2,7 +2,7 @@
 //! across the wasm boundary in one call, and its body.
 
 use crate::js;
-use domain::errors::EdgeError;
+use domain::errors::BadBody;
 use worker::web_sys::Request;
 
 /// The request line and the headers every route reads.
@@ -54,10 +54,10 @@ pub async fn body_bytes(req: &Request) -> Vec<u8> {
 pub async fn json_body<T: serde::de::DeserializeOwned>(
     req: &Request,
     max: usize,
-) -> Result<T, EdgeError> {
+) -> Result<T, BadBody> {
     let body = body_bytes(req).await;
     if body.len() > max {
-        return Err(EdgeError::BodyTooLarge);
+        return Err(BadBody::TooLarge);
     }
-    api::validation::parse_json(&body).map_err(EdgeError::InvalidBody)
+    api::validation::parse_json(&body).map_err(BadBody::Invalid)
 }

@@ -5,8 +5,9 @@
 use crate::js::{lines, pass_through, pick_headers, send_upstream};
 use crate::reply::response_header_pairs;
 use crate::{Trace, now_ms};
-use domain::errors::EdgeError;
+use domain::label_pdf::LabelPdfUnavailable;
 use domain::upstream::StoredResponse;
+use domain::upstream::UpstreamError;
 use domain::upstream::proxy::{self, Forward};
 use worker::wasm_bindgen::JsCast;
 use worker::wasm_bindgen_futures::JsFuture;
@@ -23,8 +24,8 @@ pub struct Answer {
 
 impl Answer {
     /// Reads the body, for answers the Worker must look into or keep.
-    pub async fn store(self) -> Result<StoredResponse, EdgeError> {
-        let unreachable = EdgeError::UpstreamUnreachable {
+    pub async fn store(self) -> Result<StoredResponse, UpstreamError> {
+        let unreachable = UpstreamError::Unreachable {
             outcome_unknown: self.outcome_unknown,
         };
         let text = self.raw.text().map_err(|_| unreachable.clone())?;
@@ -57,11 +58,11 @@ pub async fn send(
     body: &[u8],
     timeout_ms: u64,
     trace: &mut Trace,
-) -> Result<Answer, EdgeError> {
+) -> Result<Answer, UpstreamError> {
     let started = now_ms();
     // A write that got no answer may still have happened upstream.
     let outcome_unknown = !forward.endpoint.scope.is_read();
-    let unreachable = || EdgeError::UpstreamUnreachable { outcome_unknown };
+    let unreachable = || UpstreamError::Unreachable { outcome_unknown };
     let send = || async {
         let bearer = format!("Bearer {key}");
         let mut pairs = vec![
@@ -76,7 +77,7 @@ pub async fn send(
         match JsFuture::from(call).await {
             Ok(response) => response.dyn_into::<Response>().map_err(|_| unreachable()),
             Err(why) if why.as_string().as_deref() == Some("timeout") => {
-                Err(EdgeError::UpstreamTimeout {
+                Err(UpstreamError::Timeout {
                     outcome_unknown,
                     seconds: timeout_ms.div_ceil(1000),
                 })
@@ -86,7 +87,7 @@ pub async fn send(
     };
     let mut sent = send().await;
     // Reads may be retried once after a connection failure (not after a timeout); writes never are.
-    if matches!(sent, Err(EdgeError::UpstreamUnreachable { .. })) && method == "GET" {
+    if matches!(sent, Err(UpstreamError::Unreachable { .. })) && method == "GET" {
         sent = send().await;
     }
     trace.upstream_ms = Some(now_ms().saturating_sub(started));
@@ -118,7 +119,7 @@ pub async fn file(
     content_type: &str,
     disposition: &str,
     timeout_ms: u64,
-) -> Result<Response, EdgeError> {
+) -> Result<Response, LabelPdfUnavailable> {
     let bearer = key.map(|k| format!("Bearer {k}"));
     let mut pairs = vec![("Accept", content_type)];
     if let Some(bearer) = &bearer {
@@ -129,9 +130,9 @@ pub async fn file(
         .await
         .ok()
         .and_then(|r| r.dyn_into::<Response>().ok())
-        .ok_or(EdgeError::LabelPdfUnavailable { status: None })?;
+        .ok_or(LabelPdfUnavailable { status: None })?;
     if raw.status() != 200 {
-        return Err(EdgeError::LabelPdfUnavailable {
+        return Err(LabelPdfUnavailable {
             status: Some(raw.status()),
         });
     }

@@ -3,10 +3,10 @@
 //! key's scopes, the budgets). No key value
 //! ever enters these types: only `redacted()` forms.
 
-use crate::access::gate::{self, Principal};
-use crate::config::{Config, ModeKeys};
+use crate::access::gate::{self, Principal, Tenant};
 use crate::orgs::wire::Me;
 use crate::upstream::budget::Budgets;
+use crate::upstream::keys::ModeKeys;
 use api::orgs::OrgSummary;
 use api::session::{
     KeyInfo, KeySlot, KeysStatus, LimitSeen, LimitsSnapshot, ModeKeys as ModeKeysInfo, Role,
@@ -46,7 +46,7 @@ pub const DEPLOYMENT_ORG_NAME: &str = "This deployment";
 
 pub fn session_info(
     principal: &Principal,
-    config: &Config,
+    config: &impl Tenant,
     key_scopes: &[Scope],
     key_problem: Option<api::ErrorCode>,
     me: Option<Me>,
@@ -76,8 +76,8 @@ pub fn session_info(
         role: *role,
         scopes: gate::scopes(principal, config, key_scopes),
         mode,
-        modes: config.modes(),
-        can_switch_mode: admin && config.modes().len() > 1,
+        modes: config.keys().modes(),
+        can_switch_mode: admin && config.keys().modes().len() > 1,
         can_rotate_keys: admin,
         key_problem,
         expires_at: session.expires_at,
@@ -108,8 +108,9 @@ pub fn limits(mode: KeyEnv, budgets: &Budgets) -> LimitsSnapshot {
 mod tests {
     use super::*;
     use crate::access::session::Session;
-    use crate::config::fingerprint;
+    use crate::config::Config;
     use crate::upstream::budget::Window;
+    use crate::upstream::keys::fingerprint;
     use api::EndpointId;
     use std::collections::HashMap;
 
@@ -170,7 +171,7 @@ mod tests {
     #[test]
     fn key_status_is_redacted_and_follows_activation() {
         let c = config();
-        let keys = c.mode(KeyEnv::Live).unwrap();
+        let keys = c.keys.mode(KeyEnv::Live).unwrap();
         let before = mode_keys(keys, None, None, &keys.scopes);
         assert_eq!(before.keys.len(), 2);
         assert!(before.keys[0].active && !before.keys[1].active);

@@ -1,10 +1,12 @@
 //! Who is calling, and may they make this call. Runs before anything is
 //! forwarded: a refused call costs no upstream budget and reaches no key.
 
+use super::settings::Settings;
+use super::{AccessError, SignInReason};
 use crate::access::roles::{WIDGET_SCOPES, effective_scopes};
 use crate::access::session::{self, Session};
-use crate::config::Config;
-use crate::errors::{EdgeError, SignInReason};
+use crate::upstream::keys::Keys;
+use api::orgs::OrgId;
 use api::session::Role;
 use api::{Endpoint, KeyEnv, Scope};
 
@@ -33,20 +35,29 @@ impl Principal {
     }
 
     /// Which key the principal's calls use.
-    pub fn mode(&self, config: &Config) -> KeyEnv {
+    pub fn mode(&self, config: &impl Tenant) -> KeyEnv {
         match self {
-            Principal::User { session, .. } => config.session_mode(session.mode),
-            Principal::Widget { .. } => config.default_mode(),
+            Principal::User { session, .. } => config.keys().session_mode(session.mode),
+            Principal::Widget { .. } => config.keys().default_mode(),
         }
     }
 
     /// What the role (or the widget) would allow, before the key is considered.
-    pub fn wanted_scopes<'a>(&self, config: &'a Config) -> &'a [Scope] {
+    pub fn wanted_scopes<'a>(&self, config: &'a impl Tenant) -> &'a [Scope] {
         match self {
-            Principal::User { role, .. } => config.roles.scopes(*role),
+            Principal::User { role, .. } => config.access().roles.scopes(*role),
             Principal::Widget { .. } => &WIDGET_SCOPES,
         }
     }
+}
+
+/// What the gate reads of the settings a request works with (its
+/// organization's or the deployment's: `config::Config`).
+pub trait Tenant {
+    fn org(&self) -> &OrgId;
+    fn keys(&self) -> &Keys;
+    fn access(&self) -> &Settings;
+    fn widget_origins(&self) -> &[String];
 }
 
 /// The parts of a request the gate looks at.
@@ -67,7 +78,7 @@ fn changes_state(method: &str) -> bool {
 
 /// A same-site write must carry our own Origin; browsers always send one
 /// on non-GET requests, so a missing or foreign one is a forged request.
-pub fn check_same_origin(facts: &Facts) -> Result<(), EdgeError> {
+pub fn check_same_origin(facts: &Facts) -> Result<(), AccessError> {
     if !changes_state(facts.method) {
         return Ok(());
     }
@@ -76,10 +87,10 @@ pub fn check_same_origin(facts: &Facts) -> Result<(), EdgeError> {
 
 /// The request must carry our own `Origin`, whatever its method (a
 /// WebSocket upgrade is a GET that opens a channel).
-pub fn require_own_origin(facts: &Facts) -> Result<(), EdgeError> {
+pub fn require_own_origin(facts: &Facts) -> Result<(), AccessError> {
     match facts.origin {
         Some(origin) if origin.eq_ignore_ascii_case(facts.own_origin) => Ok(()),
-        other => Err(EdgeError::OriginRefused {
+        other => Err(AccessError::OriginRefused {
             origin: other.unwrap_or("a page that sent no Origin").to_string(),
         }),
     }
@@ -87,18 +98,21 @@ pub fn require_own_origin(facts: &Facts) -> Result<(), EdgeError> {
 
 /// Reads the session cookie. Whether its session was signed out is asked of
 /// the control store afterwards (`access::glue`): it needs a call.
-pub fn signed_in_user(config: &Config, facts: &Facts) -> Result<Option<Principal>, EdgeError> {
+pub fn signed_in_user(
+    config: &impl Tenant,
+    facts: &Facts,
+) -> Result<Option<Principal>, AccessError> {
     let Some(value) = facts.cookie_header.and_then(session::cookie_value) else {
         return Ok(None);
     };
-    let ended = EdgeError::SignInRequired(SignInReason::SessionEnded);
-    let session = Session::decode_cached(value, &config.session_secret, facts.now)
+    let ended = AccessError::SignInRequired(SignInReason::SessionEnded);
+    let session = Session::decode_cached(value, &config.access().session_secret, facts.now)
         .map_err(|_| ended.clone())?;
     // These settings must be the session's organization's (`runtime` picks them).
-    if session.org != config.org {
+    if session.org != *config.org() {
         return Err(ended);
     }
-    if !config.org.is_deployment() {
+    if !config.org().is_deployment() {
         // The organization's object is the authority on the role; the
         // access glue asks it before anything is done with this principal.
         let role = session.role;
@@ -106,6 +120,7 @@ pub fn signed_in_user(config: &Config, facts: &Facts) -> Result<Option<Principal
     }
     // The configuration is the authority: a removed user or a changed role ends the session.
     let role = config
+        .access()
         .users
         .find(&session.user)
         .map(|u| u.role)
@@ -117,7 +132,7 @@ pub fn signed_in_user(config: &Config, facts: &Facts) -> Result<Option<Principal
 /// The principal of a call to a v1 endpoint: the widget page framed by a
 /// configured storefront; a signed-in user (same-origin writes only); or,
 /// without a session, the widget from a configured origin.
-pub fn identify(config: &Config, facts: &Facts) -> Result<Principal, EdgeError> {
+pub fn identify(config: &impl Tenant, facts: &Facts) -> Result<Principal, AccessError> {
     if let Some(storefront) = facts.framed_by {
         return framed_widget(config, facts, storefront);
     }
@@ -130,11 +145,11 @@ pub fn identify(config: &Config, facts: &Facts) -> Result<Principal, EdgeError> 
             origin: origin.to_ascii_lowercase(),
         }),
         Some(origin) if !origin.eq_ignore_ascii_case(facts.own_origin) => {
-            Err(EdgeError::OriginRefused {
+            Err(AccessError::OriginRefused {
                 origin: origin.to_string(),
             })
         }
-        _ => Err(EdgeError::SignInRequired(SignInReason::NoSession)),
+        _ => Err(AccessError::SignInRequired(SignInReason::NoSession)),
     }
 }
 
@@ -142,11 +157,15 @@ pub fn identify(config: &Config, facts: &Facts) -> Result<Principal, EdgeError> 
 /// that frames it. Always the widget principal, even with a dashboard
 /// session, so the widget's caps and cache apply. The tag can be forged
 /// like any Origin; what stops other sites framing the page is its CSP.
-fn framed_widget(config: &Config, facts: &Facts, storefront: &str) -> Result<Principal, EdgeError> {
+fn framed_widget(
+    config: &impl Tenant,
+    facts: &Facts,
+    storefront: &str,
+) -> Result<Principal, AccessError> {
     if let Some(origin) = facts.origin
         && !origin.eq_ignore_ascii_case(facts.own_origin)
     {
-        return Err(EdgeError::OriginRefused {
+        return Err(AccessError::OriginRefused {
             origin: origin.to_string(),
         });
     }
@@ -154,23 +173,22 @@ fn framed_widget(config: &Config, facts: &Facts, storefront: &str) -> Result<Pri
         .map(|origin| Principal::Widget {
             origin: origin.to_ascii_lowercase(),
         })
-        .ok_or_else(|| EdgeError::OriginRefused {
+        .ok_or_else(|| AccessError::OriginRefused {
             origin: storefront.to_string(),
         })
 }
 
 /// The configured widget origin equal to `origin`, if any.
-pub fn widget_origin<'a>(config: &'a Config, origin: &str) -> Option<&'a str> {
+pub fn widget_origin<'a>(config: &'a impl Tenant, origin: &str) -> Option<&'a str> {
     config
-        .widget
-        .origins
+        .widget_origins()
         .iter()
         .find(|o| o.eq_ignore_ascii_case(origin))
         .map(String::as_str)
 }
 
 /// The principal's scopes now: what it may do that the key can also do.
-pub fn scopes(principal: &Principal, config: &Config, key_scopes: &[Scope]) -> Vec<Scope> {
+pub fn scopes(principal: &Principal, config: &impl Tenant, key_scopes: &[Scope]) -> Vec<Scope> {
     effective_scopes(principal.wanted_scopes(config), key_scopes)
 }
 
@@ -178,9 +196,9 @@ pub fn scopes(principal: &Principal, config: &Config, key_scopes: &[Scope]) -> V
 pub fn authorize(
     principal: &Principal,
     endpoint: &Endpoint,
-    config: &Config,
+    config: &impl Tenant,
     key_scopes: &[Scope],
-) -> Result<(), EdgeError> {
+) -> Result<(), AccessError> {
     require_scope(principal, endpoint.scope, config, key_scopes)
 }
 
@@ -188,9 +206,9 @@ pub fn authorize(
 /// role's, bounded by its key's as this isolate knows them.
 pub fn require(
     principal: &Principal,
-    config: &Config,
+    config: &impl Tenant,
     required: &[Scope],
-) -> Result<KeyEnv, EdgeError> {
+) -> Result<KeyEnv, AccessError> {
     require_in(principal, config, principal.mode(config), required)
 }
 
@@ -199,12 +217,12 @@ pub fn require(
 /// is refused as such.
 pub fn require_in(
     principal: &Principal,
-    config: &Config,
+    config: &impl Tenant,
     mode: KeyEnv,
     required: &[Scope],
-) -> Result<KeyEnv, EdgeError> {
-    let configured = &config.keys_for(mode)?.scopes;
-    let key_scopes = crate::upstream::key_scopes::current(&config.org, mode, configured);
+) -> Result<KeyEnv, AccessError> {
+    let configured = &config.keys().keys_for(mode)?.scopes;
+    let key_scopes = crate::upstream::key_scopes::current(config.org(), mode, configured);
     for scope in required {
         require_scope(principal, *scope, config, &key_scopes)?;
     }
@@ -215,9 +233,9 @@ pub fn require_in(
 pub fn require_scope(
     principal: &Principal,
     required: Scope,
-    config: &Config,
+    config: &impl Tenant,
     key_scopes: &[Scope],
-) -> Result<(), EdgeError> {
+) -> Result<(), AccessError> {
     let allowed = scopes(principal, config, key_scopes);
     if allowed.contains(&required) {
         return Ok(());
@@ -227,7 +245,7 @@ pub fn require_scope(
         Principal::Widget { .. } => None,
     };
     let key_lacks = principal.wanted_scopes(config).contains(&required);
-    Err(EdgeError::InsufficientScope {
+    Err(AccessError::InsufficientScope {
         required,
         // The key's scopes when the key is what lacks it, else the principal's.
         scopes: if key_lacks {
@@ -244,19 +262,21 @@ pub fn require_scope(
 pub fn require_admin<'a>(
     principal: &'a Principal,
     action: &'static str,
-) -> Result<&'a Session, EdgeError> {
+) -> Result<&'a Session, AccessError> {
     match principal {
         Principal::User {
             session,
             role: Role::Admin,
         } => Ok(session),
-        _ => Err(EdgeError::AdminOnly { action }),
+        _ => Err(AccessError::AdminOnly { action }),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
+    use crate::errors::Failure;
     use api::endpoints::{ENDPOINTS, EndpointId};
     use sha2::{Digest, Sha256};
     use std::collections::HashMap;
@@ -349,7 +369,7 @@ mod tests {
         let c = config(&[("SVC_LIVE_KEY_SCOPES", "rates:read,wallet:read")]);
         let cookie = cookie("ada", Role::Admin, 2_000);
         let p = identify(&c, &facts("GET", Some(&cookie), None)).unwrap();
-        let key = &c.keys_for(KeyEnv::Live).unwrap().scopes;
+        let key = &c.keys.keys_for(KeyEnv::Live).unwrap().scopes;
         assert!(authorize(&p, endpoint(EndpointId::GetWallet), &c, key).is_ok());
         let err = authorize(&p, endpoint(EndpointId::BuyLabel), &c, key).unwrap_err();
         let body = err.to_body("r");
@@ -403,7 +423,7 @@ mod tests {
             );
         }
         let refused = identify(&c, &facts("POST", None, Some("https://evil.example")));
-        assert!(matches!(refused, Err(EdgeError::OriginRefused { .. })));
+        assert!(matches!(refused, Err(AccessError::OriginRefused { .. })));
         // No session, no origin (curl) or our own origin: sign in.
         for origin in [None, Some(OWN)] {
             let e = identify(&c, &facts("GET", None, origin)).unwrap_err();

@@ -5,7 +5,11 @@
 //! their answers, `glue` serves them).
 
 pub mod console;
+mod error;
 pub mod gate;
 pub mod roles;
 pub mod session;
+pub mod settings;
 pub mod users;
+
+pub use error::{AccessError, SignInReason};

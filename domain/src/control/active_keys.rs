@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::orgs::PerOrg;
+use crate::per_org::PerOrg;
 use api::KeyEnv;
 use api::orgs::OrgId;
 

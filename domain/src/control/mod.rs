@@ -13,16 +13,33 @@ use api::jobs::JobSummary;
 use api::{ErrorCode, KeyEnv};
 use serde::{Deserialize, Serialize};
 
-use crate::errors::EdgeError;
+use crate::errors::Failure;
 use crate::objects::Object;
 
 pub struct Control;
 
+/// The control store (sessions, active keys) did not answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControlUnavailable;
+
+impl Failure for ControlUnavailable {
+    fn code(&self) -> ErrorCode {
+        ErrorCode::EdgeControlUnavailable
+    }
+    fn message(&self) -> String {
+        "The Worker could not reach its session store; nothing was sent.".to_string()
+    }
+    fn suggestion(&self) -> String {
+        "Try again in a moment.".to_string()
+    }
+}
+
 impl Object for Control {
     const BINDING: &'static str = "CONTROL";
     type Request = ControlCall;
-    fn unavailable() -> EdgeError {
-        EdgeError::ControlUnavailable
+    type Error = ControlUnavailable;
+    fn unavailable() -> ControlUnavailable {
+        ControlUnavailable
     }
 }
 

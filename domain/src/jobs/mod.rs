@@ -7,15 +7,18 @@
 //! makes the merged label PDFs).
 
 pub mod engine;
+mod error;
 pub mod plan;
 pub mod results;
 pub mod runner;
+pub mod settings;
 
-use api::jobs::{Job, JobRequestError, RowState, RowsPage};
-use api::{ErrorCode, KeyEnv};
+use api::KeyEnv;
+use api::jobs::{Job, RowState, RowsPage};
 use serde::{Deserialize, Serialize};
 
-use crate::errors::EdgeError;
+pub use error::JobError;
+
 use crate::objects::Object;
 
 /// Where a job object takes a live feed's WebSocket.
@@ -33,8 +36,9 @@ pub struct Jobs;
 impl Object for Jobs {
     const BINDING: &'static str = "JOBS";
     type Request = JobCall;
-    fn unavailable() -> EdgeError {
-        EdgeError::JobUnavailable
+    type Error = JobError;
+    fn unavailable() -> JobError {
+        JobError::Unavailable
     }
 }
 
@@ -118,37 +122,6 @@ crate::calls! {
     Labels(Labels) => Option<Vec<(String, String)>>,
 }
 
-/// A job request's refusal as the Worker answers it.
-pub fn request_error(e: JobRequestError) -> EdgeError {
-    match e {
-        JobRequestError::NoRows => EdgeError::JobRows {
-            code: ErrorCode::BatchItemsRequired,
-            message: "The import has no rows.".into(),
-            field: "rows".into(),
-        },
-        JobRequestError::TooManyRows { rows } => EdgeError::JobRows {
-            code: ErrorCode::BatchSizeExceeded,
-            message: format!(
-                "The import has {rows} rows; a job takes at most {}.",
-                api::jobs::MAX_ROWS
-            ),
-            field: "rows".into(),
-        },
-        JobRequestError::DuplicateReference {
-            index,
-            first,
-            reference,
-        } => EdgeError::JobRows {
-            code: ErrorCode::ValidationFieldInvalid,
-            message: format!(
-                "Rows {first} and {index} have the same reference {reference:?}; each row needs its own."
-            ),
-            field: format!("rows[{index}].reference"),
-        },
-        JobRequestError::Body(e) => EdgeError::InvalidBody(e),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,14 +137,5 @@ mod tests {
         ] {
             assert!(!is_job_id(bad), "{bad}");
         }
-    }
-
-    #[test]
-    fn refusals_name_the_rows() {
-        let e = request_error(JobRequestError::TooManyRows { rows: 5001 });
-        let body = e.to_api_error("req");
-        assert_eq!(body.code, ErrorCode::BatchSizeExceeded);
-        assert!(body.message.contains("5001"), "{}", body.message);
-        assert_eq!(body.field.as_deref(), Some("rows"));
     }
 }

@@ -12,7 +12,7 @@ use api::orgs::{AccountId, OrgId, OrgSummary};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::errors::EdgeError;
+use super::AccountError;
 use crate::objects::Object;
 
 /// Fixed: changing it moves accounts between objects (a migration).
@@ -23,8 +23,9 @@ pub struct Directory;
 impl Object for Directory {
     const BINDING: &'static str = "DIRECTORY";
     type Request = DirectoryCall;
-    fn unavailable() -> EdgeError {
-        EdgeError::DirectoryUnavailable
+    type Error = AccountError;
+    fn unavailable() -> AccountError {
+        AccountError::DirectoryUnavailable
     }
 }
 

@@ -18,6 +18,7 @@
 //! `tokens` and `rules`; the objects and the endpoints are glue.
 
 pub mod directory;
+mod error;
 pub mod keys;
 pub mod member_checks;
 pub mod passkeys;
@@ -25,6 +26,7 @@ pub mod passwords;
 pub mod presets;
 pub mod rules;
 pub mod sealing;
+pub mod settings;
 pub mod throttle;
 pub mod tokens;
 pub mod widget;
@@ -35,26 +37,9 @@ use api::orgs::{AccountId, AuditAction, AuditPage, Invite, InvitePreview, Member
 use api::session::Role;
 use serde::{Deserialize, Serialize};
 
-use crate::errors::EdgeError;
+pub use error::{AccountError, OrgError};
+
 use crate::objects::Object;
-
-/// A per-isolate cache with one value per organization (learned limits,
-/// key scopes, the active key): what one organization's calls taught the
-/// isolate never steers another's.
-pub struct PerOrg<T>(std::cell::RefCell<std::collections::HashMap<OrgId, T>>);
-
-impl<T> Default for PerOrg<T> {
-    fn default() -> Self {
-        PerOrg(Default::default())
-    }
-}
-
-impl<T: Default> PerOrg<T> {
-    /// Runs `f` on `org`'s value. Never held across an `.await`.
-    pub fn with<R>(&self, org: &OrgId, f: impl FnOnce(&mut T) -> R) -> R {
-        f(self.0.borrow_mut().entry(org.clone()).or_default())
-    }
-}
 
 /// Which of an organization's objects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,8 +84,9 @@ pub struct Org;
 impl Object for Org {
     const BINDING: &'static str = "ORGS";
     type Request = OrgCall;
-    fn unavailable() -> EdgeError {
-        EdgeError::OrgUnavailable
+    type Error = OrgError;
+    fn unavailable() -> OrgError {
+        OrgError::Unavailable
     }
 }
 
@@ -392,22 +378,6 @@ pub enum Refusal {
     InviteRevoked,
     NoNextKey,
     TokenUnknown,
-}
-
-impl From<Refusal> for EdgeError {
-    fn from(r: Refusal) -> EdgeError {
-        match r {
-            Refusal::Exists => EdgeError::OrgSetupInvalid { used: true },
-            Refusal::NoSuchMember => EdgeError::MemberNotFound,
-            Refusal::LastAdmin => EdgeError::LastAdmin,
-            Refusal::InviteUnknown => EdgeError::InviteUnknown,
-            Refusal::InviteExpired => EdgeError::InviteExpired,
-            Refusal::InviteUsed => EdgeError::InviteUsed,
-            Refusal::InviteRevoked => EdgeError::InviteRevoked,
-            Refusal::NoNextKey => EdgeError::KeyNoNext,
-            Refusal::TokenUnknown => EdgeError::TokenNotFound,
-        }
-    }
 }
 
 /// What an accepted invitation made of the person.

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use api::{Endpoint, EndpointId, KeyEnv};
 
-use crate::errors::{Budget, EdgeError};
-use crate::orgs::PerOrg;
+use super::error::{Budget, UpstreamError};
+use crate::per_org::PerOrg;
 use api::orgs::OrgId;
 
 /// What the upstream said in its last answer for one endpoint and key.
@@ -73,7 +73,7 @@ impl Budgets {
         caller: Caller,
         widget_share: f64,
         now: u64,
-    ) -> Result<(), EdgeError> {
+    ) -> Result<(), UpstreamError> {
         let Some(window) = self.windows.get(&(mode, endpoint.id)) else {
             return Ok(());
         };
@@ -86,7 +86,7 @@ impl Budgets {
             Caller::Widget if window.remaining == 0 => Budget::Upstream { endpoint },
             Caller::Widget => Budget::WidgetShare { endpoint },
         };
-        Err(EdgeError::RateLimited {
+        Err(UpstreamError::RateLimited {
             budget,
             retry_after,
         })
@@ -128,6 +128,7 @@ pub fn with_budgets<T>(org: &OrgId, f: impl FnOnce(&mut Budgets) -> T) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::Failure;
     use api::ENDPOINTS;
 
     fn rates() -> &'static Endpoint {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::orgs::PerOrg;
+use crate::per_org::PerOrg;
 use api::orgs::OrgId;
 use api::{KeyEnv, Scope};
 

@@ -1,12 +1,16 @@
 //! Forwarding the v1 endpoints: the allow-list and body checks (`proxy`),
 //! the per-minute budgets the upstream reports (`budget`), the key's scopes
-//! it states (`key_scopes`), the upstream call itself (`send`), the one
-//! pipeline every upstream call of the Worker takes (`call`) and a
-//! forwarded call from end to end (`forward`).
+//! it states (`key_scopes`), the keys (`keys`), where the service is
+//! (`settings`), and how an upstream call fails (`error`).
 
 pub mod budget;
+mod error;
 pub mod key_scopes;
+pub mod keys;
 pub mod proxy;
+pub mod settings;
+
+pub use error::{Budget, UpstreamError};
 
 use serde::{Deserialize, Serialize};
 

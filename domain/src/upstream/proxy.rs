@@ -2,7 +2,7 @@
 //! Only the v1 endpoints of the contract are reachable: the route table in
 //! `api` is the allow-list, so this is never an open proxy.
 
-use crate::errors::EdgeError;
+use crate::errors::{BadBody, RouteError};
 use api::endpoints::{self, Endpoint, EndpointId};
 
 /// Prefix under which the app reaches the v1 endpoints on the Worker.
@@ -46,8 +46,8 @@ pub fn plan(
     raw_path: &str,
     query: Option<&str>,
     upstream: &str,
-) -> Result<Forward, EdgeError> {
-    let not_found = || EdgeError::RouteNotFound {
+) -> Result<Forward, RouteError> {
+    let not_found = || RouteError::NotFound {
         path: raw_path.to_string(),
     };
     let v1_path = raw_path
@@ -59,7 +59,7 @@ pub fn plan(
         if allowed.is_empty() {
             return Err(not_found());
         }
-        return Err(EdgeError::MethodNotAllowed {
+        return Err(RouteError::MethodNotAllowed {
             method: method.to_string(),
             path: raw_path.to_string(),
             allowed,
@@ -88,7 +88,7 @@ fn allowed_methods(path: &str) -> Vec<&'static str> {
 /// contract's field rules (lengths, codes that exist, parcel bounds) as the
 /// service does, so a malformed request is refused with the field named
 /// before it costs an upstream call.
-pub fn check_body(endpoint: EndpointId, body: &[u8]) -> Result<(), EdgeError> {
+pub fn check_body(endpoint: EndpointId, body: &[u8]) -> Result<(), BadBody> {
     use api::validation::parse_json;
     let parsed = match endpoint {
         EndpointId::ValidateAddress => parse_json::<api::Address>(body).and_then(|a| a.check("")),
@@ -106,7 +106,7 @@ pub fn check_body(endpoint: EndpointId, body: &[u8]) -> Result<(), EdgeError> {
         // No body (GET, DELETE).
         _ => Ok(()),
     };
-    parsed.map_err(EdgeError::InvalidBody)
+    parsed.map_err(BadBody::Invalid)
 }
 
 pub fn is_passed_response_header(name: &str) -> bool {
@@ -118,6 +118,7 @@ pub fn is_passed_response_header(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::Failure;
     use api::endpoints::EndpointId;
 
     const UP: &str = "http://127.0.0.1:8788";
@@ -159,7 +160,7 @@ mod tests {
         ] {
             let err = plan("GET", path, None, UP).unwrap_err();
             assert!(
-                matches!(err, EdgeError::RouteNotFound { .. }),
+                matches!(err, RouteError::NotFound { .. }),
                 "{path}: {err:?}"
             );
         }
@@ -168,7 +169,7 @@ mod tests {
     #[test]
     fn wrong_method_is_405_naming_the_right_one() {
         match plan("PUT", "/api/v1/wallet", None, UP).unwrap_err() {
-            EdgeError::MethodNotAllowed { allowed, .. } => assert_eq!(allowed, vec!["GET"]),
+            RouteError::MethodNotAllowed { allowed, .. } => assert_eq!(allowed, vec!["GET"]),
             other => panic!("{other:?}"),
         }
     }

@@ -4,12 +4,16 @@
 //! `WebhookInbox` object (`inbox`, in the ledger Worker: `ledger/`), the
 //! endpoints are `glue` (wasm only, in the main Worker).
 
+mod error;
 pub mod ledger;
+
+pub use error::WebhookError;
 
 use api::insights::Offered;
 
-use crate::errors::EdgeError;
+use crate::errors::SettingError;
 use crate::objects::Object;
+use crate::settings::Lookup;
 use api::Label;
 use api::inbox::{
     EXCERPT_BYTES, Inbox, MAX_BODY_BYTES, RejectReason, SecretSlot, VerifyRequest, VerifyResult,
@@ -24,7 +28,33 @@ pub struct Secrets {
     pub next: Option<Vec<u8>>,
 }
 
+pub const WEBHOOK_SECRET: &str = "WEBHOOK_SECRET";
+pub const WEBHOOK_SECRET_NEXT: &str = "WEBHOOK_SECRET_NEXT";
+
 impl Secrets {
+    /// The deployment's secrets, each at least 16 characters.
+    pub fn from_lookup(get: Lookup) -> Result<Secrets, SettingError> {
+        let secret = |name| {
+            get(name)
+                .map(|s| s.trim().as_bytes().to_vec())
+                .map(|s| {
+                    if s.len() >= 16 {
+                        Ok(s)
+                    } else {
+                        Err(SettingError::new(
+                            name,
+                            "it must be the service's webhook secret (at least 16 characters)",
+                        ))
+                    }
+                })
+                .transpose()
+        };
+        Ok(Secrets {
+            current: secret(WEBHOOK_SECRET)?,
+            next: secret(WEBHOOK_SECRET_NEXT)?,
+        })
+    }
+
     pub fn is_empty(&self) -> bool {
         self.current.is_none() && self.next.is_none()
     }
@@ -136,8 +166,9 @@ pub const REQUEST_ID_HEADER: &str = "parcel-request-id";
 impl Object for InboxStore {
     const BINDING: &'static str = "INBOX";
     type Request = InboxCall;
-    fn unavailable() -> EdgeError {
-        EdgeError::InboxUnavailable
+    type Error = WebhookError;
+    fn unavailable() -> WebhookError {
+        WebhookError::InboxUnavailable
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod cors;
 pub mod quotes;
+pub mod settings;
 pub mod shoppers;
 pub mod tenants;
 

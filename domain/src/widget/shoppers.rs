@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
-use crate::errors::{Budget, EdgeError};
+use crate::upstream::{Budget, UpstreamError};
 
 const MAX_SHOPPERS: usize = 10_000;
 const MINUTE: u64 = 60;
@@ -22,7 +22,7 @@ pub struct ShopperCounts {
 impl ShopperCounts {
     /// Counts one widget call from `client`; refuses once `per_minute`
     /// calls are younger than a minute, until the oldest of them is not.
-    pub fn count(&mut self, client: &str, per_minute: u32, now: u64) -> Result<(), EdgeError> {
+    pub fn count(&mut self, client: &str, per_minute: u32, now: u64) -> Result<(), UpstreamError> {
         let recent = |t: &u64| t + MINUTE > now;
         if self.shoppers.len() >= MAX_SHOPPERS {
             self.shoppers
@@ -37,7 +37,7 @@ impl ShopperCounts {
         }
         if calls.len() >= per_minute as usize {
             let oldest = calls.front().copied().unwrap_or(now);
-            return Err(EdgeError::RateLimited {
+            return Err(UpstreamError::RateLimited {
                 budget: Budget::WidgetClient { per_minute },
                 retry_after: (oldest + MINUTE).saturating_sub(now).max(1),
             });
@@ -52,13 +52,14 @@ thread_local! {
 }
 
 /// Counts one widget call from `client` in this isolate.
-pub fn count(client: &str, per_minute: u32, now: u64) -> Result<(), EdgeError> {
+pub fn count(client: &str, per_minute: u32, now: u64) -> Result<(), UpstreamError> {
     SHOPPERS.with(|s| s.borrow_mut().count(client, per_minute, now))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::Failure;
 
     #[test]
     fn each_shopper_gets_a_per_minute_count() {

@@ -4,13 +4,16 @@
 
 use api::batches::{Batch, CreateBatchRequest, ResultsPage};
 use api::{ApiError, ErrorCode, ErrorEnvelope, KeyEnv, Rate, RatesRequest, RatesResponse, Wallet};
+use domain::errors::Failure;
+use domain::errors::Internal;
+use domain::upstream::UpstreamError;
 use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use worker::Env;
 
+use crate::error::EdgeError;
 use crate::upstream::call;
 use domain::config::Config;
-use domain::errors::EdgeError;
 use domain::jobs::engine::{Answer, Call, Outcome};
 use domain::upstream::budget::Window;
 use domain::upstream::proxy;
@@ -24,10 +27,11 @@ const NO_BODY: Option<&()> = None;
 
 /// An upstream failure as the job sees it: no clear answer (a write's
 /// outcome unknown), or a certainty that nothing was sent.
-fn failure<T>(e: EdgeError, request_id: &str) -> Answer<T> {
+fn failure<T>(e: impl Into<EdgeError>, request_id: &str) -> Answer<T> {
+    let e = e.into();
     let error = e.to_api_error(request_id);
     match e {
-        EdgeError::UpstreamUnreachable { .. } | EdgeError::UpstreamTimeout { .. } => {
+        EdgeError::Upstream(UpstreamError::Unreachable { .. } | UpstreamError::Timeout { .. }) => {
             Answer::Failed(error)
         }
         _ => Answer::Refused(error),
@@ -81,17 +85,21 @@ impl Caller<'_> {
         let body = match body.map(serde_json::to_vec).transpose() {
             Ok(body) => body.unwrap_or_default(),
             Err(_) => {
-                let error = EdgeError::Internal {
+                let error = Internal {
                     what: "a job's request body",
                 };
                 return (failure(error, request_id), None);
             }
         };
-        let forward =
-            match proxy::plan(method, &format!("/api{path}"), query, &self.config.upstream) {
-                Ok(f) => f,
-                Err(e) => return (failure(e, request_id), None),
-            };
+        let forward = match proxy::plan(
+            method,
+            &format!("/api{path}"),
+            query,
+            &self.config.upstream.url,
+        ) {
+            Ok(f) => f,
+            Err(e) => return (failure(e, request_id), None),
+        };
         let mut trace = Trace::default();
         let called = match call::call(
             self.env,

@@ -4,14 +4,18 @@
 
 use crate::access::signed_in;
 use crate::control;
+use crate::error::EdgeError;
 use api::jobs::{Approval, CreateJob, Job, MAX_PAGE_ROWS, RowState};
 use api::validation::{MAX_BODY_BYTES, parse_json};
 use api::{EndpointId, KeyEnv, Scope};
+use domain::access::AccessError;
 use domain::access::gate::{self, Facts, Principal};
 use domain::config::Config;
-use domain::errors::EdgeError;
+use domain::errors::BadBody;
+use domain::errors::RouteError;
+use domain::jobs::JobError;
 use domain::jobs::engine::Action;
-use domain::jobs::{Act, Acted, Create, Get, Jobs, Labels, Results, Rows, request_error};
+use domain::jobs::{Act, Acted, Create, Get, Jobs, Labels, Results, Rows};
 use domain::label_pdf::pdf_source;
 use domain::orgs::wire::Record;
 use domain::orgs::{Named, object_name};
@@ -48,7 +52,7 @@ async fn job(
     ask::<Jobs, _>(env, &named(config, id), Get {})
         .await?
         .filter(|job| job.mode == mode)
-        .ok_or_else(|| EdgeError::JobNotFound { id: id.to_string() })
+        .ok_or_else(|| JobError::NotFound { id: id.to_string() }.into())
 }
 
 pub(crate) async fn handle(
@@ -102,7 +106,7 @@ pub(crate) async fn handle(
                 },
             )
             .await?
-            .ok_or(EdgeError::JobNotFound { id })?;
+            .ok_or(JobError::NotFound { id })?;
             reply::json(200, &page, &[])
         }
         JobsRoute::Act(id, action) => {
@@ -114,11 +118,11 @@ pub(crate) async fn handle(
                 JobAction::Retry => Action::Retry,
                 JobAction::Release => Action::Release,
                 JobAction::Cancel => Action::Cancel,
-                JobAction::Decide => Action::Decide(
-                    parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
-                ),
+                JobAction::Decide => {
+                    Action::Decide(parse_json(&body_bytes(&req).await).map_err(BadBody::Invalid)?)
+                }
                 JobAction::RetryReleased => Action::RetryReleased(
-                    parse_json(&body_bytes(&req).await).map_err(EdgeError::InvalidBody)?,
+                    parse_json(&body_bytes(&req).await).map_err(BadBody::Invalid)?,
                 ),
             };
             let approving = matches!(action, Action::Approve);
@@ -129,8 +133,8 @@ pub(crate) async fn handle(
                     }
                     reply::json(200, &job, &[])
                 }
-                Acted::Refused { reason } => Err(EdgeError::JobActionRefused { reason }),
-                Acted::Missing => Err(EdgeError::JobNotFound { id }),
+                Acted::Refused { reason } => Err(JobError::ActionRefused { reason }.into()),
+                Acted::Missing => Err(JobError::NotFound { id }.into()),
             }
         }
         JobsRoute::Live(id) => {
@@ -138,17 +142,19 @@ pub(crate) async fn handle(
             // A cross-site page must not open the feed with our cookie.
             gate::require_own_origin(facts)?;
             if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
-                return Err(EdgeError::UpgradeRequired);
+                return Err(RouteError::UpgradeRequired.into());
             }
             job(env, config, &id, mode).await?;
-            upgrade::<Jobs>(env, &named(config, &id), domain::jobs::LIVE_URL).await
+            upgrade::<Jobs>(env, &named(config, &id), domain::jobs::LIVE_URL)
+                .await
+                .map_err(EdgeError::from)
         }
         JobsRoute::Results(id) => {
             let mode = gate::require(&principal, config, &WATCH)?;
             job(env, config, &id, mode).await?;
             let csv = ask::<Jobs, _>(env, &named(config, &id), Results {})
                 .await?
-                .ok_or(EdgeError::JobNotFound { id: id.clone() })?;
+                .ok_or(JobError::NotFound { id: id.clone() })?;
             reply::file(
                 200,
                 csv.as_bytes(),
@@ -164,8 +170,8 @@ pub(crate) async fn handle(
     }
 }
 
-fn bad_query(name: &str, value: &str) -> EdgeError {
-    EdgeError::InvalidBody(api::validation::BodyError::Invalid {
+fn bad_query(name: &str, value: &str) -> BadBody {
+    BadBody::Invalid(api::validation::BodyError::Invalid {
         field: name.to_string(),
         reason: format!("{value:?} is not a valid value"),
     })
@@ -180,14 +186,12 @@ async fn create(
 ) -> Result<Response, EdgeError> {
     let body = body_bytes(&req).await;
     if body.len() > MAX_BODY_BYTES {
-        return Err(EdgeError::BodyTooLarge);
+        return Err(BadBody::TooLarge.into());
     }
-    let request: CreateJob = parse_json(&body).map_err(EdgeError::InvalidBody)?;
-    request.check().map_err(request_error)?;
+    let request: CreateJob = parse_json(&body).map_err(BadBody::Invalid)?;
+    request.check().map_err(JobError::from)?;
     let Principal::User { session, .. } = principal else {
-        return Err(EdgeError::SignInRequired(
-            domain::errors::SignInReason::NoSession,
-        ));
+        return Err(AccessError::SignInRequired(domain::access::SignInReason::NoSession).into());
     };
     let id = format!("job_{}", random_hex(12)?);
     let job = ask::<Jobs, _>(
@@ -201,8 +205,8 @@ async fn create(
             created_by: session.user.clone(),
             // The pace starts from the limit this isolate last saw for quotes.
             rates_limit: with_budgets(&config.org, |b| b.limit_seen(mode, EndpointId::GetRates)),
-            rates_share: config.batch_rates_share,
-            max_chunk_rows: config.batch_max_chunk_rows,
+            rates_share: config.jobs.rates_share,
+            max_chunk_rows: config.jobs.max_chunk_rows,
         },
     )
     .await?;
@@ -233,7 +237,7 @@ async fn labels(
     id: &str,
     query: Option<&str>,
 ) -> Result<Response, EdgeError> {
-    let param = |name: &str| -> Result<Option<u32>, EdgeError> {
+    let param = |name: &str| -> Result<Option<u32>, BadBody> {
         query_param(query, name)
             .map(|v| {
                 v.parse::<u32>()
@@ -247,15 +251,15 @@ async fn labels(
     let chunk = param("chunk")?;
     let sources = ask::<Jobs, _>(env, &named(config, id), Labels { chunk, part })
         .await?
-        .ok_or(EdgeError::JobNotFound { id: id.to_string() })?;
+        .ok_or(JobError::NotFound { id: id.to_string() })?;
     if sources.is_empty() {
-        return Err(EdgeError::JobLabelsNone { part });
+        return Err(JobError::LabelsNone { part }.into());
     }
     let labels = sources
         .into_iter()
         .map(|(reference, url)| {
-            let with_key = pdf_source(&url, &config.upstream)
-                .map_err(|_| EdgeError::JobLabelPdf {
+            let with_key = pdf_source(&url, &config.upstream.url)
+                .map_err(|_| JobError::LabelPdf {
                     reference: reference.clone(),
                 })?
                 .with_key;
@@ -268,7 +272,7 @@ async fn labels(
         .collect::<Result<Vec<_>, EdgeError>>()?;
     // The key goes along only for labels on the service's own origin.
     let key = if labels.iter().any(|l| l.with_key) {
-        let (key, _) = control::active_key(env, &config.org, config.keys_for(mode)?).await;
+        let (key, _) = control::active_key(env, &config.org, config.keys.keys_for(mode)?).await;
         Some(key.expose().to_string())
     } else {
         None
@@ -278,7 +282,7 @@ async fn labels(
         slot: prints::slot(chunk, part),
         labels,
         key,
-        timeout_ms: config.upstream_timeout_ms as u32,
+        timeout_ms: config.upstream.timeout_ms as u32,
     };
     let name = match chunk {
         Some(c) => format!("{id}-chunk-{c}-part-{part}.pdf"),
@@ -296,7 +300,7 @@ async fn print(
 ) -> Result<Response, EdgeError> {
     let unavailable = |why: &str| {
         worker::console_error!("the PDF Worker made no file: {why}");
-        EdgeError::JobPrintUnavailable
+        JobError::PrintUnavailable
     };
     let body = serde_json::to_string(request).map_err(|e| unavailable(&e.to_string()))?;
     let call = new_request(PRINT_URL, "POST", &[], Some(&body))
@@ -322,8 +326,10 @@ async fn print(
     }
     let text = answer.text().await.unwrap_or_default();
     match serde_json::from_str::<Unprinted>(&text) {
-        Ok(Unprinted::LabelUnavailable { reference }) => Err(EdgeError::JobLabelPdf { reference }),
-        Ok(Unprinted::Failed { reason }) => Err(unavailable(&reason)),
-        Err(_) => Err(unavailable(&format!("HTTP {status}"))),
+        Ok(Unprinted::LabelUnavailable { reference }) => {
+            Err(JobError::LabelPdf { reference }.into())
+        }
+        Ok(Unprinted::Failed { reason }) => Err(unavailable(&reason).into()),
+        Err(_) => Err(unavailable(&format!("HTTP {status}")).into()),
     }
 }

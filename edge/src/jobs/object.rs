@@ -13,6 +13,8 @@
 //! makes each step's write atomic. A failed write drops the job from
 //! memory: the next use restores it from storage (`runner`).
 
+use domain::errors::Failure;
+use domain::jobs::JobError;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -30,10 +32,10 @@ use worker::{
 
 use super::calls::{self, Caller};
 use crate::control;
+use crate::error::EdgeError;
 use api::jobs::RowState;
 use api::{KeyEnv, Label};
 use domain::config::Config;
-use domain::errors::EdgeError;
 use domain::jobs::engine::{Call, Core, Job, Next, Outcome, Plan, Row};
 use domain::jobs::plan::{self, Pace};
 use domain::jobs::runner::{self, Store, Writes};
@@ -343,7 +345,7 @@ impl BatchJob {
     /// Makes `call` with the key of the job's mode, through the one upstream path.
     async fn call(&self, call: &Call, request_id: &str) -> Outcome {
         let Some((org, mode)) = self.with_job(|j| (j.core.org.clone(), j.core.mode)) else {
-            return calls::unsent(call, EdgeError::JobUnavailable, request_id);
+            return calls::unsent(call, JobError::Unavailable.into(), request_id);
         };
         let config = match self.config(&org).await {
             Ok(config) => config,

@@ -6,10 +6,10 @@
 //! admins' "rotate the key" alert, whoever met it).
 
 use crate::control;
+use crate::error::EdgeError;
 use api::{ApiKey, ErrorCode, ErrorEnvelope, KeyEnv, Scope};
 use domain::config::Config;
 use domain::control::is_key_problem;
-use domain::errors::EdgeError;
 use domain::upstream::budget::{Window, with_budgets};
 use domain::upstream::proxy::Forward;
 use domain::upstream::{StoredResponse, key_scopes};
@@ -38,7 +38,7 @@ pub(crate) async fn call<'a>(
     body: &[u8],
     trace: &mut Trace,
 ) -> Result<Called<'a>, EdgeError> {
-    let keys = config.keys_for(mode)?;
+    let keys = config.keys.keys_for(mode)?;
     let (key, _) = control::active_key(env, &config.org, keys).await;
     let method = forward.endpoint.method.as_str();
     let answer = send::send(
@@ -46,7 +46,7 @@ pub(crate) async fn call<'a>(
         method,
         key.expose(),
         body,
-        config.upstream_timeout_ms,
+        config.upstream.timeout_ms,
         trace,
     )
     .await?;

@@ -4,13 +4,16 @@
 
 use super::call;
 use crate::access::principal;
+use crate::error::EdgeError;
 use api::labels::{BuyLabelRequest, Label, LabelDetails, VoidStatus};
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
+use domain::access::AccessError;
 use domain::access::gate::{self, Facts, Principal};
 use domain::access::roles::WIDGET_SCOPES;
 use domain::config::Config;
-use domain::errors::EdgeError;
+use domain::errors::BadBody;
+use domain::errors::Failure;
 use domain::objects::Ask;
 use domain::orgs::wire::Record;
 use domain::orgs::{Named, object_name};
@@ -36,7 +39,7 @@ pub(crate) fn preflight(
         .origin
         .and_then(|o| gate::widget_origin(config, o))
         .filter(|_| WIDGET_SCOPES.contains(&endpoint.scope))
-        .ok_or_else(|| EdgeError::OriginRefused {
+        .ok_or_else(|| AccessError::OriginRefused {
             origin: facts.origin.unwrap_or("a page that sent no Origin").into(),
         })?;
     reply::empty(204, &cors::preflight_headers(origin))
@@ -235,7 +238,7 @@ async fn record_purchase(
     }
     let large = serde_json::from_str::<Label>(&stored.body)
         .ok()
-        .and_then(|label| Record::large_purchase(&label, config.audit_purchase_cents));
+        .and_then(|label| Record::large_purchase(&label, config.audit.audit_purchase_cents));
     if let Some(large) = large {
         crate::orgs::record(env, session, &large).await;
     }
@@ -290,11 +293,11 @@ pub(crate) async fn read_for<'a>(
 async fn read_body(req: &Request) -> Result<Vec<u8>, EdgeError> {
     let declared = header(req, "Content-Length").and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        return Err(EdgeError::BodyTooLarge);
+        return Err(BadBody::TooLarge.into());
     }
     let body = body_bytes(req).await;
     if body.len() > MAX_BODY_BYTES {
-        return Err(EdgeError::BodyTooLarge);
+        return Err(BadBody::TooLarge.into());
     }
     Ok(body)
 }

@@ -1,0 +1,124 @@
+//! The access feature's refusals: who may call, and with which key.
+
+use api::session::Role;
+use api::{ApiError, ErrorCode, Scope};
+
+use crate::errors::{Failure, ModeUnavailable};
+
+/// Why a call needs the caller to sign in (again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignInReason {
+    NoSession,
+    /// Expired, signed out, forged, or the user or role changed since.
+    SessionEnded,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccessError {
+    SignInRequired(SignInReason),
+    InvalidToken,
+    /// A cross-site write, or a widget call from an origin not configured.
+    OriginRefused {
+        origin: String,
+    },
+    /// An admin-only action (mode switch, key rotation).
+    AdminOnly {
+        action: &'static str,
+    },
+    /// The principal lacks the endpoint's scope. `key_lacks` when the role
+    /// would allow it but the API key itself does not have it.
+    InsufficientScope {
+        required: Scope,
+        scopes: Vec<Scope>,
+        role: Option<Role>,
+        key_lacks: bool,
+    },
+    /// The principal's mode has no key.
+    NoKey(ModeUnavailable),
+    /// Activating a next key that is not configured.
+    NoNextKey {
+        setting: &'static str,
+    },
+}
+
+impl From<ModeUnavailable> for AccessError {
+    fn from(e: ModeUnavailable) -> AccessError {
+        AccessError::NoKey(e)
+    }
+}
+
+impl Failure for AccessError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            AccessError::SignInRequired(_) => ErrorCode::EdgeSessionRequired,
+            AccessError::InvalidToken => ErrorCode::EdgeSessionInvalidToken,
+            AccessError::OriginRefused { .. } => ErrorCode::EdgeOriginRefused,
+            AccessError::AdminOnly { .. } => ErrorCode::EdgeRoleForbidden,
+            AccessError::InsufficientScope { .. } => ErrorCode::AuthKeyInsufficientScope,
+            AccessError::NoKey(e) => e.code(),
+            AccessError::NoNextKey { .. } => ErrorCode::EdgeKeyNoNextKey,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            AccessError::SignInRequired(SignInReason::NoSession) => {
+                "You are not signed in.".to_string()
+            }
+            AccessError::SignInRequired(SignInReason::SessionEnded) => {
+                "Your session has ended (expired, signed out, or your access changed).".to_string()
+            }
+            AccessError::InvalidToken => "That access token is not valid.".to_string(),
+            AccessError::OriginRefused { origin } => {
+                format!("Requests from {origin} are not allowed here.")
+            }
+            AccessError::AdminOnly { action } => format!("Only an admin can {action}."),
+            AccessError::InsufficientScope {
+                required,
+                key_lacks: true,
+                ..
+            } => {
+                format!("The account's API key does not have the {required} scope.")
+            }
+            AccessError::InsufficientScope { required, role, .. } => match role {
+                Some(role) => format!("Your role ({role}) does not allow {required}."),
+                None => format!("The storefront widget may not use {required}."),
+            },
+            AccessError::NoKey(e) => e.message(),
+            AccessError::NoNextKey { setting } => format!("No new key is set in {setting}."),
+        }
+    }
+
+    fn suggestion(&self) -> String {
+        match self {
+            AccessError::SignInRequired(SignInReason::NoSession) => {
+                "Sign in with your email and password (or an access token).".to_string()
+            }
+            AccessError::SignInRequired(SignInReason::SessionEnded) => "Sign in again.".to_string(),
+            AccessError::InvalidToken => "Paste the whole token; one that expired or was revoked needs a new one (the Access tokens page, or your administrator).".to_string(),
+            AccessError::OriginRefused { .. } => "Call the dashboard API from the dashboard itself; storefront widgets must be served from an origin listed in WIDGET_ORIGINS.".to_string(),
+            AccessError::AdminOnly { .. } => "Ask an admin of this account.".to_string(),
+            AccessError::InsufficientScope { required, key_lacks: true, .. } => format!(
+                "An admin can create a key with {required} in the service's dashboard and rotate to it (API status page)."
+            ),
+            AccessError::InsufficientScope { .. } => "Ask an admin for a role that allows it.".to_string(),
+            AccessError::NoKey(e) => e.suggestion(),
+            AccessError::NoNextKey { setting } => format!(
+                "Set the new key with `wrangler secret put {setting}`, verify it, then activate it."
+            ),
+        }
+    }
+
+    fn detail(&self, error: ApiError) -> ApiError {
+        match self {
+            AccessError::InsufficientScope {
+                required, scopes, ..
+            } => ApiError {
+                required_scope: Some(required.to_string()),
+                key_scopes: Some(scopes.iter().map(|s| s.to_string()).collect()),
+                ..error
+            },
+            _ => error,
+        }
+    }
+}
