@@ -10,48 +10,35 @@ use api::orgs::{
     AcceptInvite as AcceptBody, AccountId, CreateOrg, InviteCreated, InviteList, InviteRequest,
     InviteToken, KeyChange, MemberList, OrgId, OrgKeyList, OrgSummary, OrgWebhook, OrgWidget,
     PasswordSignIn, RoleChange, SwitchOrg, WebhookSecretChange, WidgetSettings, normalize_email,
-    password_problem,
 };
 use api::session::Role;
-use api::validation::BodyError;
 use api::{ApiKey, OwnId, Scope};
-use sha2::{Digest, Sha256};
 use worker::web_sys::{Request, Response};
 use worker::{Context, Env, event};
 
-use crate::crypto;
 use crate::sealing::{self, master_keys};
 use domain::errors::{EdgeError, SignInReason};
-use domain::orgs::directory::{self, Account, Directory};
+use domain::orgs::directory::{self, Directory};
 use domain::orgs::keys::{self, StoredKey, StoredSecret, Verdict};
-use domain::orgs::passwords::{self, PasswordRecord};
 use domain::orgs::sealing::Purpose;
-use domain::orgs::throttle::{ADDRESS_FAILURES, EMAIL_FAILURES};
 use domain::orgs::widget::{self as widget_settings, StoredWidget};
-use domain::orgs::wire::{self, Caller, Checked, KeyLine, Me, Started, WidgetLines};
+use domain::orgs::wire::{self, Caller, Checked, KeyLine, Me, WidgetLines};
 use domain::orgs::{
-    Access, Actor, Check, Create, CreateInvite, CreateToken, Joining, Membership, MoveKey,
-    MoveWebhookSecret, Org, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetRole,
-    SetWebhookSecret, SignedIn, Tokens, UseToken, rules, tokens,
+    Access, Create, CreateInvite, CreateToken, Joining, MoveKey, MoveWebhookSecret, Org, Remove,
+    Reseal, RevokeInvite, RevokeToken, SetKey, SetRole, SetWebhookSecret, SignedIn, Tokens,
+    UseToken, rules, tokens,
 };
 use domain::routes::{self, OrgsRoute, Route};
 use platform::objects::ask;
 use platform::{body_bytes, header, json_body, now_s, random_hex, reply};
 
+use crate::account::{account_for, joined};
+use crate::attempts::Attempt;
+use crate::caller::{admin, member, membership};
+use crate::input::{MAX_BODY, email_of, invalid, name_of};
 use crate::passkeys;
-
-pub(crate) const MAX_BODY: usize = 4096;
-
-/// The caller's membership, as their organization's object says now.
-pub(crate) async fn membership(
-    env: &Env,
-    caller: &Caller,
-) -> Result<Option<Membership>, EdgeError> {
-    let check = Check {
-        account: caller.account.clone(),
-    };
-    ask::<Org, _>(env, caller.org.as_str(), check).await
-}
+use crate::random::random_bytes;
+use crate::session::{signed_in_first_org, started};
 
 /// Who the person is and their organizations, for the session answer.
 async fn me(env: &Env, caller: &Caller) -> Result<Option<Me>, EdgeError> {
@@ -81,166 +68,6 @@ async fn me(env: &Env, caller: &Caller) -> Result<Option<Me>, EdgeError> {
     }))
 }
 
-pub(crate) fn invalid(field: &str, reason: impl Into<String>) -> EdgeError {
-    EdgeError::InvalidBody(BodyError::Invalid {
-        field: field.to_string(),
-        reason: reason.into(),
-    })
-}
-
-fn email_of(raw: &str) -> Result<String, EdgeError> {
-    normalize_email(raw).ok_or_else(|| invalid("email", "an email address such as ada@example.com"))
-}
-
-/// A display name: trimmed, 1 to 100 characters, no control characters.
-pub(crate) fn name_of(field: &str, raw: &str) -> Result<String, EdgeError> {
-    let name = raw.trim();
-    let ok = (1..=100).contains(&name.chars().count()) && !name.chars().any(char::is_control);
-    ok.then(|| name.to_string())
-        .ok_or_else(|| invalid(field, "1 to 100 characters"))
-}
-
-fn new_password(password: &str) -> Result<(), EdgeError> {
-    match password_problem(password) {
-        Some(problem) => Err(EdgeError::PasswordWeak(problem)),
-        None => Ok(()),
-    }
-}
-
-pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], EdgeError> {
-    let mut bytes = [0u8; N];
-    getrandom::getrandom(&mut bytes).map_err(|_| EdgeError::Internal {
-        what: "draw random bytes",
-    })?;
-    Ok(bytes)
-}
-
-/// A new password's record, at today's cost.
-async fn hash_new(password: &str) -> Result<String, EdgeError> {
-    let salt = random_bytes::<{ passwords::SALT_BYTES }>()?.to_vec();
-    let mut record = passwords::dummy(salt);
-    let derived = crypto::derive(password, &record).await?;
-    record.hash = derived.try_into().map_err(|_| EdgeError::Internal {
-        what: "hash the password",
-    })?;
-    Ok(record.encode())
-}
-
-/// Sign-in's throttle keys: the email's (a password sign-in) and the
-/// client address's.
-pub(crate) struct Attempt {
-    email: Option<String>,
-    address: String,
-}
-
-impl Attempt {
-    pub(crate) fn new(req: &Request, email: &str) -> Attempt {
-        Attempt {
-            email: Some(email.to_string()),
-            ..Attempt::from_address(req)
-        }
-    }
-
-    /// A sign-in with an access token: it names no account to count against.
-    pub(crate) fn from_address(req: &Request) -> Attempt {
-        Attempt {
-            email: None,
-            address: header(req, "CF-Connecting-IP").unwrap_or_else(|| "unknown".into()),
-        }
-    }
-
-    fn counters(&self) -> Vec<(String, String, u32)> {
-        let email = self.email.iter().map(|email| {
-            (
-                directory::email_shard(email),
-                format!("email:{email}"),
-                EMAIL_FAILURES,
-            )
-        });
-        let address = (
-            directory::address_shard(&self.address),
-            format!("address:{}", self.address),
-            ADDRESS_FAILURES,
-        );
-        email.chain([address]).collect()
-    }
-
-    /// Refused before any hashing while either counter is at its limit.
-    pub(crate) async fn allowed(&self, env: &Env, now: u64) -> Result<(), EdgeError> {
-        for (shard, key, limit) in self.counters() {
-            let call = directory::Throttled {
-                key,
-                limit,
-                at: now,
-            };
-            if let Some(retry_after) = ask::<Directory, _>(env, &shard, call).await? {
-                return Err(EdgeError::SignInThrottled { retry_after });
-            }
-        }
-        Ok(())
-    }
-
-    /// Counts a failure; answers `refusal`.
-    pub(crate) async fn failed(&self, env: &Env, now: u64, refusal: EdgeError) -> EdgeError {
-        for (shard, key, limit) in self.counters() {
-            let call = directory::Failed {
-                key,
-                limit,
-                at: now,
-            };
-            if let Err(e) = ask::<Directory, _>(env, &shard, call).await {
-                return e;
-            }
-        }
-        refusal
-    }
-
-    /// Checks `password` against the email's account. An unknown email is
-    /// checked against a record of the same cost, so both answers take
-    /// about as long and say the same.
-    pub(crate) async fn verify(
-        &self,
-        env: &Env,
-        password: &str,
-        now: u64,
-    ) -> Result<Account, EdgeError> {
-        self.allowed(env, now).await?;
-        let email = self.email.clone().unwrap_or_default();
-        let find = directory::Find {
-            email: email.clone(),
-        };
-        let account = ask::<Directory, _>(env, &directory::email_shard(&email), find).await?;
-        let record = account
-            .as_ref()
-            .and_then(|a| PasswordRecord::parse(&a.password))
-            .unwrap_or_else(|| {
-                let salt = Sha256::digest(format!("parcel dummy salt {email}").as_bytes());
-                passwords::dummy(salt[..passwords::SALT_BYTES].to_vec())
-            });
-        let derived = crypto::derive(password, &record).await?;
-        match account {
-            Some(account) if record.matches(&derived) => {
-                let cleared = directory::Cleared {
-                    key: format!("email:{email}"),
-                };
-                ask::<Directory, _>(env, &directory::email_shard(&email), cleared).await?;
-                Ok(account)
-            }
-            _ => Err(self.failed(env, now, EdgeError::SignInFailed).await),
-        }
-    }
-}
-
-/// The session the main Worker is to start.
-fn started(org: OrgId, account: &AccountId, role: Role) -> Result<Response, EdgeError> {
-    let started = Started {
-        org,
-        account: account.clone(),
-        role,
-    };
-    reply::text(200, &started.encode())
-}
-
 async fn password_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError> {
     let body: PasswordSignIn = json_body(&req, MAX_BODY).await?;
     let email = normalize_email(&body.email).ok_or(EdgeError::SignInFailed)?;
@@ -249,71 +76,6 @@ async fn password_sign_in(req: Request, env: &Env) -> Result<Response, EdgeError
         .verify(env, &body.password, now)
         .await?;
     signed_in_first_org(env, &account, now).await
-}
-
-/// The session of `account`, signed in: in the first organization that
-/// still has them (the directory's list is a copy).
-pub(crate) async fn signed_in_first_org(
-    env: &Env,
-    account: &Account,
-    now: u64,
-) -> Result<Response, EdgeError> {
-    for org in &account.orgs {
-        let call = SignedIn {
-            account: account.id.clone(),
-            at: now,
-        };
-        if let Some(m) = ask::<Org, _>(env, org.id.as_str(), call).await? {
-            return started(org.id.clone(), &account.id, m.role);
-        }
-    }
-    Err(EdgeError::OrgNotFound)
-}
-
-/// The account for `email`: a new one with `password`, or the existing one
-/// if `password` is its password (throttled like sign-in).
-async fn account_for(
-    req: &Request,
-    env: &Env,
-    email: &str,
-    name: &str,
-    password: &str,
-    now: u64,
-) -> Result<Account, EdgeError> {
-    let shard = directory::email_shard(email);
-    let find = directory::Find {
-        email: email.to_string(),
-    };
-    if ask::<Directory, _>(env, &shard, find).await?.is_some() {
-        return Attempt::new(req, email).verify(env, password, now).await;
-    }
-    new_password(password)?;
-    let id = AccountId::from_hex(&random_hex(8)?).ok_or(EdgeError::Internal {
-        what: "name the account",
-    })?;
-    let account = Account {
-        id,
-        email: email.to_string(),
-        name: name.to_string(),
-        password: hash_new(password).await?,
-        orgs: Vec::new(),
-    };
-    let register = directory::Register {
-        account: account.clone(),
-    };
-    if !ask::<Directory, _>(env, &shard, register).await? {
-        // Made by a concurrent request a moment ago: it must be signed in to.
-        return Attempt::new(req, email).verify(env, password, now).await;
-    }
-    Ok(account)
-}
-
-async fn joined(env: &Env, email: &str, org: OrgSummary) -> Result<(), EdgeError> {
-    let call = directory::Join {
-        email: email.to_string(),
-        org,
-    };
-    ask::<Directory, _>(env, &directory::email_shard(email), call).await
 }
 
 /// The accounts Worker's setting that lets anyone create an organization
@@ -450,21 +212,6 @@ async fn accept_invite(req: Request, env: &Env) -> Result<Response, EdgeError> {
     };
     ask::<Org, _>(env, org.as_str(), signed).await?;
     started(org, &account.id, accepted.role)
-}
-
-/// The caller, if an admin of their organization now, and who they are.
-async fn admin(
-    caller: &Caller,
-    env: &Env,
-    action: &'static str,
-) -> Result<(OrgId, Actor), EdgeError> {
-    let m = membership(env, caller)
-        .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
-    if m.role != Role::Admin {
-        return Err(EdgeError::AdminOnly { action });
-    }
-    Ok((caller.org.clone(), m.actor(&caller.account)))
 }
 
 /// Keeps the directory's copy of a member's organizations in step.
@@ -777,9 +524,7 @@ async fn org_widget(
         settings: stored.map(|w| w.settings).unwrap_or_default(),
     };
     if route == OrgsRoute::OrgWidget {
-        membership(env, caller)
-            .await?
-            .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+        member(env, caller).await?;
         let stored = ask::<Org, _>(env, org.as_str(), domain::orgs::Widget {}).await?;
         return reply::json(200, &view(stored), &[]);
     }
@@ -919,9 +664,7 @@ async fn access_tokens(
     env: &Env,
     caller: &Caller,
 ) -> Result<Response, EdgeError> {
-    let m = membership(env, caller)
-        .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+    let m = member(env, caller).await?;
     let org = caller.org.as_str();
     let owner = (m.role != Role::Admin).then(|| caller.account.clone());
     let actor = m.actor(&caller.account);
@@ -986,9 +729,7 @@ async fn saved(
         SavedAddressList,
     };
     use domain::orgs::presets::{Change, Refused};
-    let m = membership(env, caller)
-        .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))?;
+    let m = member(env, caller).await?;
     let addresses = matches!(
         endpoint,
         OwnId::Addresses

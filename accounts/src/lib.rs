@@ -20,12 +20,18 @@
     )
 )]
 
+mod account;
+mod attempts;
+mod caller;
 mod crypto;
 mod directory;
 mod endpoints;
+mod input;
 mod organization;
 mod passkeys;
+mod random;
 mod sealing;
+mod session;
 
 #[worker::event(start)]
 fn start() {

@@ -14,18 +14,20 @@ use api::passkeys::{
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
+use crate::attempts::Attempt;
+use crate::caller::member;
 use crate::crypto;
-use crate::endpoints::{
-    Attempt, MAX_BODY, invalid, membership, name_of, random_bytes, signed_in_first_org,
-};
-use domain::errors::{EdgeError, SignInReason};
+use crate::input::{MAX_BODY, invalid, name_of};
+use crate::random::random_bytes;
+use crate::session::signed_in_first_org;
+use domain::errors::EdgeError;
 use domain::orgs::directory::{self, Account, Directory, PasskeyRefusal, StoredPasskey};
 use domain::orgs::passkeys::{
     self as checks, Ceremony, ORIGINS_SETTING, RP_ID_SETTING, Refused, RelyingParty,
 };
 use domain::orgs::tokens::{base64url, from_base64url};
 use domain::orgs::wire::{self, Caller};
-use domain::orgs::{Membership, Org, Record};
+use domain::orgs::{Org, Record};
 use platform::objects::ask;
 use platform::{body_bytes, header, json_body, now_s, random_hex, reply};
 
@@ -187,12 +189,6 @@ pub(super) async fn sign_in(req: Request, env: &Env) -> Result<Response, EdgeErr
             Err(attempt.failed(env, now, EdgeError::PasskeyRefused).await)
         }
     }
-}
-
-async fn member(env: &Env, caller: &Caller) -> Result<Membership, EdgeError> {
-    membership(env, caller)
-        .await?
-        .ok_or(EdgeError::SignInRequired(SignInReason::SessionEnded))
 }
 
 async fn held(env: &Env, account: &AccountId) -> Result<Vec<StoredPasskey>, EdgeError> {

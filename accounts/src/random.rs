@@ -1,0 +1,12 @@
+//! Random bytes from the runtime's generator, for secrets (invitation and
+//! access tokens, password salts, passkey challenges).
+
+use domain::errors::EdgeError;
+
+pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], EdgeError> {
+    let mut bytes = [0u8; N];
+    getrandom::getrandom(&mut bytes).map_err(|_| EdgeError::Internal {
+        what: "draw random bytes",
+    })?;
+    Ok(bytes)
+}
