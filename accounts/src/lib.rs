@@ -1,10 +1,19 @@
 //! The accounts Worker: organizations, their people, sign-in, invitations,
 //! keys and settings, behind the main Worker's `ACCOUNTS` service binding
-//! (what the two say to each other: `domain::orgs::wire`). Its endpoints
-//! (`endpoints`, passkeys in `passkeys`), its objects (`organization`: one
-//! per organization; `directory`: accounts by email and sign-in counters)
-//! and WebCrypto (`crypto`: password hashing; `sealing`: the
-//! organizations' secrets under the master keys).
+//! (what the two say to each other: `domain::orgs::wire`).
+//!
+//! From the top: `router` sends each request to the module of what it
+//! does: `sign_in`, `sign_up`, `invitations`, `team` (members, roles, the
+//! audit log), `api_keys`, `webhook_settings`, `widget_settings`,
+//! `access_tokens`, `presets` (saved addresses and package presets),
+//! `passkeys`, and `main_worker` (the main Worker's own calls). Below them
+//! what they share: `caller` (the caller's membership now), `session` (the
+//! session to start), `account` (accounts made or found), `attempts`
+//! (sign-in counters), `input` (checks of what people type), `random`.
+//! At the bottom the objects (`organization`: one per organization;
+//! `directory`: accounts by email, sign-in counters, passkeys) and
+//! WebCrypto (`crypto`: password hashing and passkey signatures;
+//! `sealing`: the organizations' secrets under the master keys).
 //!
 //! Compiled for workerd only (wasm32): natively the crate is empty.
 #![cfg(target_arch = "wasm32")]
@@ -20,13 +29,29 @@
     )
 )]
 
+mod access_tokens;
+mod account;
+mod api_keys;
+mod attempts;
+mod caller;
 mod crypto;
 mod directory;
-mod endpoints;
 mod error;
+mod input;
+mod invitations;
+mod main_worker;
 mod organization;
 mod passkeys;
+mod presets;
+mod random;
+mod router;
 mod sealing;
+mod session;
+mod sign_in;
+mod sign_up;
+mod team;
+mod webhook_settings;
+mod widget_settings;
 
 #[worker::event(start)]
 fn start() {

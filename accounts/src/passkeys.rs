@@ -11,25 +11,25 @@ use api::passkeys::{
     CreationOptions, Descriptor, ES256, KeyParameter, MAX_PASSKEYS, PROMPT_MS, PasskeyList,
     RelyingParty as Rp, RequestOptions, User,
 };
-use domain::access::AccessError;
 use domain::errors::SettingError;
 use domain::orgs::AccountError;
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
+use crate::attempts::Attempt;
+use crate::caller::member;
 use crate::crypto;
-use crate::endpoints::{
-    Attempt, MAX_BODY, invalid, membership, name_of, random_bytes, signed_in_first_org,
-};
 use crate::error::AccountsError;
-use domain::access::SignInReason;
+use crate::input::{MAX_BODY, invalid, name_of};
+use crate::random::random_bytes;
+use crate::session::signed_in_first_org;
 use domain::orgs::directory::{self, Account, Directory, PasskeyRefusal, StoredPasskey};
 use domain::orgs::passkeys::{
     self as checks, Ceremony, ORIGINS_SETTING, RP_ID_SETTING, Refused, RelyingParty,
 };
 use domain::orgs::tokens::{base64url, from_base64url};
 use domain::orgs::wire::{self, Caller};
-use domain::orgs::{Membership, Org, Record};
+use domain::orgs::{Org, Record};
 use platform::objects::ask;
 use platform::{body_bytes, header, json_body, now_s, random_hex, reply};
 
@@ -199,12 +199,6 @@ pub(super) async fn sign_in(req: Request, env: &Env) -> Result<Response, Account
                 .await)
         }
     }
-}
-
-async fn member(env: &Env, caller: &Caller) -> Result<Membership, AccountsError> {
-    membership(env, caller)
-        .await?
-        .ok_or(AccessError::SignInRequired(SignInReason::SessionEnded).into())
 }
 
 async fn held(env: &Env, account: &AccountId) -> Result<Vec<StoredPasskey>, AccountsError> {

@@ -1,0 +1,251 @@
+//! The inbox's writes: a verified `label.created` event, a purchase, the
+//! rates a quote offered, a batch job's labels, a void, a refused delivery.
+//! A label is one row, whichever write comes first; the later ones add
+//! their part to it.
+
+use api::inbox::{LiveMessage, RETAIN_REJECTED};
+use api::insights::Offered;
+use api::{Label, RatesRequest, RatesResponse};
+use worker::{Result, SqlStorageValue};
+
+use super::live::mode_tag;
+use super::rows::{LABEL_COLUMNS, LabelRow, RejectedRow};
+use super::{WebhookInbox, internal};
+use domain::webhooks::{
+    AcceptEvent, Accepted, JobLabel, RecordJobLabels, RecordPurchase, RecordQuote, RecordRefusal,
+    RecordVoid,
+};
+
+/// The columns of `?1`..`?9` of both label writes.
+const LABEL_WRITE: &str = "id, sandbox, seen_at, json, tracking, carrier, at, service, price";
+
+/// `?1`..`?9` of both label writes: id, sandbox, seen_at, json, tracking,
+/// carrier, at (the service's creation time when the label says, else
+/// now), service, price.
+fn label_values(label: &Label, now: u64) -> Result<Vec<SqlStorageValue>> {
+    Ok(vec![
+        label.id.as_str().into(),
+        (label.sandbox as i32).into(),
+        (now as f64).into(),
+        serde_json::to_string(label).map_err(internal)?.into(),
+        label.tracking_number.as_str().into(),
+        label.carrier.as_str().into(),
+        (label.created_at.unwrap_or(now) as f64).into(),
+        label.service.as_str().into(),
+        label.rate_cents.into(),
+    ])
+}
+
+fn text<T: serde::Serialize>(value: &T) -> Result<String> {
+    match serde_json::to_value(value).map_err(internal)? {
+        serde_json::Value::String(s) => Ok(s),
+        other => Ok(other.to_string()),
+    }
+}
+
+impl WebhookInbox {
+    pub(super) async fn accept(
+        &self,
+        AcceptEvent { label, slot }: AcceptEvent,
+        now: u64,
+    ) -> Result<Accepted> {
+        let label: Label = serde_json::from_str(&label).map_err(internal)?;
+        // Stored once per label: repeats only count and move the last time.
+        let mut values = label_values(&label, now)?;
+        values.push(text(&slot)?.into());
+        let rows: Vec<LabelRow> = self
+            .sql()
+            .exec(
+                &format!(
+                    "INSERT INTO labels ({LABEL_WRITE}, deliveries, first_at, last_at, slot) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?3, ?3, ?10) \
+                     ON CONFLICT(id) DO UPDATE SET deliveries = deliveries + 1, \
+                     json = excluded.json, at = coalesce(json_extract(excluded.json, '$.created_at'), at), \
+                     first_at = COALESCE(first_at, excluded.first_at), last_at = excluded.last_at, \
+                     slot = COALESCE(slot, excluded.slot) RETURNING {LABEL_COLUMNS}"
+                ),
+                values,
+            )?
+            .to_array()?;
+        let entry = rows
+            .into_iter()
+            .next()
+            .and_then(LabelRow::entry)
+            .ok_or_else(|| internal("the upsert returned no row"))?;
+        self.index_label(&label.id)?;
+        let deliveries = entry.event.as_ref().map_or(0, |e| e.deliveries);
+        self.broadcast(
+            Some(mode_tag(label.sandbox)),
+            &LiveMessage::Accepted { entry },
+        );
+        self.schedule_prune().await?;
+        Ok(Accepted { deliveries })
+    }
+
+    pub(super) async fn bought(
+        &self,
+        RecordPurchase {
+            label,
+            user,
+            rate_id,
+        }: RecordPurchase,
+        now: u64,
+    ) -> Result<()> {
+        let label: Label = serde_json::from_str(&label).map_err(internal)?;
+        // The event may have come first: then only the buyer is added.
+        let mut values = label_values(&label, now)?;
+        values.push(user.into());
+        self.sql().exec(
+            &format!(
+                "INSERT INTO labels ({LABEL_WRITE}, bought_by) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
+                 ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by"
+            ),
+            values,
+        )?;
+        if let Some(rate_id) = rate_id {
+            // What the quote offered, if this object saw it.
+            self.sql().exec(
+                "UPDATE labels SET (carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) = \
+                 (SELECT carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon FROM quotes WHERE rate_id = ?2) \
+                 WHERE id = ?1 AND EXISTS (SELECT 1 FROM quotes WHERE rate_id = ?2)",
+                vec![label.id.as_str().into(), rate_id.into()],
+            )?;
+        }
+        self.index_label(&label.id)?;
+        self.schedule_prune().await?;
+        Ok(())
+    }
+
+    pub(super) async fn quoted(
+        &self,
+        RecordQuote { request, answer }: RecordQuote,
+        now: u64,
+    ) -> Result<()> {
+        let rates = serde_json::from_str::<RatesResponse>(&answer)
+            .map(|r| r.rates)
+            .unwrap_or_default();
+        let recipient = serde_json::from_str::<RatesRequest>(&request)
+            .ok()
+            .map(|r| r.to_address.name);
+        if let Some(offered) = Offered::of(&rates) {
+            for rate in &rates {
+                self.sql().exec(
+                    "INSERT OR REPLACE INTO quotes (rate_id, at, carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    vec![
+                        rate.id.as_str().into(),
+                        (now as f64).into(),
+                        rate.carbon_grams.into(),
+                        recipient.clone().map_or(SqlStorageValue::Null, Into::into),
+                        offered.cheapest_cents.into(),
+                        offered.cheapest_carbon_grams.into(),
+                        offered.greenest_cents.into(),
+                        offered.greenest_carbon_grams.into(),
+                    ],
+                )?;
+            }
+            self.schedule_prune().await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn job_labels(
+        &self,
+        RecordJobLabels { job, user, labels }: RecordJobLabels,
+        now: u64,
+    ) -> Result<()> {
+        for JobLabel {
+            label,
+            reference,
+            recipient,
+            carbon_grams,
+            offered,
+        } in labels
+        {
+            let label: Label = serde_json::from_str(&label).map_err(internal)?;
+            let mut values = label_values(&label, now)?;
+            let offer = |v: fn(&Offered) -> i64| {
+                offered
+                    .as_ref()
+                    .map_or(SqlStorageValue::Null, |o| v(o).into())
+            };
+            values.extend([
+                user.as_str().into(),
+                job.as_str().into(),
+                reference.into(),
+                recipient.into(),
+                carbon_grams.into(),
+                offer(|o| o.cheapest_cents),
+                offer(|o| o.cheapest_carbon_grams),
+                offer(|o| o.greenest_cents),
+                offer(|o| o.greenest_carbon_grams),
+            ]);
+            // Its event may have come first: it keeps the service's copy.
+            self.sql().exec(
+                &format!(
+                    "INSERT INTO labels ({LABEL_WRITE}, bought_by, job, reference, recipient, carbon, \
+                     cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) \
+                     ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, job = excluded.job, \
+                     reference = excluded.reference, recipient = excluded.recipient, carbon = excluded.carbon, \
+                     cheapest_cents = excluded.cheapest_cents, cheapest_carbon = excluded.cheapest_carbon, \
+                     greenest_cents = excluded.greenest_cents, greenest_carbon = excluded.greenest_carbon"
+                ),
+                values,
+            )?;
+            self.index_label(&label.id)?;
+        }
+        self.schedule_prune().await?;
+        Ok(())
+    }
+
+    pub(super) fn void(&self, RecordVoid { id, confirmed }: RecordVoid) -> Result<()> {
+        // A confirmed void refunds the label's price; a request
+        // never undoes a confirmation.
+        self.sql().exec(
+            "UPDATE labels SET status = CASE WHEN ?2 THEN 'voided' ELSE 'void_requested' END, \
+             refund = CASE WHEN ?2 THEN price ELSE 0 END WHERE id = ?1 AND status != 'voided'",
+            vec![id.into(), (confirmed as i32).into()],
+        )?;
+        Ok(())
+    }
+
+    pub(super) async fn reject(
+        &self,
+        RecordRefusal {
+            reason,
+            source_ip,
+            excerpt,
+            body_bytes,
+        }: RecordRefusal,
+        now: u64,
+    ) -> Result<()> {
+        let rows: Vec<RejectedRow> = self
+            .sql()
+            .exec(
+                "INSERT INTO rejected (received_at, reason, source_ip, excerpt, body_bytes) VALUES (?, ?, ?, ?, ?) RETURNING *",
+                vec![
+                    (now as f64).into(),
+                    text(&reason)?.into(),
+                    source_ip.into(),
+                    excerpt.into(),
+                    (body_bytes as f64).into(),
+                ],
+            )?
+            .to_array()?;
+        if let Some(row) = rows.into_iter().next() {
+            // Bounded at once, by the primary key: a flood of forgeries
+            // keeps only the newest RETAIN_REJECTED rows.
+            self.sql().exec(
+                "DELETE FROM rejected WHERE id <= ?",
+                vec![(row.id - f64::from(RETAIN_REJECTED)).into()],
+            )?;
+            if let Some(rejected) = row.rejected() {
+                self.broadcast(None, &LiveMessage::Rejected { rejected });
+            }
+        }
+        self.schedule_prune().await?;
+        Ok(())
+    }
+}
