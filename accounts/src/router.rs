@@ -14,9 +14,11 @@ use crate::{
     access_tokens, api_keys, invitations, main_worker, passkeys, presets, sign_in, sign_up, team,
     webhook_settings, widget_settings,
 };
+use api::OwnId;
+use api::orgs::AccountId;
 use domain::access::SignInReason;
 use domain::orgs::wire::{self, Caller};
-use domain::routes::{self, OrgsRoute, Route};
+use domain::routes::{self, Route};
 use platform::{header, reply};
 
 async fn handle(req: Request, env: &Env) -> Result<Response, AccountsError> {
@@ -39,41 +41,55 @@ async fn handle(req: Request, env: &Env) -> Result<Response, AccountsError> {
         "/me" => return main_worker::me(env, &asked()?).await,
         _ => {}
     }
-    let Route::Orgs(route) = routes::route(&req.method(), path, query, "")? else {
+    let Route::Own { endpoint, param } = routes::route(&req.method(), path, query, "")? else {
         return Err(RouteError::NotFound { path: path.into() }.into());
     };
-    match route {
-        OrgsRoute::PasswordSignIn => sign_in::password(req, env).await,
-        OrgsRoute::SwitchOrg => sign_in::switch_org(req, env, &asked()?).await,
-        OrgsRoute::Signup => sign_up::status(env),
-        OrgsRoute::CreateOrg => sign_up::create_org(req, env).await,
-        OrgsRoute::PreviewInvite => invitations::preview(req, env).await,
-        OrgsRoute::AcceptInvite => invitations::accept(req, env).await,
-        OrgsRoute::Invites => invitations::list(env, &asked()?).await,
-        OrgsRoute::CreateInvite => invitations::create(req, env, &asked()?).await,
-        OrgsRoute::RevokeInvite(id) => invitations::revoke(env, &asked()?, id).await,
-        OrgsRoute::Members => team::list(env, &asked()?).await,
-        OrgsRoute::SetMemberRole(account) => team::set_role(req, env, &asked()?, account).await,
-        OrgsRoute::RemoveMember(account) => team::remove(env, &asked()?, account).await,
-        OrgsRoute::Audit => team::audit(env, &asked()?, query).await,
-        OrgsRoute::OrgKeys => api_keys::list(env, &asked()?).await,
-        OrgsRoute::SetOrgKeys => api_keys::change(req, env, &asked()?).await,
-        OrgsRoute::OrgWebhook => webhook_settings::get(env, &asked()?).await,
-        OrgsRoute::SetOrgWebhook => webhook_settings::set(req, env, &asked()?).await,
-        OrgsRoute::OrgWidget => widget_settings::get(env, &asked()?).await,
-        OrgsRoute::SetOrgWidget => widget_settings::set(req, env, &asked()?).await,
-        OrgsRoute::AccessTokens => access_tokens::list(env, &asked()?).await,
-        OrgsRoute::CreateAccessToken => access_tokens::create(req, env, &asked()?).await,
-        OrgsRoute::RevokeAccessToken(id) => access_tokens::revoke(env, &asked()?, id).await,
-        OrgsRoute::Saved(endpoint, id) => presets::saved(endpoint, id, req, env, &asked()?).await,
-        OrgsRoute::PasskeySignInOptions => passkeys::sign_in_options(req, env).await,
-        OrgsRoute::PasskeySignIn => passkeys::sign_in(req, env).await,
-        OrgsRoute::Passkeys => passkeys::passkeys(env, &asked()?).await,
-        OrgsRoute::PasskeyOptions => passkeys::create_options(req, env, &asked()?).await,
-        OrgsRoute::AddPasskey => passkeys::add(req, env, &asked()?).await,
-        OrgsRoute::RemovePasskey(id) => passkeys::remove(env, &asked()?, id).await,
+    // The path's member id, as the route checked it.
+    let account =
+        || AccountId::parse(&param).ok_or_else(|| RouteError::NotFound { path: path.into() });
+    match endpoint.id {
+        OwnId::PasswordSignIn => sign_in::password(req, env).await,
+        OwnId::SwitchOrg => sign_in::switch_org(req, env, &asked()?).await,
+        OwnId::Signup => sign_up::status(env),
+        OwnId::CreateOrg => sign_up::create_org(req, env).await,
+        OwnId::PreviewInvite => invitations::preview(req, env).await,
+        OwnId::AcceptInvite => invitations::accept(req, env).await,
+        OwnId::Invites => invitations::list(env, &asked()?).await,
+        OwnId::CreateInvite => invitations::create(req, env, &asked()?).await,
+        OwnId::RevokeInvite => invitations::revoke(env, &asked()?, param).await,
+        OwnId::Members => team::list(env, &asked()?).await,
+        OwnId::SetMemberRole => team::set_role(req, env, &asked()?, account()?).await,
+        OwnId::RemoveMember => team::remove(env, &asked()?, account()?).await,
+        OwnId::Audit => team::audit(env, &asked()?, query).await,
+        OwnId::OrgKeys => api_keys::list(env, &asked()?).await,
+        OwnId::SetOrgKeys => api_keys::change(req, env, &asked()?).await,
+        OwnId::OrgWebhook => webhook_settings::get(env, &asked()?).await,
+        OwnId::SetOrgWebhook => webhook_settings::set(req, env, &asked()?).await,
+        OwnId::OrgWidget => widget_settings::get(env, &asked()?).await,
+        OwnId::SetOrgWidget => widget_settings::set(req, env, &asked()?).await,
+        OwnId::AccessTokens => access_tokens::list(env, &asked()?).await,
+        OwnId::CreateAccessToken => access_tokens::create(req, env, &asked()?).await,
+        OwnId::RevokeAccessToken => access_tokens::revoke(env, &asked()?, param).await,
+        id @ (OwnId::Addresses
+        | OwnId::SaveAddress
+        | OwnId::UpdateAddress
+        | OwnId::DeleteAddress
+        | OwnId::DefaultAddress
+        | OwnId::Packages
+        | OwnId::SavePackage
+        | OwnId::UpdatePackage
+        | OwnId::DeletePackage) => presets::saved(id, param, req, env, &asked()?).await,
+        OwnId::PasskeySignInOptions => passkeys::sign_in_options(req, env).await,
+        OwnId::PasskeySignIn => passkeys::sign_in(req, env).await,
+        OwnId::Passkeys => passkeys::passkeys(env, &asked()?).await,
+        OwnId::PasskeyOptions => passkeys::create_options(req, env, &asked()?).await,
+        OwnId::AddPasskey => passkeys::add(req, env, &asked()?).await,
+        OwnId::RemovePasskey => passkeys::remove(env, &asked()?, param).await,
+        // The main Worker's own endpoints never reach this Worker.
+        _ => Err(RouteError::NotFound { path: path.into() }.into()),
     }
 }
+
 /// Every answer in the v1 envelope, with the main Worker's request id.
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {

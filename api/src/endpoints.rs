@@ -316,12 +316,45 @@ pub enum OwnId {
     ExportLabels,
 }
 
+/// Who calls one of the Worker's own endpoints, and so which settings it
+/// works with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// A signed-in person: the settings of the session's organization.
+    Session,
+    /// A signed-in person whose success is a new session (switching organization).
+    SessionStartsSession,
+    /// Anyone: the call carries its own credential (a password, a token, a
+    /// link) or needs none; the deployment's settings.
+    Anyone,
+    /// Anyone, and its success is a session to start (a sign-in, a new
+    /// organization, an accepted invitation).
+    StartsSession,
+    /// The storefront framing the widget page.
+    Storefront,
+    /// The service delivering a signed webhook.
+    Service,
+}
+
+impl Caller {
+    /// Whether the endpoint acts for the caller's session.
+    pub fn acts_for_session(self) -> bool {
+        matches!(self, Caller::Session | Caller::SessionStartsSession)
+    }
+
+    /// Whether its success is a session to start.
+    pub fn starts_session(self) -> bool {
+        matches!(self, Caller::StartsSession | Caller::SessionStartsSession)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OwnEndpoint {
     pub id: OwnId,
     pub method: Method,
     /// Path pattern; `{id}` is one id segment, `{mode}` is `live` or `sandbox`.
     pub pattern: &'static str,
+    pub caller: Caller,
 }
 
 impl OwnEndpoint {
@@ -331,125 +364,435 @@ impl OwnEndpoint {
     }
 }
 
-const fn own(id: OwnId, method: Method, pattern: &'static str) -> OwnEndpoint {
+const fn own(id: OwnId, method: Method, pattern: &'static str, caller: Caller) -> OwnEndpoint {
     OwnEndpoint {
         id,
         method,
         pattern,
+        caller,
     }
 }
 
 use crate::{access_tokens, inbox, insights, jobs, orgs, passkeys, presets, session, widget};
 
 pub static OWN_ENDPOINTS: [OwnEndpoint; 72] = [
-    own(OwnId::SignIn, Method::Post, session::SESSION_PATH),
-    own(OwnId::GetSession, Method::Get, session::SESSION_PATH),
-    own(OwnId::SignOut, Method::Delete, session::SESSION_PATH),
-    own(OwnId::SetMode, Method::Put, session::MODE_PATH),
-    own(OwnId::Keys, Method::Get, session::KEYS_PATH),
-    own(OwnId::VerifyKey, Method::Post, session::VERIFY_KEY_PATH),
-    own(OwnId::ActivateKey, Method::Post, session::ACTIVATE_KEY_PATH),
-    own(OwnId::Limits, Method::Get, session::LIMITS_PATH),
-    own(OwnId::ReceiveWebhook, Method::Post, inbox::RECEIVE_PATH),
-    own(OwnId::Inbox, Method::Get, inbox::INBOX_PATH),
-    own(OwnId::Live, Method::Get, inbox::LIVE_PATH),
-    own(OwnId::VerifyWebhook, Method::Post, inbox::VERIFY_PATH),
-    own(OwnId::LabelPdf, Method::Get, inbox::LABEL_PDF_PATH),
-    own(OwnId::WidgetPage, Method::Get, widget::PAGE_PATH),
-    own(OwnId::WidgetPage, Method::Head, widget::PAGE_PATH),
-    own(OwnId::WidgetPage, Method::Get, widget::PAGE_PATH_BARE),
-    own(OwnId::WidgetPage, Method::Head, widget::PAGE_PATH_BARE),
-    own(OwnId::CreateJob, Method::Post, jobs::JOBS_PATH),
-    own(OwnId::ListJobs, Method::Get, jobs::JOBS_PATH),
-    own(OwnId::GetJob, Method::Get, jobs::JOB_PATH),
-    own(OwnId::JobRows, Method::Get, jobs::JOB_ROWS_PATH),
-    own(OwnId::StartJob, Method::Post, jobs::JOB_START_PATH),
-    own(OwnId::ApproveJob, Method::Post, jobs::JOB_APPROVE_PATH),
-    own(OwnId::DecideJob, Method::Post, jobs::JOB_DECIDE_PATH),
-    own(OwnId::RetryJob, Method::Post, jobs::JOB_RETRY_PATH),
-    own(OwnId::ReleaseJob, Method::Post, jobs::JOB_RELEASE_PATH),
+    own(
+        OwnId::SignIn,
+        Method::Post,
+        session::SESSION_PATH,
+        Caller::StartsSession,
+    ),
+    own(
+        OwnId::GetSession,
+        Method::Get,
+        session::SESSION_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::SignOut,
+        Method::Delete,
+        session::SESSION_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::SetMode,
+        Method::Put,
+        session::MODE_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::Keys,
+        Method::Get,
+        session::KEYS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::VerifyKey,
+        Method::Post,
+        session::VERIFY_KEY_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::ActivateKey,
+        Method::Post,
+        session::ACTIVATE_KEY_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::Limits,
+        Method::Get,
+        session::LIMITS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::ReceiveWebhook,
+        Method::Post,
+        inbox::RECEIVE_PATH,
+        Caller::Service,
+    ),
+    own(
+        OwnId::Inbox,
+        Method::Get,
+        inbox::INBOX_PATH,
+        Caller::Session,
+    ),
+    own(OwnId::Live, Method::Get, inbox::LIVE_PATH, Caller::Session),
+    own(
+        OwnId::VerifyWebhook,
+        Method::Post,
+        inbox::VERIFY_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::LabelPdf,
+        Method::Get,
+        inbox::LABEL_PDF_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::WidgetPage,
+        Method::Get,
+        widget::PAGE_PATH,
+        Caller::Storefront,
+    ),
+    own(
+        OwnId::WidgetPage,
+        Method::Head,
+        widget::PAGE_PATH,
+        Caller::Storefront,
+    ),
+    own(
+        OwnId::WidgetPage,
+        Method::Get,
+        widget::PAGE_PATH_BARE,
+        Caller::Storefront,
+    ),
+    own(
+        OwnId::WidgetPage,
+        Method::Head,
+        widget::PAGE_PATH_BARE,
+        Caller::Storefront,
+    ),
+    own(
+        OwnId::CreateJob,
+        Method::Post,
+        jobs::JOBS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::ListJobs,
+        Method::Get,
+        jobs::JOBS_PATH,
+        Caller::Session,
+    ),
+    own(OwnId::GetJob, Method::Get, jobs::JOB_PATH, Caller::Session),
+    own(
+        OwnId::JobRows,
+        Method::Get,
+        jobs::JOB_ROWS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::StartJob,
+        Method::Post,
+        jobs::JOB_START_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::ApproveJob,
+        Method::Post,
+        jobs::JOB_APPROVE_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::DecideJob,
+        Method::Post,
+        jobs::JOB_DECIDE_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::RetryJob,
+        Method::Post,
+        jobs::JOB_RETRY_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::ReleaseJob,
+        Method::Post,
+        jobs::JOB_RELEASE_PATH,
+        Caller::Session,
+    ),
     own(
         OwnId::RetryReleasedRows,
         Method::Post,
         jobs::JOB_RETRY_RELEASED_PATH,
+        Caller::Session,
     ),
-    own(OwnId::CancelJob, Method::Post, jobs::JOB_CANCEL_PATH),
-    own(OwnId::JobLive, Method::Get, jobs::JOB_LIVE_PATH),
-    own(OwnId::JobResults, Method::Get, jobs::JOB_RESULTS_PATH),
-    own(OwnId::JobLabels, Method::Get, jobs::JOB_LABELS_PATH),
+    own(
+        OwnId::CancelJob,
+        Method::Post,
+        jobs::JOB_CANCEL_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::JobLive,
+        Method::Get,
+        jobs::JOB_LIVE_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::JobResults,
+        Method::Get,
+        jobs::JOB_RESULTS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::JobLabels,
+        Method::Get,
+        jobs::JOB_LABELS_PATH,
+        Caller::Session,
+    ),
     own(
         OwnId::PasswordSignIn,
         Method::Post,
         orgs::PASSWORD_SIGN_IN_PATH,
+        Caller::StartsSession,
     ),
-    own(OwnId::SwitchOrg, Method::Put, orgs::SWITCH_ORG_PATH),
-    own(OwnId::CreateOrg, Method::Post, orgs::CREATE_ORG_PATH),
-    own(OwnId::Members, Method::Get, orgs::MEMBERS_PATH),
-    own(OwnId::SetMemberRole, Method::Put, orgs::MEMBER_PATH),
-    own(OwnId::RemoveMember, Method::Delete, orgs::MEMBER_PATH),
-    own(OwnId::Invites, Method::Get, orgs::INVITES_PATH),
-    own(OwnId::CreateInvite, Method::Post, orgs::INVITES_PATH),
-    own(OwnId::RevokeInvite, Method::Delete, orgs::INVITE_PATH),
+    own(
+        OwnId::SwitchOrg,
+        Method::Put,
+        orgs::SWITCH_ORG_PATH,
+        Caller::SessionStartsSession,
+    ),
+    own(
+        OwnId::CreateOrg,
+        Method::Post,
+        orgs::CREATE_ORG_PATH,
+        Caller::StartsSession,
+    ),
+    own(
+        OwnId::Members,
+        Method::Get,
+        orgs::MEMBERS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::SetMemberRole,
+        Method::Put,
+        orgs::MEMBER_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::RemoveMember,
+        Method::Delete,
+        orgs::MEMBER_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::Invites,
+        Method::Get,
+        orgs::INVITES_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::CreateInvite,
+        Method::Post,
+        orgs::INVITES_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::RevokeInvite,
+        Method::Delete,
+        orgs::INVITE_PATH,
+        Caller::Session,
+    ),
     own(
         OwnId::PreviewInvite,
         Method::Post,
         orgs::PREVIEW_INVITE_PATH,
+        Caller::Anyone,
     ),
-    own(OwnId::AcceptInvite, Method::Post, orgs::ACCEPT_INVITE_PATH),
-    own(OwnId::Audit, Method::Get, orgs::AUDIT_PATH),
-    own(OwnId::OrgKeys, Method::Get, orgs::ORG_KEYS_PATH),
-    own(OwnId::SetOrgKeys, Method::Put, orgs::ORG_KEYS_PATH),
+    own(
+        OwnId::AcceptInvite,
+        Method::Post,
+        orgs::ACCEPT_INVITE_PATH,
+        Caller::StartsSession,
+    ),
+    own(OwnId::Audit, Method::Get, orgs::AUDIT_PATH, Caller::Session),
+    own(
+        OwnId::OrgKeys,
+        Method::Get,
+        orgs::ORG_KEYS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::SetOrgKeys,
+        Method::Put,
+        orgs::ORG_KEYS_PATH,
+        Caller::Session,
+    ),
     own(
         OwnId::ReceiveOrgWebhook,
         Method::Post,
         inbox::ORG_RECEIVE_PATH,
+        Caller::Service,
     ),
-    own(OwnId::OrgWebhook, Method::Get, orgs::ORG_WEBHOOK_PATH),
-    own(OwnId::SetOrgWebhook, Method::Put, orgs::ORG_WEBHOOK_PATH),
-    own(OwnId::AccessTokens, Method::Get, access_tokens::TOKENS_PATH),
+    own(
+        OwnId::OrgWebhook,
+        Method::Get,
+        orgs::ORG_WEBHOOK_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::SetOrgWebhook,
+        Method::Put,
+        orgs::ORG_WEBHOOK_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::AccessTokens,
+        Method::Get,
+        access_tokens::TOKENS_PATH,
+        Caller::Session,
+    ),
     own(
         OwnId::CreateAccessToken,
         Method::Post,
         access_tokens::TOKENS_PATH,
+        Caller::Session,
     ),
     own(
         OwnId::RevokeAccessToken,
         Method::Delete,
         access_tokens::TOKEN_PATH,
+        Caller::Session,
     ),
-    own(OwnId::OrgWidget, Method::Get, orgs::ORG_WIDGET_PATH),
-    own(OwnId::SetOrgWidget, Method::Put, orgs::ORG_WIDGET_PATH),
+    own(
+        OwnId::OrgWidget,
+        Method::Get,
+        orgs::ORG_WIDGET_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::SetOrgWidget,
+        Method::Put,
+        orgs::ORG_WIDGET_PATH,
+        Caller::Session,
+    ),
     own(
         OwnId::PasskeySignInOptions,
         Method::Post,
         passkeys::SIGN_IN_OPTIONS_PATH,
+        Caller::Anyone,
     ),
-    own(OwnId::PasskeySignIn, Method::Post, passkeys::SIGN_IN_PATH),
-    own(OwnId::Passkeys, Method::Get, passkeys::PASSKEYS_PATH),
+    own(
+        OwnId::PasskeySignIn,
+        Method::Post,
+        passkeys::SIGN_IN_PATH,
+        Caller::StartsSession,
+    ),
+    own(
+        OwnId::Passkeys,
+        Method::Get,
+        passkeys::PASSKEYS_PATH,
+        Caller::Session,
+    ),
     own(
         OwnId::PasskeyOptions,
         Method::Post,
         passkeys::CREATE_OPTIONS_PATH,
+        Caller::Session,
     ),
-    own(OwnId::AddPasskey, Method::Post, passkeys::PASSKEYS_PATH),
-    own(OwnId::RemovePasskey, Method::Delete, passkeys::PASSKEY_PATH),
-    own(OwnId::Signup, Method::Get, orgs::CREATE_ORG_PATH),
-    own(OwnId::Addresses, Method::Get, presets::ADDRESSES_PATH),
-    own(OwnId::SaveAddress, Method::Post, presets::ADDRESSES_PATH),
-    own(OwnId::UpdateAddress, Method::Put, presets::ADDRESS_PATH),
-    own(OwnId::DeleteAddress, Method::Delete, presets::ADDRESS_PATH),
+    own(
+        OwnId::AddPasskey,
+        Method::Post,
+        passkeys::PASSKEYS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::RemovePasskey,
+        Method::Delete,
+        passkeys::PASSKEY_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::Signup,
+        Method::Get,
+        orgs::CREATE_ORG_PATH,
+        Caller::Anyone,
+    ),
+    own(
+        OwnId::Addresses,
+        Method::Get,
+        presets::ADDRESSES_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::SaveAddress,
+        Method::Post,
+        presets::ADDRESSES_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::UpdateAddress,
+        Method::Put,
+        presets::ADDRESS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::DeleteAddress,
+        Method::Delete,
+        presets::ADDRESS_PATH,
+        Caller::Session,
+    ),
     own(
         OwnId::DefaultAddress,
         Method::Put,
         presets::DEFAULT_ADDRESS_PATH,
+        Caller::Session,
     ),
-    own(OwnId::Packages, Method::Get, presets::PACKAGES_PATH),
-    own(OwnId::SavePackage, Method::Post, presets::PACKAGES_PATH),
-    own(OwnId::UpdatePackage, Method::Put, presets::PACKAGE_PATH),
-    own(OwnId::DeletePackage, Method::Delete, presets::PACKAGE_PATH),
-    own(OwnId::Insights, Method::Get, insights::INSIGHTS_PATH),
-    own(OwnId::LabelHistory, Method::Get, insights::HISTORY_PATH),
-    own(OwnId::ExportLabels, Method::Get, insights::EXPORT_PATH),
+    own(
+        OwnId::Packages,
+        Method::Get,
+        presets::PACKAGES_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::SavePackage,
+        Method::Post,
+        presets::PACKAGES_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::UpdatePackage,
+        Method::Put,
+        presets::PACKAGE_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::DeletePackage,
+        Method::Delete,
+        presets::PACKAGE_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::Insights,
+        Method::Get,
+        insights::INSIGHTS_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::LabelHistory,
+        Method::Get,
+        insights::HISTORY_PATH,
+        Caller::Session,
+    ),
+    own(
+        OwnId::ExportLabels,
+        Method::Get,
+        insights::EXPORT_PATH,
+        Caller::Session,
+    ),
 ];
 
 /// A request to one of the Worker's own endpoints.

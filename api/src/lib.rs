@@ -38,7 +38,7 @@ pub use batches::{
 };
 pub use carrier_accounts::{CarrierAccount, CarrierAccountList, CarrierAccountStatus};
 pub use endpoints::{
-    ENDPOINTS, Endpoint, EndpointId, Method, OWN_ENDPOINTS, OwnEndpoint, OwnId, RouteMatch,
+    Caller, ENDPOINTS, Endpoint, EndpointId, Method, OWN_ENDPOINTS, OwnEndpoint, OwnId, RouteMatch,
     match_own, match_route,
 };
 pub use error::{ApiError, DOCS_BASE_URL, ErrorCode, ErrorEnvelope};

@@ -47,6 +47,11 @@ pub fn pdf_source<'a>(
     })
 }
 
+/// Whether the PDF is asked for to be viewed (`?inline=1`) rather than downloaded.
+pub fn inline(query: Option<&str>) -> bool {
+    crate::routes::query_param(query, "inline").as_deref() == Some("1")
+}
+
 /// `attachment` (a download named after the label) or `inline` (viewed).
 pub fn content_disposition(id: &str, inline: bool) -> String {
     let how = if inline { "inline" } else { "attachment" };

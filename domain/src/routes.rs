@@ -1,168 +1,27 @@
-//! Everything the Worker answers under `/api`: the v1 endpoints it forwards
-//! (see `proxy`) and its own dashboard endpoints (`api::session`); and the
-//! storefront widget page (`api::widget`).
+//! Everything the Worker answers: the v1 endpoints it forwards (see
+//! `proxy`) and its own (`api::OWN_ENDPOINTS`: the dashboard's, the
+//! webhook receivers and the storefront widget page). The table is `api`'s;
+//! this only matches a request to its row and checks the path's parameter.
 
 use crate::errors::RouteError;
 use crate::upstream::proxy::{self, Forward};
-use api::endpoints::own_endpoint;
 use api::orgs::{AccountId, OrgId};
-use api::{KeyEnv, OwnId};
+use api::{KeyEnv, OwnEndpoint, OwnId};
 
-/// Every request the Worker answers itself, by feature, so each feature's
-/// handler matches all of its own cases and nothing else.
+/// What a request is, by the table.
 #[derive(Debug)]
 pub enum Route {
     /// A v1 endpoint, forwarded (`upstream`).
     V1(Forward),
     /// A CORS preflight for a v1 endpoint (the widget's).
     Preflight(Forward),
-    /// Sign-in, the session, the mode switch, keys, limits (`access`).
-    Access(AccessRoute),
-    /// The webhook receiver and the dashboard's inbox reads (`webhooks`).
-    Webhooks(WebhooksRoute),
-    /// A label's PDF (`label_pdf`), as a download or `inline`.
-    LabelPdf { id: String, inline: bool },
-    /// The storefront widget page (`widget`).
-    WidgetPage,
-    /// Batch jobs (`jobs`).
-    Jobs(JobsRoute),
-    /// Organizations, people and invitations (`orgs`).
-    Orgs(OrgsRoute),
-    /// `label.created` deliveries to one organization's webhook URL.
-    OrgWebhook(OrgId),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OrgsRoute {
-    /// Anyone: they carry their own credential (a password, a setup or invite token).
-    PasswordSignIn,
-    CreateOrg,
-    PreviewInvite,
-    AcceptInvite,
-    /// Signed in.
-    SwitchOrg,
-    /// Admins.
-    Members,
-    SetMemberRole(AccountId),
-    RemoveMember(AccountId),
-    Invites,
-    CreateInvite,
-    RevokeInvite(String),
-    Audit,
-    OrgKeys,
-    SetOrgKeys,
-    OrgWebhook,
-    SetOrgWebhook,
-    /// Members (their own personal access tokens; admins: everyone's).
-    AccessTokens,
-    CreateAccessToken,
-    RevokeAccessToken(String),
-    /// Any member reads; admins change.
-    OrgWidget,
-    SetOrgWidget,
-    /// Anyone (a passkey is its own credential).
-    PasskeySignInOptions,
-    PasskeySignIn,
-    /// Members: their own passkeys (a person's, not the organization's).
-    Passkeys,
-    PasskeyOptions,
-    AddPasskey,
-    RemovePasskey(String),
-    /// Anyone: whether sign-up is open (`api::orgs::Signup`).
-    Signup,
-    /// Members (writes: admins and operators): saved addresses and package
-    /// presets, one of their endpoints (`api::presets`) and its id, if any.
-    Saved(OwnId, String),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JobsRoute {
-    Create,
-    List,
-    Get(String),
-    Rows(String),
-    Act(String, JobAction),
-    Live(String),
-    Results(String),
-    Labels(String),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobAction {
-    Start,
-    Approve,
-    Decide,
-    Retry,
-    Release,
-    RetryReleased,
-    Cancel,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AccessRoute {
-    SignIn,
-    SignOut,
-    /// The rest need a signed-in user.
-    Session(SessionRoute),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionRoute {
-    Get,
-    SetMode,
-    Keys,
-    VerifyKey(KeyEnv),
-    ActivateKey(KeyEnv),
-    Limits,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WebhooksRoute {
-    /// `label.created` deliveries from the service (no session: the signature is the credential).
-    Receive,
-    /// The dashboard's reads, for a signed-in user.
-    Dashboard(InboxRoute),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InboxRoute {
-    Inbox,
-    /// The inbox's live feed (a WebSocket upgrade).
-    Live,
-    Verify,
-    Insights,
-    History,
-    Export,
-}
-
-impl OrgsRoute {
-    /// Carries its own credential (a password, a setup or invitation token)
-    /// or asks nothing of one (whether sign-up is open):
-    /// no session needed.
-    pub fn is_anonymous(&self) -> bool {
-        matches!(
-            self,
-            OrgsRoute::PasswordSignIn
-                | OrgsRoute::CreateOrg
-                | OrgsRoute::Signup
-                | OrgsRoute::PreviewInvite
-                | OrgsRoute::AcceptInvite
-                | OrgsRoute::PasskeySignInOptions
-                | OrgsRoute::PasskeySignIn
-        )
-    }
-
-    /// Its success is a session to start (the accounts Worker answers `wire::Started`).
-    pub fn starts_session(&self) -> bool {
-        matches!(
-            self,
-            OrgsRoute::PasswordSignIn
-                | OrgsRoute::CreateOrg
-                | OrgsRoute::AcceptInvite
-                | OrgsRoute::SwitchOrg
-                | OrgsRoute::PasskeySignIn
-        )
-    }
+    /// One of the Worker's own endpoints, with the path's `{id}` or
+    /// `{mode}` (empty where the pattern has none), checked to be what the
+    /// endpoint names.
+    Own {
+        endpoint: &'static OwnEndpoint,
+        param: String,
+    },
 }
 
 impl Route {
@@ -172,106 +31,41 @@ impl Route {
     /// storefront's, and work with the deployment's settings.
     pub fn acts_for_session(&self) -> bool {
         match self {
-            Route::V1(_)
-            | Route::LabelPdf { .. }
-            | Route::Jobs(_)
-            | Route::Webhooks(WebhooksRoute::Dashboard(_))
-            | Route::Access(AccessRoute::SignOut | AccessRoute::Session(_)) => true,
-            Route::Orgs(route) => !route.is_anonymous(),
-            Route::Preflight(_)
-            | Route::WidgetPage
-            | Route::Webhooks(WebhooksRoute::Receive)
-            | Route::OrgWebhook(_)
-            | Route::Access(AccessRoute::SignIn) => false,
+            Route::V1(_) => true,
+            Route::Preflight(_) => false,
+            Route::Own { endpoint, .. } => endpoint.caller.acts_for_session(),
         }
     }
 
-    /// The route pattern for the log line.
+    /// The route pattern for the log line: the matched row's.
     pub fn pattern(&self) -> &'static str {
         match self {
             Route::Preflight(f) | Route::V1(f) => f.endpoint.pattern,
-            Route::Access(route) => {
-                own_endpoint(match route {
-                    AccessRoute::SignIn
-                    | AccessRoute::SignOut
-                    | AccessRoute::Session(SessionRoute::Get) => OwnId::SignIn,
-                    AccessRoute::Session(SessionRoute::SetMode) => OwnId::SetMode,
-                    AccessRoute::Session(SessionRoute::Keys) => OwnId::Keys,
-                    AccessRoute::Session(SessionRoute::VerifyKey(_)) => OwnId::VerifyKey,
-                    AccessRoute::Session(SessionRoute::ActivateKey(_)) => OwnId::ActivateKey,
-                    AccessRoute::Session(SessionRoute::Limits) => OwnId::Limits,
-                })
-                .pattern
-            }
-            Route::Webhooks(route) => {
-                own_endpoint(match route {
-                    WebhooksRoute::Receive => OwnId::ReceiveWebhook,
-                    WebhooksRoute::Dashboard(InboxRoute::Inbox) => OwnId::Inbox,
-                    WebhooksRoute::Dashboard(InboxRoute::Live) => OwnId::Live,
-                    WebhooksRoute::Dashboard(InboxRoute::Verify) => OwnId::VerifyWebhook,
-                    WebhooksRoute::Dashboard(InboxRoute::Insights) => OwnId::Insights,
-                    WebhooksRoute::Dashboard(InboxRoute::History) => OwnId::LabelHistory,
-                    WebhooksRoute::Dashboard(InboxRoute::Export) => OwnId::ExportLabels,
-                })
-                .pattern
-            }
-            Route::LabelPdf { .. } => own_endpoint(OwnId::LabelPdf).pattern,
-            Route::WidgetPage => own_endpoint(OwnId::WidgetPage).pattern,
-            Route::Jobs(route) => {
-                own_endpoint(match route {
-                    JobsRoute::Create => OwnId::CreateJob,
-                    JobsRoute::List => OwnId::ListJobs,
-                    JobsRoute::Get(_) => OwnId::GetJob,
-                    JobsRoute::Rows(_) => OwnId::JobRows,
-                    JobsRoute::Act(_, JobAction::Start) => OwnId::StartJob,
-                    JobsRoute::Act(_, JobAction::Approve) => OwnId::ApproveJob,
-                    JobsRoute::Act(_, JobAction::Decide) => OwnId::DecideJob,
-                    JobsRoute::Act(_, JobAction::Retry) => OwnId::RetryJob,
-                    JobsRoute::Act(_, JobAction::Release) => OwnId::ReleaseJob,
-                    JobsRoute::Act(_, JobAction::RetryReleased) => OwnId::RetryReleasedRows,
-                    JobsRoute::Act(_, JobAction::Cancel) => OwnId::CancelJob,
-                    JobsRoute::Live(_) => OwnId::JobLive,
-                    JobsRoute::Results(_) => OwnId::JobResults,
-                    JobsRoute::Labels(_) => OwnId::JobLabels,
-                })
-                .pattern
-            }
-            Route::Orgs(route) => {
-                own_endpoint(match route {
-                    OrgsRoute::PasswordSignIn => OwnId::PasswordSignIn,
-                    OrgsRoute::CreateOrg => OwnId::CreateOrg,
-                    OrgsRoute::PreviewInvite => OwnId::PreviewInvite,
-                    OrgsRoute::AcceptInvite => OwnId::AcceptInvite,
-                    OrgsRoute::SwitchOrg => OwnId::SwitchOrg,
-                    OrgsRoute::Members => OwnId::Members,
-                    OrgsRoute::SetMemberRole(_) => OwnId::SetMemberRole,
-                    OrgsRoute::RemoveMember(_) => OwnId::RemoveMember,
-                    OrgsRoute::Invites => OwnId::Invites,
-                    OrgsRoute::CreateInvite => OwnId::CreateInvite,
-                    OrgsRoute::RevokeInvite(_) => OwnId::RevokeInvite,
-                    OrgsRoute::Audit => OwnId::Audit,
-                    OrgsRoute::OrgKeys => OwnId::OrgKeys,
-                    OrgsRoute::SetOrgKeys => OwnId::SetOrgKeys,
-                    OrgsRoute::OrgWebhook => OwnId::OrgWebhook,
-                    OrgsRoute::SetOrgWebhook => OwnId::SetOrgWebhook,
-                    OrgsRoute::AccessTokens => OwnId::AccessTokens,
-                    OrgsRoute::CreateAccessToken => OwnId::CreateAccessToken,
-                    OrgsRoute::RevokeAccessToken(_) => OwnId::RevokeAccessToken,
-                    OrgsRoute::OrgWidget => OwnId::OrgWidget,
-                    OrgsRoute::SetOrgWidget => OwnId::SetOrgWidget,
-                    OrgsRoute::PasskeySignInOptions => OwnId::PasskeySignInOptions,
-                    OrgsRoute::PasskeySignIn => OwnId::PasskeySignIn,
-                    OrgsRoute::Passkeys => OwnId::Passkeys,
-                    OrgsRoute::PasskeyOptions => OwnId::PasskeyOptions,
-                    OrgsRoute::AddPasskey => OwnId::AddPasskey,
-                    OrgsRoute::RemovePasskey(_) => OwnId::RemovePasskey,
-                    OrgsRoute::Signup => OwnId::Signup,
-                    OrgsRoute::Saved(id, _) => *id,
-                })
-                .pattern
-            }
-            Route::OrgWebhook(_) => own_endpoint(OwnId::ReceiveOrgWebhook).pattern,
+            Route::Own { endpoint, .. } => endpoint.pattern,
         }
+    }
+}
+
+/// Whether `param` can be what `id`'s path names there (a mode, a job, a
+/// person, an organization); anything else is no route.
+fn param_fits(id: OwnId, param: &str) -> bool {
+    match id {
+        OwnId::VerifyKey | OwnId::ActivateKey => param.parse::<KeyEnv>().is_ok(),
+        OwnId::GetJob
+        | OwnId::JobRows
+        | OwnId::StartJob
+        | OwnId::ApproveJob
+        | OwnId::DecideJob
+        | OwnId::RetryJob
+        | OwnId::ReleaseJob
+        | OwnId::RetryReleasedRows
+        | OwnId::CancelJob
+        | OwnId::JobLive
+        | OwnId::JobResults
+        | OwnId::JobLabels => crate::jobs::is_job_id(param),
+        OwnId::SetMemberRole | OwnId::RemoveMember => AccountId::parse(param).is_some(),
+        OwnId::ReceiveOrgWebhook => OrgId::parse(param).is_some(),
+        _ => true,
     }
 }
 
@@ -338,118 +132,30 @@ pub fn route(
     } else {
         api::match_own(method, raw_path)
     };
-    let own = match own {
-        Ok(own) => own,
-        Err(allowed) if !allowed.is_empty() => {
-            return Err(RouteError::MethodNotAllowed {
-                method: method.to_string(),
-                path: raw_path.to_string(),
-                allowed: allowed.iter().map(|m| m.as_str()).collect(),
-            });
-        }
-        Err(_) if method == "OPTIONS" => {
-            // The preflight names the method it asks about; POST is the widget's.
-            return proxy::plan("POST", raw_path, None, upstream).map(Route::Preflight);
-        }
-        Err(_) => return proxy::plan(method, raw_path, query, upstream).map(Route::V1),
-    };
-    let param = own.param.unwrap_or_default();
-    let mode = || {
-        param.parse::<KeyEnv>().map_err(|_| RouteError::NotFound {
-            path: raw_path.to_string(),
-        })
-    };
-    let session = |route| Ok::<_, RouteError>(Route::Access(AccessRoute::Session(route)));
-    // A path naming a job needs a job id there; anything else is no route.
-    let job = |route: fn(String) -> JobsRoute| {
-        if crate::jobs::is_job_id(&param) {
-            Ok(Route::Jobs(route(param.clone())))
-        } else {
-            Err(RouteError::NotFound {
-                path: raw_path.to_string(),
+    match own {
+        Ok(own) => {
+            let param = own.param.unwrap_or_default();
+            if !param_fits(own.endpoint.id, &param) {
+                return Err(RouteError::NotFound {
+                    path: raw_path.to_string(),
+                });
+            }
+            Ok(Route::Own {
+                endpoint: own.endpoint,
+                param,
             })
         }
-    };
-    let inbox = |route| Route::Webhooks(WebhooksRoute::Dashboard(route));
-    let not_found = || RouteError::NotFound {
-        path: raw_path.to_string(),
-    };
-    let account = || AccountId::parse(&param).ok_or_else(not_found);
-    let orgs = Route::Orgs;
-    Ok(match own.endpoint.id {
-        OwnId::SignIn => Route::Access(AccessRoute::SignIn),
-        OwnId::SignOut => Route::Access(AccessRoute::SignOut),
-        OwnId::GetSession => session(SessionRoute::Get)?,
-        OwnId::SetMode => session(SessionRoute::SetMode)?,
-        OwnId::Keys => session(SessionRoute::Keys)?,
-        OwnId::VerifyKey => session(SessionRoute::VerifyKey(mode()?))?,
-        OwnId::ActivateKey => session(SessionRoute::ActivateKey(mode()?))?,
-        OwnId::Limits => session(SessionRoute::Limits)?,
-        OwnId::ReceiveWebhook => Route::Webhooks(WebhooksRoute::Receive),
-        OwnId::Inbox => inbox(InboxRoute::Inbox),
-        OwnId::Live => inbox(InboxRoute::Live),
-        OwnId::VerifyWebhook => inbox(InboxRoute::Verify),
-        OwnId::Insights => inbox(InboxRoute::Insights),
-        OwnId::LabelHistory => inbox(InboxRoute::History),
-        OwnId::ExportLabels => inbox(InboxRoute::Export),
-        OwnId::LabelPdf => Route::LabelPdf {
-            inline: query_param(query, "inline").as_deref() == Some("1"),
-            id: param,
-        },
-        OwnId::WidgetPage => Route::WidgetPage,
-        OwnId::CreateJob => Route::Jobs(JobsRoute::Create),
-        OwnId::ListJobs => Route::Jobs(JobsRoute::List),
-        OwnId::GetJob => job(JobsRoute::Get)?,
-        OwnId::JobRows => job(JobsRoute::Rows)?,
-        OwnId::StartJob => job(|id| JobsRoute::Act(id, JobAction::Start))?,
-        OwnId::ApproveJob => job(|id| JobsRoute::Act(id, JobAction::Approve))?,
-        OwnId::DecideJob => job(|id| JobsRoute::Act(id, JobAction::Decide))?,
-        OwnId::RetryJob => job(|id| JobsRoute::Act(id, JobAction::Retry))?,
-        OwnId::ReleaseJob => job(|id| JobsRoute::Act(id, JobAction::Release))?,
-        OwnId::RetryReleasedRows => job(|id| JobsRoute::Act(id, JobAction::RetryReleased))?,
-        OwnId::CancelJob => job(|id| JobsRoute::Act(id, JobAction::Cancel))?,
-        OwnId::JobLive => job(JobsRoute::Live)?,
-        OwnId::JobResults => job(JobsRoute::Results)?,
-        OwnId::JobLabels => job(JobsRoute::Labels)?,
-        OwnId::PasswordSignIn => orgs(OrgsRoute::PasswordSignIn),
-        OwnId::CreateOrg => orgs(OrgsRoute::CreateOrg),
-        OwnId::PreviewInvite => orgs(OrgsRoute::PreviewInvite),
-        OwnId::AcceptInvite => orgs(OrgsRoute::AcceptInvite),
-        OwnId::SwitchOrg => orgs(OrgsRoute::SwitchOrg),
-        OwnId::Members => orgs(OrgsRoute::Members),
-        OwnId::SetMemberRole => orgs(OrgsRoute::SetMemberRole(account()?)),
-        OwnId::RemoveMember => orgs(OrgsRoute::RemoveMember(account()?)),
-        OwnId::Invites => orgs(OrgsRoute::Invites),
-        OwnId::CreateInvite => orgs(OrgsRoute::CreateInvite),
-        OwnId::RevokeInvite => orgs(OrgsRoute::RevokeInvite(param)),
-        OwnId::Audit => orgs(OrgsRoute::Audit),
-        OwnId::OrgKeys => orgs(OrgsRoute::OrgKeys),
-        OwnId::SetOrgKeys => orgs(OrgsRoute::SetOrgKeys),
-        OwnId::OrgWebhook => orgs(OrgsRoute::OrgWebhook),
-        OwnId::SetOrgWebhook => orgs(OrgsRoute::SetOrgWebhook),
-        OwnId::AccessTokens => orgs(OrgsRoute::AccessTokens),
-        OwnId::CreateAccessToken => orgs(OrgsRoute::CreateAccessToken),
-        OwnId::RevokeAccessToken => orgs(OrgsRoute::RevokeAccessToken(param)),
-        OwnId::OrgWidget => orgs(OrgsRoute::OrgWidget),
-        OwnId::SetOrgWidget => orgs(OrgsRoute::SetOrgWidget),
-        id @ (OwnId::Addresses
-        | OwnId::SaveAddress
-        | OwnId::UpdateAddress
-        | OwnId::DeleteAddress
-        | OwnId::DefaultAddress
-        | OwnId::Packages
-        | OwnId::SavePackage
-        | OwnId::UpdatePackage
-        | OwnId::DeletePackage) => orgs(OrgsRoute::Saved(id, param)),
-        OwnId::ReceiveOrgWebhook => Route::OrgWebhook(OrgId::parse(&param).ok_or_else(not_found)?),
-        OwnId::PasskeySignInOptions => orgs(OrgsRoute::PasskeySignInOptions),
-        OwnId::PasskeySignIn => orgs(OrgsRoute::PasskeySignIn),
-        OwnId::Passkeys => orgs(OrgsRoute::Passkeys),
-        OwnId::PasskeyOptions => orgs(OrgsRoute::PasskeyOptions),
-        OwnId::AddPasskey => orgs(OrgsRoute::AddPasskey),
-        OwnId::RemovePasskey => orgs(OrgsRoute::RemovePasskey(param)),
-        OwnId::Signup => orgs(OrgsRoute::Signup),
-    })
+        Err(allowed) if !allowed.is_empty() => Err(RouteError::MethodNotAllowed {
+            method: method.to_string(),
+            path: raw_path.to_string(),
+            allowed: allowed.iter().map(|m| m.as_str()).collect(),
+        }),
+        // The preflight names the method it asks about; POST is the widget's.
+        Err(_) if method == "OPTIONS" => {
+            proxy::plan("POST", raw_path, None, upstream).map(Route::Preflight)
+        }
+        Err(_) => proxy::plan(method, raw_path, query, upstream).map(Route::V1),
+    }
 }
 
 #[cfg(test)]
@@ -459,44 +165,42 @@ mod tests {
 
     const UP: &str = "http://127.0.0.1:8788";
 
+    /// The own endpoint a request is routed to, and its parameter.
+    fn own(method: &str, path: &str, query: Option<&str>) -> Option<(OwnId, String)> {
+        match route(method, path, query, UP) {
+            Ok(Route::Own { endpoint, param }) => Some((endpoint.id, param)),
+            _ => None,
+        }
+    }
+
+    fn id(method: &str, path: &str) -> Option<OwnId> {
+        own(method, path, None).map(|(id, _)| id)
+    }
+
     #[test]
     fn own_endpoints_and_their_methods() {
-        assert!(matches!(
-            route("POST", "/api/session", None, UP),
-            Ok(Route::Access(AccessRoute::SignIn))
-        ));
-        assert!(matches!(
-            route("DELETE", "/api/session", None, UP),
-            Ok(Route::Access(AccessRoute::SignOut))
-        ));
-        assert!(matches!(
-            route("PUT", "/api/session/mode", None, UP),
-            Ok(Route::Access(AccessRoute::Session(SessionRoute::SetMode)))
-        ));
-        assert!(matches!(
-            route("POST", "/api/keys/sandbox/verify", None, UP),
-            Ok(Route::Access(AccessRoute::Session(
-                SessionRoute::VerifyKey(KeyEnv::Sandbox)
-            )))
-        ));
-        assert!(matches!(
-            route("POST", "/api/keys/live/activate", None, UP),
-            Ok(Route::Access(AccessRoute::Session(
-                SessionRoute::ActivateKey(KeyEnv::Live)
-            )))
-        ));
-        assert!(matches!(
-            route("POST", "/hooks/v1/label-created", None, UP),
-            Ok(Route::Webhooks(WebhooksRoute::Receive))
-        ));
-        assert!(matches!(
-            route("GET", "/api/webhooks/live", None, UP),
-            Ok(Route::Webhooks(WebhooksRoute::Dashboard(InboxRoute::Live)))
-        ));
-        assert!(matches!(
-            route("GET", "/api/labels/lbl_1/pdf", Some("inline=1"), UP),
-            Ok(Route::LabelPdf { id, inline: true }) if id == "lbl_1"
-        ));
+        assert_eq!(id("POST", "/api/session"), Some(OwnId::SignIn));
+        assert_eq!(id("DELETE", "/api/session"), Some(OwnId::SignOut));
+        assert_eq!(id("PUT", "/api/session/mode"), Some(OwnId::SetMode));
+        assert_eq!(
+            own("POST", "/api/keys/sandbox/verify", None),
+            Some((OwnId::VerifyKey, "sandbox".into()))
+        );
+        assert_eq!(
+            own("POST", "/api/keys/live/activate", None),
+            Some((OwnId::ActivateKey, "live".into()))
+        );
+        assert_eq!(
+            id("POST", "/hooks/v1/label-created"),
+            Some(OwnId::ReceiveWebhook)
+        );
+        assert_eq!(id("GET", "/api/webhooks/live"), Some(OwnId::Live));
+        assert_eq!(
+            own("GET", "/api/labels/lbl_1/pdf", Some("inline=1")),
+            Some((OwnId::LabelPdf, "lbl_1".into()))
+        );
+        assert!(crate::label_pdf::inline(Some("inline=1")));
+        assert!(!crate::label_pdf::inline(None));
         assert_eq!(
             route("DELETE", "/api/labels/lbl_1/pdf", None, UP)
                 .unwrap_err()
@@ -515,10 +219,10 @@ mod tests {
             );
         }
         for path in ["/widget", "/widget/"] {
-            assert!(matches!(
-                route("GET", path, Some("weight_oz=20"), UP),
-                Ok(Route::WidgetPage)
-            ));
+            assert_eq!(
+                own("GET", path, Some("weight_oz=20")).map(|(id, _)| id),
+                Some(OwnId::WidgetPage)
+            );
         }
         assert_eq!(
             route("POST", "/widget/", None, UP).unwrap_err().status(),
@@ -569,24 +273,24 @@ mod tests {
 
     #[test]
     fn job_routes_need_a_job_id() {
-        let id = "job_0123456789abcdef01234567";
-        assert!(matches!(
-            route("POST", "/api/jobs", None, UP),
-            Ok(Route::Jobs(JobsRoute::Create))
-        ));
-        assert!(matches!(
-            route("POST", &format!("/api/jobs/{id}/cancel"), None, UP),
-            Ok(Route::Jobs(JobsRoute::Act(j, JobAction::Cancel))) if j == id
-        ));
-        assert!(matches!(
-            route(
+        let job = "job_0123456789abcdef01234567";
+        assert_eq!(
+            own("POST", "/api/jobs", None),
+            Some((OwnId::CreateJob, String::new()))
+        );
+        assert_eq!(
+            own("POST", &format!("/api/jobs/{job}/cancel"), None),
+            Some((OwnId::CancelJob, job.to_string()))
+        );
+        assert_eq!(
+            own(
                 "GET",
-                &format!("/api/jobs/{id}/labels.pdf"),
-                Some("part=2"),
-                UP
-            ),
-            Ok(Route::Jobs(JobsRoute::Labels(_)))
-        ));
+                &format!("/api/jobs/{job}/labels.pdf"),
+                Some("part=2")
+            )
+            .map(|(id, _)| id),
+            Some(OwnId::JobLabels)
+        );
         assert_eq!(
             route("GET", "/api/jobs/lbl_1/rows", None, UP)
                 .unwrap_err()
@@ -594,7 +298,7 @@ mod tests {
             404
         );
         assert_eq!(
-            route("DELETE", &format!("/api/jobs/{id}"), None, UP)
+            route("DELETE", &format!("/api/jobs/{job}"), None, UP)
                 .unwrap_err()
                 .status(),
             405

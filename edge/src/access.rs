@@ -2,6 +2,8 @@
 //! the session, the mode switch, key rotation and the limits last seen; and
 //! who the caller of any endpoint is (`principal`, `signed_in`).
 
+use crate::accounts;
+use crate::context::Cx;
 use crate::control;
 use crate::error::EdgeError;
 use api::session::{KeyVerification, ModeRequest, SignInRequest};
@@ -15,7 +17,7 @@ use domain::config::Config;
 use domain::errors::Failure;
 use domain::errors::ModeUnavailable;
 use domain::errors::SettingError;
-use domain::routes::{AccessRoute, SessionRoute};
+use domain::orgs::wire::Started;
 use domain::upstream::budget::with_budgets;
 use domain::upstream::key_scopes;
 use domain::upstream::keys::ModeKeys;
@@ -52,7 +54,7 @@ pub(crate) async fn session_response(
     };
     let orgs = match principal {
         Principal::User { session, .. } if !session.org.is_deployment() => {
-            Some(crate::orgs::me(env, session).await?)
+            Some(crate::accounts::me(env, session).await?)
         }
         _ => None,
     };
@@ -71,17 +73,13 @@ pub(crate) async fn principal(
 }
 
 /// A signed-in dashboard user (the widget cannot reach the dashboard endpoints).
-pub(crate) async fn signed_in(
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    trace: &mut Trace,
-) -> Result<Principal, EdgeError> {
+pub(crate) async fn signed_in(cx: &mut Cx<'_>) -> Result<Principal, EdgeError> {
+    let (env, config, facts) = (cx.env, &*cx.config, &cx.facts);
     let user = gate::signed_in_user(config, facts)?
         .ok_or(AccessError::SignInRequired(SignInReason::NoSession))?;
     gate::check_same_origin(facts)?;
     let principal = not_signed_out(env, config, user, facts.now).await?;
-    trace.caller(&principal);
+    cx.trace.caller(&principal);
     Ok(principal)
 }
 
@@ -110,7 +108,7 @@ async fn not_signed_out(
     let role = if config.org == session.org {
         config.member
     } else {
-        crate::orgs::session_settings(env, config, &session, false, now)
+        crate::accounts::session_settings(env, config, &session, false, now)
             .await?
             .member
     };
@@ -118,22 +116,18 @@ async fn not_signed_out(
     Ok(Principal::User { session, role })
 }
 
-async fn sign_in(
-    req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    request_id: &str,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
+/// `POST /api/session`: an access token, the deployment's (`USERS`) or an
+/// organization member's (the accounts Worker checks those).
+pub(crate) async fn sign_in(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
     // Login CSRF: only the dashboard's own page may sign in.
-    gate::check_same_origin(facts)?;
+    gate::check_same_origin(&cx.facts)?;
     let request: SignInRequest = json_body(&req, 4096).await?;
     let token = request.token.trim();
+    let (env, config) = (cx.env, &*cx.config);
     // An organization member's own token: the accounts Worker's to check.
     if token.starts_with(api::access_tokens::PREFIX) {
         let address = platform::request::header(&req, "CF-Connecting-IP");
-        return crate::orgs::token_sign_in(env, config, token, address, request_id, trace).await;
+        return token_sign_in(env, config, token, address, cx.request_id, cx.trace).await;
     }
     if config.access.users.is_empty() {
         return Err(EdgeError::from(SettingError {
@@ -159,93 +153,136 @@ async fn sign_in(
         session: session.clone(),
         role: user.role,
     };
-    trace.caller(&principal);
+    cx.trace.caller(&principal);
     let cookie = session.set_cookie(&config.access.session_secret, now);
     session_response(env, config, &principal, Some(cookie)).await
 }
 
-/// Signing out always clears the cookie; a valid session is also revoked
-/// everywhere, so a copy of the cookie stops working.
-async fn sign_out(
+/// `POST /api/session` with a personal access token: the accounts Worker
+/// checks it; its refusals pass on as it made them.
+async fn token_sign_in(
     env: &Env,
     config: &Config,
-    facts: &Facts<'_>,
+    token: &str,
+    address: Option<String>,
+    request_id: &str,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
-    gate::check_same_origin(facts)?;
-    if let Ok(Some(principal)) = gate::signed_in_user(config, facts) {
-        trace.caller(&principal);
+    match accounts::token(env, token, address.as_deref(), request_id).await? {
+        Ok(started) => start(env, config, started, trace).await,
+        Err(refusal) => Ok(refusal.into()),
+    }
+}
+
+/// Starts the session the accounts Worker answered (a sign-in, a new
+/// organization, an accepted invitation, a switch) and answers as `GET /api/session`.
+pub(crate) async fn start(
+    env: &Env,
+    config: &Config,
+    started: Started,
+    trace: &mut Trace,
+) -> Result<Response, EdgeError> {
+    let now = now_s();
+    let org_config = accounts::org_settings(env, config, started.org.clone()).await?;
+    let session = Session {
+        sid: random_hex(16)?,
+        org: started.org,
+        user: started.account.to_string(),
+        role: started.role,
+        mode: org_config.keys.default_mode(),
+        expires_at: now + SESSION_SECONDS,
+    };
+    let cookie = session.set_cookie(&config.access.session_secret, now);
+    let principal = Principal::User {
+        session,
+        role: started.role,
+    };
+    trace.caller(&principal);
+    session_response(env, &org_config, &principal, Some(cookie)).await
+}
+
+/// `GET /api/session`.
+pub(crate) async fn session(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let principal = signed_in(cx).await?;
+    session_response(cx.env, &cx.config, &principal, None).await
+}
+
+/// Signing out always clears the cookie; a valid session is also revoked
+/// everywhere, so a copy of the cookie stops working.
+pub(crate) async fn sign_out(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    gate::check_same_origin(&cx.facts)?;
+    if let Ok(Some(principal)) = gate::signed_in_user(&*cx.config, &cx.facts) {
+        cx.trace.caller(&principal);
         if let Principal::User { session, .. } = &principal {
-            control::revoke(env, &session.org, &session.sid, session.expires_at).await?;
+            control::revoke(cx.env, &session.org, &session.sid, session.expires_at).await?;
         }
     }
     reply::empty(204, &[(SET_COOKIE, session::clear_cookie())])
 }
 
-pub(crate) async fn handle(
-    route: AccessRoute,
-    req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    request_id: &str,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    let route = match route {
-        AccessRoute::SignIn => return sign_in(req, env, config, facts, request_id, trace).await,
-        AccessRoute::SignOut => return sign_out(env, config, facts, trace).await,
-        AccessRoute::Session(route) => route,
-    };
-    let principal = signed_in(env, config, facts, trace).await?;
-    match route {
-        SessionRoute::Get => session_response(env, config, &principal, None).await,
-        SessionRoute::SetMode => {
-            let session = gate::require_admin(&principal, "switch between live and sandbox")?;
-            let request: ModeRequest = json_body(&req, 4096).await?;
-            if config.keys.mode(request.mode).is_none() {
-                return Err(ModeUnavailable {
-                    mode: request.mode.as_str(),
-                }
-                .into());
-            }
-            let session = Session {
-                mode: request.mode,
-                ..session.clone()
-            };
-            let cookie = session.set_cookie(&config.access.session_secret, facts.now);
-            let principal = Principal::User {
-                session,
-                role: api::session::Role::Admin,
-            };
-            session_response(env, config, &principal, Some(cookie)).await
+/// `PUT /api/session/mode`: an admin switches between live and sandbox.
+pub(crate) async fn set_mode(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let principal = signed_in(cx).await?;
+    let config = &*cx.config;
+    let session = gate::require_admin(&principal, "switch between live and sandbox")?;
+    let request: ModeRequest = json_body(&req, 4096).await?;
+    if config.keys.mode(request.mode).is_none() {
+        return Err(ModeUnavailable {
+            mode: request.mode.as_str(),
         }
-        SessionRoute::Limits => {
-            let mode = principal.mode(config);
-            let limits = with_budgets(&config.org, |b| console::limits(mode, b));
-            reply::json(200, &limits, &[])
-        }
-        SessionRoute::Keys => {
-            gate::require_admin(&principal, "see and rotate the API keys")?;
-            keys_status(env, config).await
-        }
-        SessionRoute::VerifyKey(mode) => {
-            gate::require_admin(&principal, "verify a new API key")?;
-            let (_, next) = next_key(config, mode)?;
-            let verification = verify(config, mode, next, trace).await;
-            reply::json(200, &verification, &[])
-        }
-        SessionRoute::ActivateKey(mode) => {
-            gate::require_admin(&principal, "activate a new API key")?;
-            // Activation verifies first: a key that does not work is never made active.
-            let (keys, next) = next_key(config, mode)?;
-            let verification = verify(config, mode, next, trace).await;
-            if !verification.ok {
-                return reply::json(409, &verification, &[]);
-            }
-            control::activate(env, &config.org, keys, next).await?;
-            keys_status(env, config).await
-        }
+        .into());
     }
+    let session = Session {
+        mode: request.mode,
+        ..session.clone()
+    };
+    let cookie = session.set_cookie(&config.access.session_secret, cx.facts.now);
+    let principal = Principal::User {
+        session,
+        role: api::session::Role::Admin,
+    };
+    session_response(cx.env, config, &principal, Some(cookie)).await
+}
+
+/// `GET /api/limits`: the budgets this isolate last saw.
+pub(crate) async fn limits(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let principal = signed_in(cx).await?;
+    let mode = principal.mode(&*cx.config);
+    let limits = with_budgets(&cx.config.org, |b| console::limits(mode, b));
+    reply::json(200, &limits, &[])
+}
+
+/// `GET /api/keys` (admins).
+pub(crate) async fn keys(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let principal = signed_in(cx).await?;
+    gate::require_admin(&principal, "see and rotate the API keys")?;
+    keys_status(cx.env, &cx.config).await
+}
+
+/// `POST /api/keys/{mode}/verify` (admins): one read with the next key.
+pub(crate) async fn verify_key(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let principal = signed_in(cx).await?;
+    gate::require_admin(&principal, "verify a new API key")?;
+    let mode = cx.mode_param()?;
+    let (_, next) = next_key(&cx.config, mode)?;
+    let verification = verify(&cx.config, mode, next, cx.trace).await;
+    reply::json(200, &verification, &[])
+}
+
+/// `POST /api/keys/{mode}/activate` (admins). Activation verifies first: a
+/// key that does not work is never made active.
+pub(crate) async fn activate_key(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let principal = signed_in(cx).await?;
+    gate::require_admin(&principal, "activate a new API key")?;
+    let mode = cx.mode_param()?;
+    let config = &*cx.config;
+    let (keys, next) = next_key(config, mode)?;
+    let verification = verify(config, mode, next, cx.trace).await;
+    if !verification.ok {
+        return reply::json(409, &verification, &[]);
+    }
+    control::activate(cx.env, &config.org, keys, next).await?;
+    keys_status(cx.env, config).await
 }
 
 async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> {

@@ -1,9 +1,14 @@
 //! The fetch handler: the thin layer between workerd and the features. It
-//! reads the request once, routes it (`routes`), hands it to its feature's
-//! glue, and turns every failure into the v1 envelope (an `Err` out of the
-//! fetch handler would be a plain-text 500) with one log line.
+//! reads the request once, routes it by the table (`domain::routes`),
+//! picks the settings it works with (its session's organization's, a
+//! widget's, or the deployment's), hands it to its handler (`router`), and
+//! turns every failure into the v1 envelope (an `Err` out of the fetch
+//! handler would be a plain-text 500) with one log line.
 
+use crate::context::Cx;
 use crate::error::EdgeError;
+use crate::{router, settings};
+use api::OwnId;
 use domain::access::gate::Facts;
 use domain::config::Config;
 use domain::errors::Failure;
@@ -12,7 +17,6 @@ use domain::log::RequestLog;
 use domain::orgs::OrgError;
 use domain::routes::{self, Route};
 use platform::{Incoming, Trace, header, now_ms, now_s, random_hex, reply};
-use std::cell::RefCell;
 use std::rc::Rc;
 use worker::web_sys::{Request, Response};
 use worker::{Context, Env, event};
@@ -20,23 +24,6 @@ use worker::{Context, Env, event};
 #[event(start)]
 fn start() {
     console_error_panic_hook::set_once();
-}
-
-thread_local! {
-    /// Settings never change within an isolate: parsed once, when valid.
-    static CONFIG: RefCell<Option<Rc<Config>>> = const { RefCell::new(None) };
-}
-
-pub(crate) fn config(env: &Env) -> Result<Rc<Config>, EdgeError> {
-    if let Some(config) = CONFIG.with(|c| c.borrow().clone()) {
-        return Ok(config);
-    }
-    // Secrets and vars are both strings to `var`.
-    let config = Rc::new(Config::from_lookup(|name| {
-        env.var(name).ok().map(|v| v.to_string())
-    })?);
-    CONFIG.with(|c| *c.borrow_mut() = Some(config.clone()));
-    Ok(config)
 }
 
 /// The settings of the organization the request's session names, with
@@ -57,7 +44,9 @@ async fn tenant(
         .and_then(|value| Session::decode_cached(value, &config.access.session_secret, now).ok())
         .filter(|session| !session.org.is_deployment());
     match session {
-        Some(session) => crate::orgs::session_settings(env, &config, &session, reuse, now).await,
+        Some(session) => {
+            crate::accounts::session_settings(env, &config, &session, reuse, now).await
+        }
         None => Ok(config),
     }
 }
@@ -121,29 +110,33 @@ async fn handle(
     request_id: &str,
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
-    let config = config(env)?;
+    let config = settings::config(env)?;
     let url = &incoming.url;
     let (own_origin, path, query) =
         routes::split_url(url).ok_or_else(|| RouteError::NotFound { path: url.clone() })?;
     let method = &incoming.method;
     let route = routes::route(method, path, query, &config.upstream.url)?;
     trace.route = Some(route.pattern());
+    let widget_page =
+        matches!(&route, Route::Own { endpoint, .. } if endpoint.id == OwnId::WidgetPage);
     // A widget request naming an organization (its page's link, its calls'
     // header) works with that organization's widget settings and keys; a
     // session with its organization's; the storefront's other framed calls
     // stay the deployment's whatever cookie the browser has.
-    let widget_id = match route {
-        Route::WidgetPage => routes::query_param(query, api::widget::WIDGET_PARAM),
-        _ if incoming.framed_by.is_some() => header(&req, api::widget::WIDGET_ID_HEADER),
-        _ => None,
+    let widget_id = if widget_page {
+        routes::query_param(query, api::widget::WIDGET_PARAM)
+    } else if incoming.framed_by.is_some() {
+        header(&req, api::widget::WIDGET_ID_HEADER)
+    } else {
+        None
     }
     .filter(|id| !id.is_empty());
     let config = match widget_id {
         Some(id) => match crate::widget::org_settings(env, &config, &id, now_s()).await? {
             Some(org) => org,
             // Unknown or closed: refused like an unlisted shop, saying nothing more.
-            None if matches!(route, Route::WidgetPage) => {
-                return crate::widget::page(env, None, own_origin, query).await;
+            None if widget_page => {
+                return crate::widget::framed(env, None, own_origin, query).await;
             }
             None => return Err(OrgError::NotFound.into()),
         },
@@ -165,36 +158,21 @@ async fn handle(
         framed_by: incoming.framed_by.as_deref(),
         now: now_s(),
     };
+    let mut cx = Cx {
+        env,
+        config,
+        facts,
+        param: String::new(),
+        query,
+        request_id,
+        trace,
+    };
     match route {
-        Route::Preflight(forward) => {
-            crate::upstream::forward::preflight(&config, &facts, forward.endpoint)
-        }
-        Route::V1(forward) => {
-            crate::upstream::forward::forward(req, env, &config, &facts, forward, request_id, trace)
-                .await
-        }
-        Route::Access(route) => {
-            crate::access::handle(route, req, env, &config, &facts, request_id, trace).await
-        }
-        Route::Webhooks(route) => {
-            crate::webhooks::handle(route, req, env, &config, &facts, query, request_id, trace)
-                .await
-        }
-        Route::LabelPdf { id, inline } => {
-            crate::label_pdf::pdf(&id, inline, env, &config, &facts, trace).await
-        }
-        Route::WidgetPage => {
-            crate::widget::page(env, Some(&config.widget), own_origin, query).await
-        }
-        Route::Jobs(route) => {
-            crate::jobs::endpoints::handle(route, req, env, &config, &facts, query, trace).await
-        }
-        Route::Orgs(route) => {
-            crate::orgs::handle(route, req, env, &config, &facts, request_id, trace).await
-        }
-        Route::OrgWebhook(org) => {
-            let config = crate::orgs::org_settings(env, &config, org).await?;
-            crate::webhooks::receive(req, env, &config, trace).await
+        Route::Preflight(forward) => crate::forward::preflight(&cx, forward.endpoint),
+        Route::V1(forward) => crate::forward::forward(req, &mut cx, forward).await,
+        Route::Own { endpoint, param } => {
+            cx.param = param;
+            router::own(endpoint, req, &mut cx).await
         }
     }
 }

@@ -3,28 +3,22 @@
 //! service's origin, streamed back from ours.
 
 use crate::access::signed_in;
+use crate::context::Cx;
 use crate::error::EdgeError;
-use crate::upstream::forward;
+use crate::forward;
 use api::LabelDetails;
-use domain::access::gate::Facts;
-use domain::config::Config;
 use domain::label_pdf::LabelPdfUnavailable;
-use domain::label_pdf::{content_disposition, pdf_source};
+use domain::label_pdf::{content_disposition, inline, pdf_source};
 use domain::upstream::proxy;
+use platform::reply;
 use platform::send;
-use platform::{Trace, reply};
-use worker::Env;
-use worker::web_sys::Response;
+use worker::web_sys::{Request, Response};
 
-pub(crate) async fn pdf(
-    id: &str,
-    inline: bool,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    let principal = &signed_in(env, config, facts, trace).await?;
+/// `GET /api/labels/{id}/pdf`, a download or (`?inline=1`) to view.
+pub(crate) async fn pdf(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let principal = &signed_in(cx).await?;
+    let (env, config, id, trace) = (cx.env, &*cx.config, cx.param.as_str(), &mut *cx.trace);
+    let inline = inline(cx.query);
     let forward = proxy::plan(
         "GET",
         &format!("/api/v1/labels/{id}"),

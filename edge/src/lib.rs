@@ -1,7 +1,9 @@
 //! The main Worker: serves the app, signs people in, forwards only v1 and
 //! protects money and limits. Each module serves one feature's endpoints
 //! or holds one of its Durable Objects; what they decide is `domain`'s, how
-//! they talk to workerd is `platform`'s. `entry` is the fetch handler.
+//! they talk to workerd is `platform`'s. `entry` is the fetch handler,
+//! `router` the table of the Worker's own endpoints, `context` what every
+//! handler is given.
 //!
 //! Compiled for workerd only (wasm32): natively the crate is empty.
 #![cfg(target_arch = "wasm32")]
@@ -20,14 +22,19 @@
 )]
 
 mod access;
+mod accounts;
+mod context;
 mod control;
 mod dashboard;
 mod entry;
 mod error;
+mod forward;
 mod jobs;
 mod label_pdf;
 mod orgs;
 mod purchases;
+mod router;
+mod settings;
 mod upstream;
 mod webhooks;
 mod widget;

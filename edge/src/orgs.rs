@@ -1,286 +1,36 @@
-//! The main Worker's side of organizations (`wire`): the membership check
-//! on every request of an organization's session, and the organization
-//! endpoints forwarded to the accounts Worker after the origin and session
-//! checks; a sign-in it answers becomes a session cookie here.
+//! The organizations' endpoints (`api::orgs`), the accounts Worker's:
+//! forwarded after the origin and session checks; a sign-in it answers
+//! becomes a session cookie here.
 
-use api::orgs::{AccountId, OrgId};
-use api::session::KeySlot;
-use api::{ApiKey, KeyEnv};
-use domain::access::AccessError;
-use domain::errors::Failure;
+use api::Caller as Who;
+use domain::access::gate::{self, Principal};
+use domain::access::{AccessError, SignInReason};
 use domain::orgs::OrgError;
-use worker::Env;
+use domain::orgs::member_checks;
+use domain::orgs::wire::Started;
 use worker::web_sys::{Request, Response};
 
-use std::rc::Rc;
-
-use crate::access::{session_response, signed_in};
+use crate::access::{signed_in, start};
+use crate::accounts;
+use crate::context::Cx;
 use crate::error::EdgeError;
-use domain::access::SignInReason;
-use domain::access::gate::{self, Facts, Principal};
-use domain::access::session::{SESSION_SECONDS, Session};
-use domain::config::Config;
-use domain::orgs::member_checks::{self, MemberChecks};
-use domain::orgs::wire::{self, Caller, Checked, Me, Record, Started};
-use domain::routes::OrgsRoute;
-use domain::upstream::keys::{Keys, ModeKeys};
-use platform::js::{lines, with_headers};
-use platform::objects::new_request;
-use platform::{Trace, now_s, random_hex};
 
-fn caller(session: &Session) -> Option<Caller> {
-    Some(Caller {
-        org: session.org.clone(),
-        account: AccountId::parse(&session.user)?,
-    })
-}
-
-/// One request to the accounts Worker.
-async fn fetch(env: &Env, request: worker::Request) -> Result<worker::Response, EdgeError> {
-    let service = env.service(wire::BINDING).map_err(|e| {
-        worker::console_error!("service binding {} missing: {e}", wire::BINDING);
-        OrgError::Unavailable
-    })?;
-    service
-        .fetch_request(request)
-        .await
-        .map_err(|_| OrgError::Unavailable.into())
-}
-
-/// One of the accounts Worker's own reads (about the caller or the
-/// organization `header` names): its status and body.
-async fn send(env: &Env, url: &str, header: (&str, &str)) -> Result<(u16, String), EdgeError> {
-    let unavailable = || OrgError::Unavailable;
-    let headers = [header];
-    let request = new_request(url, "POST", &headers, None).ok_or_else(unavailable)?;
-    let mut response = fetch(env, request).await?;
-    let text = response.text().await.map_err(|_| unavailable())?;
-    Ok((response.status_code(), text))
-}
-
-/// The settings of a request of `org`: the deployment-wide ones with the
-/// organization's keys, and the person's role if the accounts Worker was
-/// asked about a caller (`header` names the caller or the organization).
-async fn settings(
-    env: &Env,
-    base: &Config,
-    org: OrgId,
-    url: &str,
-    header: (&str, &str),
-) -> Result<Config, EdgeError> {
-    let (status, text) = send(env, url, header).await?;
-    let checked = (status == 200)
-        .then(|| Checked::decode(&text))
-        .flatten()
-        .ok_or(OrgError::Unavailable)?;
-    let mut config = base.for_org(org);
-    config.member = checked.role;
-    let (mut live, mut sandbox): (Option<ModeKeys>, Option<ModeKeys>) = (None, None);
-    // Current keys come before next ones (the object lists them by mode, then slot).
-    for key in checked.keys {
-        let opened = ApiKey::parse(&key.key).map_err(|_| OrgError::Unavailable)?;
-        let slot = match key.mode {
-            KeyEnv::Live => &mut live,
-            KeyEnv::Sandbox => &mut sandbox,
-        };
-        match (key.slot, slot.as_mut()) {
-            (KeySlot::Current, _) => {
-                *slot = Some(ModeKeys {
-                    mode: key.mode,
-                    current: opened,
-                    next: None,
-                    scopes: key.scopes,
-                })
-            }
-            (KeySlot::Next, Some(keys)) => keys.next = Some(opened),
-            (KeySlot::Next, None) => {}
-        }
-    }
-    config.keys = Keys::of(live, sandbox);
-    for (slot, secret) in checked.webhook {
-        let secret = Some(secret.into_bytes());
-        match slot {
-            KeySlot::Current => config.webhook.current = secret,
-            KeySlot::Next => config.webhook.next = secret,
-        }
-    }
-    if let Some(widget) = checked.widget {
-        config.widget.origins = widget.origins;
-        config.widget.share = widget.share;
-        config.widget.ship_from = widget.ship_from;
-        config.widget.fallback = widget.fallback;
-    }
-    Ok(config)
-}
-
-thread_local! {
-    static CHECKS: std::cell::RefCell<MemberChecks<Rc<Config>>> = Default::default();
-}
-
-/// The settings of a request of `session`: its organization's, with its
-/// keys and the person's role as the organization's object says
-/// (`member` is `None` once they are no longer a member): now, or for a
-/// read (`reuse`), as it said moments ago (`member_checks`).
-pub(crate) async fn session_settings(
-    env: &Env,
-    base: &Config,
-    session: &Session,
-    reuse: bool,
-    now: u64,
-) -> Result<Rc<Config>, EdgeError> {
-    // A session that names no account is no member's.
-    let Some(caller) = caller(session) else {
-        return Ok(Rc::new(base.for_org(session.org.clone())));
-    };
-    if let Some(config) = reuse
-        .then(|| CHECKS.with(|c| c.borrow().seen(&caller.org, &caller.account, now)))
-        .flatten()
-    {
-        return Ok(config);
-    }
-    let header = caller.header();
-    let header = (wire::CALLER_HEADER, header.as_str());
-    let config = Rc::new(settings(env, base, session.org.clone(), wire::CHECK_URL, header).await?);
-    if config.member.is_some() {
-        CHECKS.with(|c| {
-            c.borrow_mut()
-                .remember(&caller.org, &caller.account, config.clone(), now)
-        });
-    }
-    Ok(config)
-}
-
-/// An organization's settings with its keys and webhook secrets, for its
-/// batch jobs, its webhook deliveries and a new session.
-pub(crate) async fn org_settings(
-    env: &Env,
-    base: &Config,
-    org: OrgId,
-) -> Result<Config, EdgeError> {
-    let named = org.to_string();
-    settings(env, base, org, wire::KEYS_URL, (wire::ORG_HEADER, &named)).await
-}
-
-/// Adds a money decision of `session`'s person to their organization's
-/// audit log. The decision stands either way (the money is committed);
-/// a miss is logged for the operator, naming the entry.
-pub(crate) async fn record(env: &Env, session: &Session, record: &Record) {
-    let Some(caller) = caller(session).filter(|_| !session.org.is_deployment()) else {
-        return;
-    };
-    let caller = caller.header();
-    let headers = [(wire::CALLER_HEADER, caller.as_str())];
-    let body = record.encode();
-    let sent = match new_request(wire::RECORD_URL, "POST", &headers, Some(&body)) {
-        Some(request) => fetch(env, request).await.map(|r| r.status_code()),
-        None => Err(OrgError::Unavailable.into()),
-    };
-    if !matches!(sent, Ok(204)) {
-        let why = sent.map_or_else(|e| e.code().to_string(), |status| status.to_string());
-        worker::console_error!(
-            "an audit entry was not recorded ({why}; {}): {}",
-            record.action.as_str(),
-            record.detail
-        );
-    }
-}
-
-/// An organization's settings for its storefront widget: its keys and its
-/// widget's (`crate::widget` keeps them briefly per isolate).
-pub(crate) async fn widget_settings(
-    env: &Env,
-    base: &Config,
-    org: OrgId,
-) -> Result<Config, EdgeError> {
-    let named = org.to_string();
-    settings(env, base, org, wire::WIDGET_URL, (wire::ORG_HEADER, &named)).await
-}
-
-/// Who the person is and their organizations, for the session answer.
-pub(crate) async fn me(env: &Env, session: &Session) -> Result<Me, EdgeError> {
-    let ended = || AccessError::SignInRequired(SignInReason::SessionEnded);
-    let header = caller(session).ok_or_else(ended)?.header();
-    let (status, text) = send(env, wire::ME_URL, (wire::CALLER_HEADER, &header)).await?;
-    if status != 200 {
-        return Err(OrgError::Unavailable.into());
-    }
-    // An empty answer: no longer a member.
-    if text.is_empty() {
-        return Err(ended().into());
-    }
-    Me::decode(&text).ok_or(OrgError::Unavailable.into())
-}
-
-/// Starts the session the accounts Worker answered and answers as `GET /api/session`.
-async fn start(
-    env: &Env,
-    config: &Config,
-    started: Started,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    let now = now_s();
-    let org_config = org_settings(env, config, started.org.clone()).await?;
-    let session = Session {
-        sid: random_hex(16)?,
-        org: started.org,
-        user: started.account.to_string(),
-        role: started.role,
-        mode: org_config.keys.default_mode(),
-        expires_at: now + SESSION_SECONDS,
-    };
-    let cookie = session.set_cookie(&config.access.session_secret, now);
-    let principal = Principal::User {
-        session,
-        role: started.role,
-    };
-    trace.caller(&principal);
-    session_response(env, &org_config, &principal, Some(cookie)).await
-}
-
-/// `POST /api/session` with a personal access token: the accounts Worker
-/// checks it; its refusals pass on as it made them.
-pub(crate) async fn token_sign_in(
-    env: &Env,
-    config: &Config,
-    token: &str,
-    address: Option<String>,
-    request_id: &str,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    let mut headers = vec![(wire::REQUEST_ID_HEADER, request_id)];
-    if let Some(address) = &address {
-        headers.push(("CF-Connecting-IP", address));
-    }
-    let request =
-        new_request(wire::TOKEN_URL, "POST", &headers, Some(token)).ok_or(OrgError::Unavailable)?;
-    let mut answer = fetch(env, request).await?;
-    if answer.status_code() != 200 {
-        return Ok(answer.into());
-    }
-    let text = answer.text().await.map_err(|_| OrgError::Unavailable)?;
-    let started = Started::decode(&text).ok_or(OrgError::Unavailable)?;
-    start(env, config, started, trace).await
-}
-
-pub(crate) async fn handle(
-    route: OrgsRoute,
+/// `who` is the endpoint's caller (`api::OWN_ENDPOINTS`).
+pub(crate) async fn forward(
     req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    request_id: &str,
-    trace: &mut Trace,
+    cx: &mut Cx<'_>,
+    who: Who,
 ) -> Result<Response, EdgeError> {
     // Writes (sign-ins included: login CSRF) only from our own page; a
     // browser sends no Origin on a same-origin GET, so reads go by the cookie.
-    gate::check_same_origin(facts)?;
-    let session = if !route.is_anonymous() {
-        let principal = signed_in(env, config, facts, trace).await?;
+    gate::check_same_origin(&cx.facts)?;
+    let session = if who.acts_for_session() {
+        let principal = signed_in(cx).await?;
         let Principal::User { session, .. } = principal else {
             return Err(AccessError::SignInRequired(SignInReason::NoSession).into());
         };
         // The deployment's own organization has its people in settings.
-        if session.org.is_deployment() && route != OrgsRoute::SwitchOrg {
+        if session.org.is_deployment() && who != Who::SessionStartsSession {
             return Err(OrgError::ManagedBySettings.into());
         }
         Some(session)
@@ -288,32 +38,30 @@ pub(crate) async fn handle(
         None
     };
     let caller = match &session {
-        Some(session) => Some(caller(session).ok_or(OrgError::NotFound)?.header()),
+        Some(session) => Some(
+            accounts::caller(session)
+                .ok_or(OrgError::NotFound)?
+                .header(),
+        ),
         None => None,
     };
-    // The request goes on as it came (the accounts Worker reads the same
-    // path and body, and the client address), naming this request and the caller.
-    let mut added = vec![(wire::REQUEST_ID_HEADER, request_id)];
-    if let Some(caller) = &caller {
-        added.push((wire::CALLER_HEADER, caller));
-    }
-    let forwarded = with_headers(&req, &lines(added));
-    let mut answer = fetch(env, worker::Request::from(forwarded)).await?;
-    if route.starts_session() && answer.status_code() == 200 {
+    let env = cx.env;
+    let mut answer = accounts::forward(env, &req, cx.request_id, caller.as_deref()).await?;
+    if who.starts_session() && answer.status_code() == 200 {
         let text = answer.text().await.map_err(|_| OrgError::Unavailable)?;
         let started = Started::decode(&text).ok_or(OrgError::Unavailable)?;
         if let Some(old) = &session {
             // One cookie, one organization: the switched-from session ends.
             crate::control::revoke(env, &old.org, &old.sid, old.expires_at).await?;
         }
-        return start(env, config, started, trace).await;
+        return start(env, &cx.config, started, cx.trace).await;
     }
     // A change made here counts from this isolate's next request.
     if let Some(session) = &session
         && !member_checks::may_reuse(&req.method(), None)
         && (200..300).contains(&answer.status_code())
     {
-        CHECKS.with(|c| c.borrow_mut().forget(&session.org));
+        accounts::forget(&session.org);
     }
     // Answers and refusals pass through as the accounts Worker made them
     // (its envelopes carry this request's id and any `Retry-After`).

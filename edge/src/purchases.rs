@@ -6,7 +6,7 @@ use domain::upstream::UpstreamError;
 pub(crate) mod records;
 
 use crate::error::EdgeError;
-use crate::upstream::call;
+use crate::upstream;
 use api::KeyEnv;
 use domain::config::Config;
 use domain::purchases::{Begin, BeginCall, FinishCall, Purchases, check_key};
@@ -62,19 +62,13 @@ impl Purchase<'_> {
             }
             .into()),
             Begin::Proceed => {
-                let result = match call::call(
-                    env,
-                    config,
-                    self.mode,
-                    self.forward,
-                    self.body,
-                    trace,
-                )
-                .await
-                {
-                    Ok(called) => called.read(env).await,
-                    Err(e) => Err(e),
-                };
+                let result =
+                    match upstream::call(env, config, self.mode, self.forward, self.body, trace)
+                        .await
+                    {
+                        Ok(called) => called.read(env).await,
+                        Err(e) => Err(e),
+                    };
                 // An unanswered purchase is remembered as such, so a repeat cannot buy again.
                 let stored = match &result {
                     Ok(response) => response.clone(),

@@ -2,17 +2,20 @@
 //! Verdicts come from `webhooks`; the store is the `WebhookInbox` object.
 
 use crate::access::signed_in;
+use crate::context::Cx;
 use crate::error::EdgeError;
 use api::inbox::{MAX_BODY_BYTES, RejectReason, VerifyRequest};
+use api::orgs::OrgId;
 use api::webhooks::SIGNATURE_HEADER;
 use api::{KeyEnv, Scope};
-use domain::access::gate::{self, Facts, Principal};
+use domain::access::gate::{self, Principal};
 use domain::config::Config;
 use domain::errors::BadBody;
 use domain::errors::Failure;
 use domain::errors::RouteError;
 use domain::objects::Object;
-use domain::routes::{InboxRoute, WebhooksRoute, query_param};
+use domain::orgs::OrgError;
+use domain::routes::query_param;
 use domain::upstream::StoredResponse;
 use domain::webhooks;
 use domain::webhooks::WebhookError;
@@ -23,10 +26,20 @@ use platform::{Trace, body_bytes, header, json_body};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
-/// `POST /hooks/v1/label-created` (the deployment's) or
-/// `…/label-created/{org}` (with that organization's settings): verify
-/// with its secrets, store once in its inbox, answer fast.
-pub(crate) async fn receive(
+/// `POST /hooks/v1/label-created`: the deployment's deliveries.
+pub(crate) async fn receive(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    received(req, cx.env, &cx.config, cx.trace).await
+}
+
+/// `POST /hooks/v1/label-created/{org}`: with that organization's settings.
+pub(crate) async fn receive_for_org(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let org = OrgId::parse(&cx.param).ok_or(OrgError::NotFound)?;
+    let config = crate::accounts::org_settings(cx.env, &cx.config, org).await?;
+    received(req, cx.env, &config, cx.trace).await
+}
+
+/// Verify with the secrets of `config`, store once in its inbox, answer fast.
+async fn received(
     req: Request,
     env: &Env,
     config: &Config,
@@ -58,7 +71,7 @@ pub(crate) async fn receive(
                 label: serde_json::to_string(&label).map_err(|_| WebhookError::InboxUnavailable)?,
                 slot,
             };
-            let accepted = ask::<InboxStore, _>(env, &inbox(config), call).await?;
+            let accepted = ask::<InboxStore, _>(env, &inbox_of(config), call).await?;
             reply::json(
                 200,
                 &Receipt {
@@ -77,7 +90,7 @@ pub(crate) async fn receive(
                 body_bytes: body_len,
             };
             // The refusal stands even if it could not be recorded.
-            if let Err(e) = ask::<InboxStore, _>(env, &inbox(config), call).await {
+            if let Err(e) = ask::<InboxStore, _>(env, &inbox_of(config), call).await {
                 worker::console_error!("a refused delivery was not recorded: {}", e.code());
             }
             Err(WebhookError::Refused(reason).into())
@@ -88,7 +101,7 @@ pub(crate) async fn receive(
 /// The inbox endpoints need the read scope of labels, like the upstream's
 /// own delivery log, and show the session's mode only.
 /// The organization's inbox.
-fn inbox(config: &Config) -> String {
+fn inbox_of(config: &Config) -> String {
     domain::orgs::object_name(&config.org, domain::orgs::Named::Inbox)
 }
 
@@ -96,74 +109,88 @@ fn readable(principal: &Principal, config: &Config) -> Result<KeyEnv, EdgeError>
     gate::require(principal, config, &[Scope::LabelsRead]).map_err(EdgeError::from)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn handle(
-    route: WebhooksRoute,
-    req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    query: Option<&str>,
-    request_id: &str,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    let route = match route {
-        WebhooksRoute::Receive => return receive(req, env, config, trace).await,
-        WebhooksRoute::Dashboard(route) => route,
-    };
-    let principal = signed_in(env, config, facts, trace).await?;
-    let mode = readable(&principal, config)?;
-    let sandbox = mode == KeyEnv::Sandbox;
-    let needle = webhooks::search_needle(query_param(query, "q").as_deref());
-    match route {
-        InboxRoute::Inbox => {
-            let state = query_param(query, "state");
-            let call = ReadInbox {
-                sandbox,
-                needle,
-                accepted: state.as_deref() != Some("rejected"),
-                rejected: state.as_deref() != Some("accepted"),
-            };
-            let mut inbox = ask::<InboxStore, _>(env, &inbox(config), call).await?;
-            inbox.receiving = !config.webhook.is_empty();
-            reply::json(200, &inbox, &[])
-        }
-        InboxRoute::Verify => {
-            let pasted: VerifyRequest = json_body(&req, 2 * MAX_BODY_BYTES).await?;
-            reply::json(200, &webhooks::verify_pasted(&config.webhook, &pasted), &[])
-        }
-        InboxRoute::Insights => {
-            let resp = read(env, config, "insights", mode, query, request_id).await?;
-            buffered(resp).await
-        }
-        InboxRoute::History => {
-            let mode = asked_mode(&principal, config, mode, query)?;
-            let resp = read(env, config, "history", mode, query, request_id).await?;
-            buffered(resp).await
-        }
-        InboxRoute::Export => {
-            let mode = asked_mode(&principal, config, mode, query)?;
-            // The CSV streams through, page by page, never held whole here.
-            Ok(read(env, config, "export", mode, query, request_id)
-                .await?
-                .into())
-        }
-        InboxRoute::Live => {
-            // A cross-site page must not open the feed with our cookie.
-            gate::require_own_origin(facts)?;
-            if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
-                return Err(RouteError::UpgradeRequired.into());
-            }
-            live(env, config, mode).await
-        }
-    }
+/// A dashboard read of the inbox or the ledger: the signed-in caller's
+/// readable mode (`labels:read`, like the upstream's own delivery log).
+async fn reader(cx: &mut Cx<'_>) -> Result<(Principal, KeyEnv), EdgeError> {
+    let principal = signed_in(cx).await?;
+    let mode = readable(&principal, &cx.config)?;
+    Ok((principal, mode))
 }
 
-/// The inbox keeps the feed's socket, tagged with the session's mode.
-async fn live(env: &Env, config: &Config, mode: KeyEnv) -> Result<Response, EdgeError> {
+/// `GET /api/webhooks/inbox`: the session's mode's deliveries and refusals.
+pub(crate) async fn inbox(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = reader(cx).await?;
+    let query = cx.query;
+    let state = query_param(query, "state");
+    let call = ReadInbox {
+        sandbox: mode == KeyEnv::Sandbox,
+        needle: webhooks::search_needle(query_param(query, "q").as_deref()),
+        accepted: state.as_deref() != Some("rejected"),
+        rejected: state.as_deref() != Some("accepted"),
+    };
+    let mut inbox = ask::<InboxStore, _>(cx.env, &inbox_of(&cx.config), call).await?;
+    inbox.receiving = !cx.config.webhook.is_empty();
+    reply::json(200, &inbox, &[])
+}
+
+/// `POST /api/webhooks/verify`: does a pasted delivery verify with the secrets?
+pub(crate) async fn verify(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    reader(cx).await?;
+    let pasted: VerifyRequest = json_body(&req, 2 * MAX_BODY_BYTES).await?;
+    reply::json(
+        200,
+        &webhooks::verify_pasted(&cx.config.webhook, &pasted),
+        &[],
+    )
+}
+
+/// `GET /api/insights`.
+pub(crate) async fn insights(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = reader(cx).await?;
+    let resp = read(
+        cx.env,
+        &cx.config,
+        "insights",
+        mode,
+        cx.query,
+        cx.request_id,
+    )
+    .await?;
+    buffered(resp).await
+}
+
+/// `GET /api/labels` (the label history), of the mode `?mode=` asks for.
+pub(crate) async fn history(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (principal, mode) = reader(cx).await?;
+    let mode = asked_mode(&principal, &cx.config, mode, cx.query)?;
+    let resp = read(cx.env, &cx.config, "history", mode, cx.query, cx.request_id).await?;
+    buffered(resp).await
+}
+
+/// `GET /api/labels/export`: the CSV streams through, page by page, never
+/// held whole here.
+pub(crate) async fn export(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (principal, mode) = reader(cx).await?;
+    let mode = asked_mode(&principal, &cx.config, mode, cx.query)?;
+    Ok(
+        read(cx.env, &cx.config, "export", mode, cx.query, cx.request_id)
+            .await?
+            .into(),
+    )
+}
+
+/// `GET /api/webhooks/live`: the inbox keeps the feed's socket, tagged
+/// with the session's mode.
+pub(crate) async fn live(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = reader(cx).await?;
+    // A cross-site page must not open the feed with our cookie.
+    gate::require_own_origin(&cx.facts)?;
+    if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
+        return Err(RouteError::UpgradeRequired.into());
+    }
     upgrade::<InboxStore>(
-        env,
-        &inbox(config),
+        cx.env,
+        &inbox_of(&cx.config),
         &format!("{}?mode={mode}", domain::webhooks::LIVE_URL),
     )
     .await
@@ -224,7 +251,7 @@ async fn read(
     query: Option<&str>,
     request_id: &str,
 ) -> Result<worker::Response, EdgeError> {
-    let stub = stub::<InboxStore>(env, &inbox(config))?;
+    let stub = stub::<InboxStore>(env, &inbox_of(config))?;
     let url = format!(
         "{}{kind}/{mode}?{}",
         domain::webhooks::READ_URL,

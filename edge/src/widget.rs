@@ -5,6 +5,7 @@ use domain::errors::RouteError;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::context::Cx;
 use crate::dashboard::asset;
 use crate::error::EdgeError;
 use api::orgs::OrgId;
@@ -15,7 +16,7 @@ use domain::widget::tenants::Recent;
 use worker::Env;
 use worker::wasm_bindgen::JsValue;
 use worker::wasm_bindgen_futures::JsFuture;
-use worker::web_sys::{Headers, Response, ResponseInit};
+use worker::web_sys::{Headers, Request, Response, ResponseInit};
 
 thread_local! {
     static ORGS: RefCell<Recent<Option<Rc<Config>>>> = RefCell::new(Recent::default());
@@ -36,7 +37,7 @@ pub(crate) async fn org_settings(
     if let Some(known) = ORGS.with(|o| o.borrow().get(&org, now)) {
         return Ok(known);
     }
-    let config = crate::orgs::widget_settings(env, base, org.clone()).await?;
+    let config = crate::accounts::widget_settings(env, base, org.clone()).await?;
     let found = (!config.widget.origins.is_empty()).then(|| Rc::new(config));
     ORGS.with(|o| o.borrow_mut().put(org, found.clone(), now));
     Ok(found)
@@ -47,7 +48,19 @@ pub(crate) async fn org_settings(
 /// its link names when that shop is one of the widget's origins; otherwise
 /// (or with no `widget` to show) a 403 nobody can frame (opened directly,
 /// it tells the shop owner what to set).
-pub(crate) async fn page(
+pub(crate) async fn page(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    framed(
+        cx.env,
+        Some(&cx.config.widget),
+        cx.facts.own_origin,
+        cx.query,
+    )
+    .await
+}
+
+/// The page for `widget` (`None`: an unknown or closed widget id, refused
+/// like an unlisted shop).
+pub(crate) async fn framed(
     env: &Env,
     widget: Option<&WidgetSettings>,
     own_origin: &str,

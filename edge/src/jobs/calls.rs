@@ -12,7 +12,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use worker::Env;
 
 use crate::error::EdgeError;
-use crate::upstream::call;
+use crate::upstream;
 use domain::config::Config;
 use domain::jobs::engine::{Answer, Call, Outcome};
 use domain::upstream::budget::Window;
@@ -101,7 +101,7 @@ impl Caller<'_> {
             Err(e) => return (failure(e, request_id), None),
         };
         let mut trace = Trace::default();
-        let called = match call::call(
+        let called = match upstream::call(
             self.env,
             self.config,
             self.mode,

@@ -3,13 +3,14 @@
 //! watching needs `batches:read` (and `labels:read` for the label PDFs).
 
 use crate::access::signed_in;
+use crate::context::Cx;
 use crate::control;
 use crate::error::EdgeError;
 use api::jobs::{Approval, CreateJob, Job, MAX_PAGE_ROWS, RowState};
 use api::validation::{MAX_BODY_BYTES, parse_json};
-use api::{EndpointId, KeyEnv, Scope};
+use api::{EndpointId, KeyEnv, OwnId, Scope};
 use domain::access::AccessError;
-use domain::access::gate::{self, Facts, Principal};
+use domain::access::gate::{self, Principal};
 use domain::config::Config;
 use domain::errors::BadBody;
 use domain::errors::RouteError;
@@ -20,12 +21,12 @@ use domain::label_pdf::pdf_source;
 use domain::orgs::wire::Record;
 use domain::orgs::{Named, object_name};
 use domain::prints::{self, LabelSource, PDF_TYPE, PRINT_URL, PrintRequest, Unprinted};
-use domain::routes::{JobAction, JobsRoute, query_param};
+use domain::routes::query_param;
 use domain::upstream::budget::with_budgets;
 use platform::js::{lines, pass_through};
 use platform::objects::{ask, new_request, upgrade};
 use platform::reply::response_header_pairs;
-use platform::{Trace, body_bytes, header, random_hex, reply};
+use platform::{body_bytes, header, random_hex, reply};
 use worker::Env;
 use worker::web_sys::{Request, Response};
 
@@ -55,119 +56,158 @@ async fn job(
         .ok_or_else(|| JobError::NotFound { id: id.to_string() }.into())
 }
 
-pub(crate) async fn handle(
-    route: JobsRoute,
-    req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
-    query: Option<&str>,
-    trace: &mut Trace,
-) -> Result<Response, EdgeError> {
-    let principal = signed_in(env, config, facts, trace).await?;
-    match route {
-        JobsRoute::Create => {
-            let mode = gate::require(&principal, config, &RUN)?;
-            create(req, env, config, mode, &principal).await
+/// The signed-in caller of a job endpoint and the mode they may use with `scopes`.
+async fn caller(cx: &mut Cx<'_>, scopes: &[Scope]) -> Result<(Principal, KeyEnv), EdgeError> {
+    let principal = signed_in(cx).await?;
+    let mode = gate::require(&principal, &*cx.config, scopes)?;
+    Ok((principal, mode))
+}
+
+/// `POST /api/jobs`: a checked import becomes a job (nothing is bought yet).
+pub(crate) async fn create(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (principal, mode) = caller(cx, &RUN).await?;
+    new_job(req, cx.env, &cx.config, mode, &principal).await
+}
+
+/// `GET /api/jobs`: one read, the control store keeps every job's summary.
+pub(crate) async fn list(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = caller(cx, &WATCH).await?;
+    let jobs = control::list_jobs(cx.env, &cx.config.org, mode).await?;
+    reply::json(200, &api::jobs::JobList { jobs }, &[])
+}
+
+pub(crate) async fn get(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = caller(cx, &WATCH).await?;
+    reply::json(200, &job(cx.env, &cx.config, &cx.param, mode).await?, &[])
+}
+
+/// A page of the job's rows; a page of another mode's job is not shown.
+pub(crate) async fn rows(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = caller(cx, &WATCH).await?;
+    let (env, config, id, query) = (cx.env, &cx.config, &cx.param, cx.query);
+    job(env, config, id, mode).await?;
+    let number = |name: &str, default: u32| {
+        query_param(query, name)
+            .map(|v| v.parse::<u32>().map_err(|_| name.to_string()))
+            .transpose()
+            .map(|v| v.unwrap_or(default))
+    };
+    let state = match query_param(query, "state") {
+        None => None,
+        Some(s) => Some(RowState::from_name(&s).ok_or_else(|| bad_query("state", &s))?),
+    };
+    let offset = number("offset", 0).map_err(|n| bad_query(&n, "offset"))?;
+    let limit = number("limit", 200).map_err(|n| bad_query(&n, "limit"))?;
+    let page = ask::<Jobs, _>(
+        env,
+        &named(config, id),
+        Rows {
+            state,
+            offset,
+            limit: limit.clamp(1, MAX_PAGE_ROWS),
+        },
+    )
+    .await?
+    .ok_or(JobError::NotFound { id: id.clone() })?;
+    reply::json(200, &page, &[])
+}
+
+/// A merchant's action without a body (start, approve, retry, release,
+/// cancel), as the endpoint `id` names it.
+pub(crate) async fn act(req: Request, cx: &mut Cx<'_>, id: OwnId) -> Result<Response, EdgeError> {
+    let action = match id {
+        OwnId::ApproveJob => Action::Approve,
+        OwnId::RetryJob => Action::Retry,
+        OwnId::ReleaseJob => Action::Release,
+        OwnId::CancelJob => Action::Cancel,
+        _ => Action::Start,
+    };
+    acted(req, cx, Asked::Plain(action)).await
+}
+
+/// The merchant's decisions on rows the job could not settle alone.
+pub(crate) async fn decide(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    acted(req, cx, Asked::Decide).await
+}
+
+/// Released rows bought again, acknowledged (`api::jobs`).
+pub(crate) async fn retry_released(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    acted(req, cx, Asked::RetryReleased).await
+}
+
+/// An action as its path names it; one with a body reads it once the
+/// caller may act on the job.
+enum Asked {
+    Plain(Action),
+    Decide,
+    RetryReleased,
+}
+
+async fn acted(req: Request, cx: &mut Cx<'_>, asked: Asked) -> Result<Response, EdgeError> {
+    let (principal, mode) = caller(cx, &RUN).await?;
+    let (env, config, id) = (cx.env, &cx.config, &cx.param);
+    job(env, config, id, mode).await?;
+    let action = match asked {
+        Asked::Plain(action) => action,
+        Asked::Decide => {
+            Action::Decide(parse_json(&body_bytes(&req).await).map_err(BadBody::Invalid)?)
         }
-        JobsRoute::List => {
-            let mode = gate::require(&principal, config, &WATCH)?;
-            let jobs = control::list_jobs(env, &config.org, mode).await?;
-            // One read: the control store keeps every job's summary.
-            reply::json(200, &api::jobs::JobList { jobs }, &[])
+        Asked::RetryReleased => {
+            Action::RetryReleased(parse_json(&body_bytes(&req).await).map_err(BadBody::Invalid)?)
         }
-        JobsRoute::Get(id) => {
-            let mode = gate::require(&principal, config, &WATCH)?;
-            reply::json(200, &job(env, config, &id, mode).await?, &[])
-        }
-        JobsRoute::Rows(id) => {
-            let mode = gate::require(&principal, config, &WATCH)?;
-            // A page of another mode's job is not shown.
-            job(env, config, &id, mode).await?;
-            let number = |name: &str, default: u32| {
-                query_param(query, name)
-                    .map(|v| v.parse::<u32>().map_err(|_| name.to_string()))
-                    .transpose()
-                    .map(|v| v.unwrap_or(default))
-            };
-            let state = match query_param(query, "state") {
-                None => None,
-                Some(s) => Some(RowState::from_name(&s).ok_or_else(|| bad_query("state", &s))?),
-            };
-            let offset = number("offset", 0).map_err(|n| bad_query(&n, "offset"))?;
-            let limit = number("limit", 200).map_err(|n| bad_query(&n, "limit"))?;
-            let page = ask::<Jobs, _>(
-                env,
-                &named(config, &id),
-                Rows {
-                    state,
-                    offset,
-                    limit: limit.clamp(1, MAX_PAGE_ROWS),
-                },
-            )
-            .await?
-            .ok_or(JobError::NotFound { id })?;
-            reply::json(200, &page, &[])
-        }
-        JobsRoute::Act(id, action) => {
-            let mode = gate::require(&principal, config, &RUN)?;
-            job(env, config, &id, mode).await?;
-            let action = match action {
-                JobAction::Start => Action::Start,
-                JobAction::Approve => Action::Approve,
-                JobAction::Retry => Action::Retry,
-                JobAction::Release => Action::Release,
-                JobAction::Cancel => Action::Cancel,
-                JobAction::Decide => {
-                    Action::Decide(parse_json(&body_bytes(&req).await).map_err(BadBody::Invalid)?)
-                }
-                JobAction::RetryReleased => Action::RetryReleased(
-                    parse_json(&body_bytes(&req).await).map_err(BadBody::Invalid)?,
-                ),
-            };
-            let approving = matches!(action, Action::Approve);
-            match ask::<Jobs, _>(env, &named(config, &id), Act { action }).await? {
-                Acted::Done { job } => {
-                    if approving {
-                        audit_approval(env, &principal, &job).await;
-                    }
-                    reply::json(200, &job, &[])
-                }
-                Acted::Refused { reason } => Err(JobError::ActionRefused { reason }.into()),
-                Acted::Missing => Err(JobError::NotFound { id }.into()),
+    };
+    let approving = matches!(action, Action::Approve);
+    match ask::<Jobs, _>(env, &named(config, id), Act { action }).await? {
+        Acted::Done { job } => {
+            if approving {
+                audit_approval(env, &principal, &job).await;
             }
+            reply::json(200, &job, &[])
         }
-        JobsRoute::Live(id) => {
-            let mode = gate::require(&principal, config, &WATCH)?;
-            // A cross-site page must not open the feed with our cookie.
-            gate::require_own_origin(facts)?;
-            if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
-                return Err(RouteError::UpgradeRequired.into());
-            }
-            job(env, config, &id, mode).await?;
-            upgrade::<Jobs>(env, &named(config, &id), domain::jobs::LIVE_URL)
-                .await
-                .map_err(EdgeError::from)
-        }
-        JobsRoute::Results(id) => {
-            let mode = gate::require(&principal, config, &WATCH)?;
-            job(env, config, &id, mode).await?;
-            let csv = ask::<Jobs, _>(env, &named(config, &id), Results {})
-                .await?
-                .ok_or(JobError::NotFound { id: id.clone() })?;
-            reply::file(
-                200,
-                csv.as_bytes(),
-                "text/csv; charset=utf-8",
-                &format!(r#"attachment; filename="{id}-results.csv""#),
-            )
-        }
-        JobsRoute::Labels(id) => {
-            let mode = gate::require(&principal, config, &PRINT)?;
-            job(env, config, &id, mode).await?;
-            labels(env, config, mode, &id, query).await
-        }
+        Acted::Refused { reason } => Err(JobError::ActionRefused { reason }.into()),
+        Acted::Missing => Err(JobError::NotFound { id: id.clone() }.into()),
     }
+}
+
+/// The job's live feed (a WebSocket the job object keeps).
+pub(crate) async fn live(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = caller(cx, &WATCH).await?;
+    // A cross-site page must not open the feed with our cookie.
+    gate::require_own_origin(&cx.facts)?;
+    if !header(&req, "Upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket")) {
+        return Err(RouteError::UpgradeRequired.into());
+    }
+    job(cx.env, &cx.config, &cx.param, mode).await?;
+    upgrade::<Jobs>(
+        cx.env,
+        &named(&cx.config, &cx.param),
+        domain::jobs::LIVE_URL,
+    )
+    .await
+    .map_err(EdgeError::from)
+}
+
+/// The job's results as CSV.
+pub(crate) async fn results(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = caller(cx, &WATCH).await?;
+    let (env, config, id) = (cx.env, &cx.config, &cx.param);
+    job(env, config, id, mode).await?;
+    let csv = ask::<Jobs, _>(env, &named(config, id), Results {})
+        .await?
+        .ok_or(JobError::NotFound { id: id.clone() })?;
+    reply::file(
+        200,
+        csv.as_bytes(),
+        "text/csv; charset=utf-8",
+        &format!(r#"attachment; filename="{id}-results.csv""#),
+    )
+}
+
+/// One merged PDF of the job's bought labels.
+pub(crate) async fn labels(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (_, mode) = caller(cx, &PRINT).await?;
+    job(cx.env, &cx.config, &cx.param, mode).await?;
+    merged_labels(cx.env, &cx.config, mode, &cx.param, cx.query).await
 }
 
 fn bad_query(name: &str, value: &str) -> BadBody {
@@ -177,7 +217,7 @@ fn bad_query(name: &str, value: &str) -> BadBody {
     })
 }
 
-async fn create(
+async fn new_job(
     req: Request,
     env: &Env,
     config: &Config,
@@ -222,7 +262,7 @@ async fn audit_approval(env: &Env, principal: &Principal, job: &Job) {
     if let (Principal::User { session, .. }, Some(record)) =
         (principal, Record::batch_approved(job))
     {
-        crate::orgs::record(env, session, &record).await;
+        crate::accounts::record(env, session, &record).await;
     }
 }
 
@@ -230,7 +270,7 @@ async fn audit_approval(env: &Env, principal: &Principal, job: &Job) {
 /// `?chunk=N` for one chunk's (its first 100 with `part`). The PDF Worker
 /// fetches the labels, merges them once and keeps the file (`domain::prints`);
 /// the PDF streams through.
-async fn labels(
+async fn merged_labels(
     env: &Env,
     config: &Config,
     mode: KeyEnv,

@@ -1,6 +1,10 @@
 //! Batch jobs in workerd: the endpoints, the `BatchJob` Durable Object that
 //! runs `domain::jobs`' engine from alarms, and its log of upstream calls.
 
-pub(crate) mod calls;
-pub(crate) mod endpoints;
+mod calls;
+mod endpoints;
 pub(crate) mod object;
+
+pub(crate) use endpoints::{
+    act, create, decide, get, labels, list, live, results, retry_released, rows,
+};

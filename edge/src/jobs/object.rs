@@ -163,7 +163,7 @@ impl BatchJob {
     /// the fetch handler reads them, or another organization's with its
     /// own keys, never the deployment's.
     async fn config(&self, org: &OrgId) -> std::result::Result<Rc<Config>, EdgeError> {
-        let base = crate::entry::config(&self.env)?;
+        let base = crate::settings::config(&self.env)?;
         if org.is_deployment() {
             return Ok(base);
         }
@@ -172,7 +172,7 @@ impl BatchJob {
         {
             return Ok(config.clone());
         }
-        let config = Rc::new(crate::orgs::org_settings(&self.env, &base, org.clone()).await?);
+        let config = Rc::new(crate::accounts::org_settings(&self.env, &base, org.clone()).await?);
         *self.org_config.borrow_mut() = Some((now_ms(), config.clone()));
         Ok(config)
     }

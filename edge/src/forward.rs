@@ -2,14 +2,15 @@
 //! upstream once through the one path (`call`; purchases through their
 //! records, `purchases`).
 
-use super::call;
 use crate::access::principal;
+use crate::context::Cx;
 use crate::error::EdgeError;
+use crate::upstream;
 use api::labels::{BuyLabelRequest, Label, LabelDetails, VoidStatus};
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
 use domain::access::AccessError;
-use domain::access::gate::{self, Facts, Principal};
+use domain::access::gate::{self, Principal};
 use domain::access::roles::WIDGET_SCOPES;
 use domain::config::Config;
 use domain::errors::BadBody;
@@ -30,11 +31,8 @@ use worker::Env;
 use worker::web_sys::{Request, Response};
 
 /// A widget's CORS preflight: only configured origins, only widget endpoints.
-pub(crate) fn preflight(
-    config: &Config,
-    facts: &Facts,
-    endpoint: &Endpoint,
-) -> Result<Response, EdgeError> {
+pub(crate) fn preflight(cx: &Cx<'_>, endpoint: &Endpoint) -> Result<Response, EdgeError> {
+    let (config, facts) = (&*cx.config, &cx.facts);
     let origin = facts
         .origin
         .and_then(|o| gate::widget_origin(config, o))
@@ -45,15 +43,14 @@ pub(crate) fn preflight(
     reply::empty(204, &cors::preflight_headers(origin))
 }
 
+/// A v1 call (`/api/v1/...`), forwarded.
 pub(crate) async fn forward(
     req: Request,
-    env: &Env,
-    config: &Config,
-    facts: &Facts<'_>,
+    cx: &mut Cx<'_>,
     forward: Forward,
-    request_id: &str,
-    trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
+    let (env, config, facts) = (cx.env, &*cx.config, &cx.facts);
+    let (request_id, trace) = (cx.request_id, &mut *cx.trace);
     let endpoint = forward.endpoint;
     let principal = principal(env, config, facts).await?;
     trace.caller(&principal);
@@ -116,7 +113,7 @@ pub(crate) async fn forward(
         }
         return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
-    let called = call::call(env, config, mode, &forward, &body, trace).await?;
+    let called = upstream::call(env, config, mode, &forward, &body, trace).await?;
     // A person's quotes, voids and label reads go to the ledger (after the
     // answer); errors teach scopes and key problems; quotes to cache are
     // kept. Everything else streams through like a bare proxy.
@@ -240,7 +237,7 @@ async fn record_purchase(
         .ok()
         .and_then(|label| Record::large_purchase(&label, config.audit.audit_purchase_cents));
     if let Some(large) = large {
-        crate::orgs::record(env, session, &large).await;
+        crate::accounts::record(env, session, &large).await;
     }
 }
 
@@ -284,7 +281,7 @@ pub(crate) async fn read_for<'a>(
             now_s(),
         )
     })?;
-    let called = call::call(env, config, mode, forward, &[], trace).await?;
+    let called = upstream::call(env, config, mode, forward, &[], trace).await?;
     let key = called.key;
     Ok((called.read(env).await?, key))
 }
