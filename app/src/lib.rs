@@ -1,12 +1,13 @@
 //! The merchant dashboard (its batch screens in `batches`) and the
 //! storefront widget (`widget`), each its own build. Pages own their data
-//! (one page per route, listed in `pages::PAGES`); components in `components/` take props and never fetch;
+//! (one page per route, listed in `page_table::PAGES`); components in `components/` take props and never fetch;
 //! every call goes through the one typed client in `api/`, every write
 //! through a `state::write::Write`.
 
 pub mod api;
 pub mod batches;
 pub mod components;
+pub mod page_table;
 pub mod pages;
 pub mod state;
 pub mod widget;
@@ -41,7 +42,7 @@ fn Frame(chunks: pages::chunks::Chunks, client: Client) -> impl IntoView {
     // Inside the router: switching organizations lands on `/`.
     let session = state::session::use_session(client);
     let location = use_location();
-    let open = Memo::new(move |_| location.pathname.with(|p| pages::open_to_anyone(p)));
+    let open = Memo::new(move |_| location.pathname.with(|p| page_table::open_to_anyone(p)));
     let framed = move || match session.started.get() {
         None => busy("Loading…"),
         Some(Err(error)) => failed(error, session.start),

@@ -21,7 +21,7 @@ pub type Page = fn() -> AnyView;
 /// Fetches a chunk (the first time) and hands back what it holds: a page's
 /// view, or the part of a page that only a step into it needs.
 pub type Load<T = Page> = fn() -> Pin<Box<dyn Future<Output = Result<T, SplitLoaderError>>>>;
-/// The chunk of a table path (`super::PAGES`), if its page is one.
+/// The chunk of a table path (`page_table::PAGES`), if its page is one.
 pub type OnDemand = fn(&str) -> Option<Load>;
 /// A passkey sign-in: the browser's prompt and the Worker's check.
 pub type PasskeySignIn = fn(Client) -> Pin<Box<dyn Future<Output = Result<(), ClientError>>>>;

@@ -9,13 +9,13 @@ pub mod rotation;
 
 use super::invite::refused;
 use super::status::{ActivateNext, mode_name};
-use super::{WEBHOOK_SETTINGS_PAGE, WIDGET_SETTINGS_PAGE};
 use crate::api::{Client, ClientError};
 use crate::components::dates::When;
 use crate::components::error_view::ErrorView;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::{busy, failed};
 use crate::components::status_badge::{StatusBadge, Tone};
+use crate::page_table::{WEBHOOK_SETTINGS_PAGE, WIDGET_SETTINGS_PAGE};
 use crate::state::session::reread;
 use crate::state::write::Write;
 use api::orgs::{KeyChange, OrgKey};
