@@ -4,10 +4,10 @@
 //! added and last used; removing one asks first. They are the person's,
 //! not the organization's: each signs in to every organization they are in.
 
-use super::invite::refused;
 use crate::api::{Client, ClientError};
 use crate::components::confirm_inline::ConfirmInline;
 use crate::components::dates::When;
+use crate::components::error_view::refused;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
 use crate::state::write::Write;

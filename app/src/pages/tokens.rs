@@ -3,10 +3,10 @@
 //! list with their last use, and revoking one after a confirmation. Admins
 //! see and revoke every member's.
 
-use super::invite::refused;
 use crate::api::{Client, ClientError};
 use crate::components::confirm_inline::ConfirmInline;
 use crate::components::dates::When;
+use crate::components::error_view::refused;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};

@@ -6,10 +6,9 @@
 //! then the new one is made the only one, or given up. What arrives is on
 //! the Webhooks page.
 
-use super::invite::refused;
 use crate::api::{Client, ClientError};
 use crate::components::dates::When;
-use crate::components::error_view::ErrorView;
+use crate::components::error_view::{ErrorView, refused};
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::{busy, failed};
 use crate::state::write::Write;

@@ -7,11 +7,10 @@
 
 pub mod rotation;
 
-use super::invite::refused;
 use super::status::{ActivateNext, mode_name};
 use crate::api::{Client, ClientError};
 use crate::components::dates::When;
-use crate::components::error_view::ErrorView;
+use crate::components::error_view::{ErrorView, refused};
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::{busy, failed};
 use crate::components::status_badge::{StatusBadge, Tone};
