@@ -3,6 +3,7 @@
 pub mod address_form;
 pub mod confirm_inline;
 pub mod confirm_purchase;
+pub mod credentials;
 pub mod dates;
 pub mod error_view;
 pub mod field;
