@@ -4,7 +4,8 @@
 //! with the `api` rules, fixes one at a time or in bulk, the rows with
 //! problems as a CSV to fix elsewhere, and that file merged back by reference.
 
-use super::columns::{Column, FIELD_COUNT, Field, Mapping};
+use super::columns::field::{FIELD_COUNT, Field};
+use super::columns::{Column, Mapping};
 use super::sheet::Sheet;
 use super::units::{LengthUnit, MeasureError, WeightUnit, measure, round2, with_unit};
 use crate::components::address_form;
@@ -699,7 +700,7 @@ pub fn merge(drafts: &mut [Draft], fixed: Vec<Draft>) -> Merged {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batches::columns::recognise;
+    use crate::batches::columns::recognition::recognise;
     use crate::batches::sheet::read;
 
     fn sender() -> Address {

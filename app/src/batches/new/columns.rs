@@ -2,7 +2,8 @@
 //! here and remembered for files with the same headers.
 
 use super::import::{Imported, Pending};
-use crate::batches::columns::{Column, Source};
+use crate::batches::columns::Column;
+use crate::batches::columns::recognition::Source;
 use crate::batches::now_ms;
 use crate::batches::rows::count_rows;
 use crate::batches::units::{LengthUnit, WeightUnit};

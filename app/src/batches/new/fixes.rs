@@ -2,7 +2,7 @@
 //! place (`ProblemTable`).
 
 use super::import::Imported;
-use crate::batches::columns::Field;
+use crate::batches::columns::field::Field;
 use crate::batches::rows::{FixGroup, count_rows, fix_groups, parcel_rows, set_all, set_parcel};
 use crate::batches::table::{Viewport, spacer};
 use crate::components::field::focus;

@@ -1,7 +1,9 @@
 //! An import as the screen holds it: a file read and waiting for its
 //! columns (`Pending`), then its rows and what is known of them (`Imported`).
 
-use crate::batches::columns::{Field, Mapping, Source};
+use crate::batches::columns::Mapping;
+use crate::batches::columns::field::Field;
+use crate::batches::columns::recognition::Source;
 use crate::batches::rows::{Draft, Problem, Readings, check_all};
 use crate::batches::sheet::Sheet;
 

@@ -15,7 +15,8 @@ mod rows;
 mod sender;
 
 use crate::api::Client;
-use crate::batches::columns::{Source, load_saved, recognise, remember, store_saved};
+use crate::batches::columns::recognition::{Source, recognise};
+use crate::batches::columns::saved::{load_saved, remember, store_saved};
 use crate::batches::now_ms;
 use crate::batches::rows::{check_all, too_many};
 use crate::batches::sheet::read;

@@ -5,7 +5,8 @@
 use super::file::{file_text, first_file};
 use super::fixes::{BulkFixes, ProblemTable};
 use super::import::Imported;
-use crate::batches::columns::{load_saved, recognise};
+use crate::batches::columns::recognition::recognise;
+use crate::batches::columns::saved::load_saved;
 use crate::batches::download;
 use crate::batches::rows::{self, count_rows, export_problem_rows, group, merge};
 use crate::batches::sheet::read;
