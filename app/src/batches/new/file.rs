@@ -2,7 +2,7 @@
 //! column guide.
 
 use crate::batches::download;
-use crate::batches::rows::{template_csv, template_guide};
+use crate::batches::rows::spreadsheet::{template_csv, template_guide};
 use leptos::prelude::*;
 
 /// Reads a file's text in the browser's own way.

@@ -3,7 +3,8 @@
 
 use super::import::Imported;
 use crate::batches::columns::field::Field;
-use crate::batches::rows::{FixGroup, count_rows, fix_groups, parcel_rows, set_all, set_parcel};
+use crate::batches::rows::count_rows;
+use crate::batches::rows::fixes::{FixGroup, fix_groups, parcel_rows, set_all, set_parcel};
 use crate::batches::table::{Viewport, spacer};
 use crate::components::field::focus;
 use crate::components::parcel_form::describe_package;
@@ -11,7 +12,7 @@ use api::presets::PackagePreset;
 use leptos::prelude::*;
 
 /// "Set the weight of these 37 rows": one control per field with problems,
-/// and per wrong value for a country or a state (`rows::fix_groups`).
+/// and per wrong value for a country or a state (`rows::fixes::fix_groups`).
 #[component]
 pub fn BulkFixes(
     imported: RwSignal<Option<Imported>>,

@@ -4,7 +4,9 @@
 use crate::batches::columns::Mapping;
 use crate::batches::columns::field::Field;
 use crate::batches::columns::recognition::Source;
-use crate::batches::rows::{Draft, Problem, Readings, check_all};
+use crate::batches::rows::checks::check_all;
+use crate::batches::rows::reading::Readings;
+use crate::batches::rows::{Draft, Problem};
 use crate::batches::sheet::Sheet;
 
 /// The rows of an import and what is known of them.

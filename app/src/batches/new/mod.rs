@@ -18,7 +18,8 @@ use crate::api::Client;
 use crate::batches::columns::recognition::{Source, recognise};
 use crate::batches::columns::saved::{load_saved, remember, store_saved};
 use crate::batches::now_ms;
-use crate::batches::rows::{check_all, too_many};
+use crate::batches::rows::checks::check_all;
+use crate::batches::rows::reading::{self, too_many};
 use crate::batches::sheet::read;
 use crate::components::address_form::blank_address;
 use crate::state::saved::Saved;
@@ -50,7 +51,7 @@ pub fn NewBatchPage() -> impl IntoView {
 
     // The mapping becomes rows: one pass reads, maps and checks them all.
     let apply = move |p: Pending, remember_it: bool| {
-        let (drafts, readings) = crate::batches::rows::drafts(&p.sheet, &p.mapping);
+        let (drafts, readings) = reading::drafts(&p.sheet, &p.mapping);
         if let Some(text) = too_many(drafts.len()) {
             refusal.set(Some(text));
             pending.set(None);

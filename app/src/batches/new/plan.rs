@@ -4,7 +4,8 @@
 
 use super::import::Imported;
 use crate::api::{Client, ClientError};
-use crate::batches::rows::{count_rows, group, job_row};
+use crate::batches::rows::checks::job_row;
+use crate::batches::rows::{count_rows, group};
 use crate::components::address_form::first_problem;
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;

@@ -8,7 +8,9 @@ use super::import::Imported;
 use crate::batches::columns::recognition::recognise;
 use crate::batches::columns::saved::load_saved;
 use crate::batches::download;
-use crate::batches::rows::{self, count_rows, export_problem_rows, group, merge};
+use crate::batches::rows::reading::drafts;
+use crate::batches::rows::spreadsheet::{Merged, export_problem_rows, merge};
+use crate::batches::rows::{count_rows, group};
 use crate::batches::sheet::read;
 use api::presets::PackagePreset;
 use leptos::prelude::*;
@@ -59,7 +61,7 @@ pub fn RowsStep(
             let fixed = match read(&text) {
                 Ok(sheet) => {
                     let (mapping, _) = recognise(&sheet.headers, &load_saved());
-                    rows::drafts(&sheet, &mapping).0
+                    drafts(&sheet, &mapping).0
                 }
                 Err(e) => {
                     note.set(Some(e.to_string()));
@@ -68,7 +70,7 @@ pub fn RowsStep(
             };
             let mut outcome = Default::default();
             edit(&mut |i| outcome = merge(&mut i.drafts, fixed.clone()));
-            let rows::Merged { replaced, unknown } = outcome;
+            let Merged { replaced, unknown } = outcome;
             let mut text = format!("{} merged by reference.", count_rows(replaced));
             if !unknown.is_empty() {
                 let list: Vec<String> = unknown
