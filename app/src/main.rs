@@ -2,7 +2,10 @@
 //! (`app::pages::chunks`), as is the part of the ship page that only rates
 //! need; split at the `#[wasm_split]` functions below.
 
-use app::pages::chunks::{Chunks, Load, Page, PasskeySignIn};
+use app::Chunks;
+use app::pages::chunks::{Load, Page};
+use app::pages::login::{LoginChunks, PasskeySignIn};
+use app::pages::ship::ShipChunks;
 use app::pages::{
     audit, carriers, insights, invite, keys, label, labels, new_org, passkeys, presets, ship,
     status, team, tokens, tracking, wallet, webhook_settings, webhooks, widget_settings,
@@ -76,9 +79,13 @@ fn main() {
     console_error_panic_hook::set_once();
     let chunks = Chunks {
         pages: on_demand,
-        ship_offer: || Box::pin(ship_offer()),
-        passkey_sign_in: || Box::pin(passkey_sign_in()),
-        ship_saved: || Box::pin(ship_saved()),
+        ship: ShipChunks {
+            offer: || Box::pin(ship_offer()),
+            saved: || Box::pin(ship_saved()),
+        },
+        login: LoginChunks {
+            passkey_sign_in: || Box::pin(passkey_sign_in()),
+        },
     };
     leptos::mount::mount_to_body(move || view! { <app::App chunks /> });
 }

@@ -112,3 +112,11 @@ pub fn ErrorView(
         </div>
     }
 }
+
+/// A refusal: what to do next, then the one error view.
+pub fn refused(error: ClientError, next: Option<&'static str>) -> impl IntoView {
+    view! {
+        {next.map(|text| view! { <p class="notice notice-warn" data-testid="refusal">{text}</p> })}
+        <ErrorView error />
+    }
+}

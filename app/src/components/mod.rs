@@ -1,8 +1,10 @@
-//! Pure views: they take props and never fetch.
+//! Pure views: they take props and never fetch on their own (a write they
+//! show, such as a credential's revocation, runs the call its page gives).
 
 pub mod address_form;
 pub mod confirm_inline;
 pub mod confirm_purchase;
+pub mod credentials;
 pub mod dates;
 pub mod error_view;
 pub mod field;

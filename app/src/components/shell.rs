@@ -1,7 +1,7 @@
 use crate::api::Client;
 use crate::components::error_view::ErrorView;
 use crate::components::org_switch::OrgSwitcher;
-use crate::pages::{KEYS_PAGE, PAGES, no_key_yet};
+use crate::page_table::{KEYS_PAGE, PAGES, no_key_yet};
 use crate::state::session::{OrgSwitch, other_mode};
 use crate::state::write::Write;
 use api::KeyEnv;

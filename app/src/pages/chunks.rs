@@ -7,8 +7,10 @@
 //! code two chunks share goes to a file both fetch. The functions are in
 //! the dashboard's bin (`main.rs`): they are exported symbols, so in this
 //! library every build linking it (the widget's) would keep their pages.
+//! A page with chunks of its own declares them (`ship::ShipChunks`,
+//! `login::LoginChunks`) and reads them from the context.
 
-use crate::api::{Client, ClientError};
+use crate::api::ClientError;
 use crate::components::loader::{busy, failed};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -21,23 +23,8 @@ pub type Page = fn() -> AnyView;
 /// Fetches a chunk (the first time) and hands back what it holds: a page's
 /// view, or the part of a page that only a step into it needs.
 pub type Load<T = Page> = fn() -> Pin<Box<dyn Future<Output = Result<T, SplitLoaderError>>>>;
-/// The chunk of a table path (`super::PAGES`), if its page is one.
+/// The chunk of a table path (`page_table::PAGES`), if its page is one.
 pub type OnDemand = fn(&str) -> Option<Load>;
-/// A passkey sign-in: the browser's prompt and the Worker's check.
-pub type PasskeySignIn = fn(Client) -> Pin<Box<dyn Future<Output = Result<(), ClientError>>>>;
-
-/// The dashboard's chunks, as the bin (`main.rs`) declares them.
-#[derive(Clone, Copy)]
-pub struct Chunks {
-    pub pages: OnDemand,
-    /// The ship page's rates, purchase and bought label.
-    pub ship_offer: Load<super::ship::OfferView>,
-    /// The login page's passkey sign-in, fetched on its button's first click.
-    pub passkey_sign_in: Load<PasskeySignIn>,
-    /// The ship page's saved addresses and presets (an organization's).
-    pub ship_saved: Load<super::ship::SavedView>,
-}
-
 /// One chunk's contents as a signal: `None` until `start` fetched it. A
 /// failed fetch is not remembered: `start` fetches it anew.
 pub struct Lazy<T: Send + Sync + 'static> {

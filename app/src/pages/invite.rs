@@ -3,7 +3,7 @@
 
 use crate::api::{Client, ClientError};
 use crate::components::dates::When;
-use crate::components::error_view::ErrorView;
+use crate::components::error_view::refused;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::busy;
 use crate::components::password::PasswordInput;
@@ -60,14 +60,6 @@ pub fn invite_refusal(code: Option<&ErrorCode>) -> Option<&'static str> {
             "This email already has a Parcel account, and that is not its password: choose \"I already have an account\" and enter the password you sign in with.",
         ),
         _ => None,
-    }
-}
-
-/// A refusal: what to do next, then the one error view.
-pub fn refused(error: ClientError, next: Option<&'static str>) -> impl IntoView {
-    view! {
-        {next.map(|text| view! { <p class="notice notice-warn" data-testid="refusal">{text}</p> })}
-        <ErrorView error />
     }
 }
 

@@ -1,4 +1,4 @@
-use super::chunks::Chunks;
+use super::chunks::Load;
 use crate::api::{Client, ClientError};
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
@@ -6,6 +6,18 @@ use crate::state::stored;
 use crate::state::write::Write;
 use api::orgs::PasswordSignIn;
 use leptos::prelude::*;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A passkey sign-in: the browser's prompt and the Worker's check.
+pub type PasskeySignIn = fn(Client) -> Pin<Box<dyn Future<Output = Result<(), ClientError>>>>;
+
+/// The login page's chunk, as the bin (`main.rs`) declares it: the passkey
+/// sign-in, fetched on its button's first click.
+#[derive(Clone, Copy)]
+pub struct LoginChunks {
+    pub passkey_sign_in: Load<PasskeySignIn>,
+}
 
 /// Whether this browser last signed in with an access token: the page
 /// opens on that form again.
@@ -44,7 +56,7 @@ pub fn LoginPage() -> impl IntoView {
         signed_in
     });
     // Its code is a chunk: most sign-ins never use it.
-    let passkey = expect_context::<Chunks>().passkey_sign_in;
+    let passkey = expect_context::<LoginChunks>().passkey_sign_in;
     let with_passkey = Write::new(move || async move {
         let sign_in = passkey()
             .await

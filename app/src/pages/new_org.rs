@@ -2,8 +2,9 @@
 //! one-time setup link `scripts/new-org` prints; `/new-org` alone where the
 //! deployment opened sign-up (`OPEN_SIGNUP`). Open to anyone.
 
-use super::invite::{email_problem, fragment_token, refused};
+use super::invite::{email_problem, fragment_token};
 use crate::api::Client;
+use crate::components::error_view::refused;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::{busy, failed};
 use crate::components::password::PasswordInput;

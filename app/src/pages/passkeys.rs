@@ -4,11 +4,11 @@
 //! added and last used; removing one asks first. They are the person's,
 //! not the organization's: each signs in to every organization they are in.
 
-use super::invite::refused;
 use crate::api::{Client, ClientError};
-use crate::components::confirm_inline::ConfirmInline;
+use crate::components::credentials::{
+    CredentialForm, CredentialTable, NameInput, Revoke, Submit, last_used,
+};
 use crate::components::dates::When;
-use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
 use crate::state::write::Write;
 use api::ErrorCode;
@@ -72,27 +72,19 @@ fn NewPasskey(passkeys: LocalResource<Result<PasskeyList, ClientError>>) -> impl
         checked.set(false);
         Ok(())
     });
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        checked.set(true);
+    let check = move || {
         if problem().is_some() {
-            focus("passkey-name");
+            Submit::Fix("passkey-name")
         } else if password.with_untracked(String::is_empty) {
-            focus("passkey-password");
+            Submit::Fix("passkey-password")
         } else {
-            add.submit();
+            Submit::Send
         }
     };
     view! {
-        <form class="inline-form" on:submit=submit novalidate>
-            <div class="field">
-                <label for="passkey-name">"Name"</label>
-                <input id="passkey-name" type="text" autocomplete="off" maxlength=NAME_MAX_CHARS.to_string()
-                    aria-invalid=move || problem().map(|_| "true")
-                    aria-describedby=move || problem().map(|_| advice_id("passkey-name"))
-                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
-                {advice("passkey-name".to_string(), problem)}
-            </div>
+        <CredentialForm class="inline-form" write=add tried=checked check
+            button=("Add passkey", "Waiting for your device…")>
+            <NameInput id="passkey-name" max_chars=NAME_MAX_CHARS name problem />
             <div class="field">
                 <label for="passkey-password">"Your password"</label>
                 <input id="passkey-password" type="password" autocomplete="current-password" required
@@ -100,73 +92,35 @@ fn NewPasskey(passkeys: LocalResource<Result<PasskeyList, ClientError>>) -> impl
                     prop:value=move || password.get() on:input=move |ev| password.set(event_target_value(&ev)) />
                 <p class="hint" id="passkey-password-hint">"Asked again so that a session left open cannot add a way in."</p>
             </div>
-            <button type="submit" disabled=move || add.pending()>
-                {move || add.label("Add passkey", "Waiting for your device…")}
-            </button>
-        </form>
-        {move || add.error().map(|error| refused(error, None))}
+        </CredentialForm>
     }
 }
 
 #[component]
 fn Passkeys(passkeys: LocalResource<Result<PasskeyList, ClientError>>) -> impl IntoView {
     let client = Client::get();
-    // The passkey whose removal waits for "Yes, remove".
-    let removing = RwSignal::new(None::<String>);
-    let remove = Write::new(move || async move {
-        let Some(id) = removing.get_untracked() else {
-            return Ok(());
-        };
-        let answer = client.remove_passkey(id).await;
-        removing.set(None);
-        match answer {
-            Ok(list) => {
-                passkeys.set(Some(Ok(list)));
-                Ok(())
-            }
-            Err(error) => {
-                passkeys.refetch();
-                Err(error)
-            }
-        }
-    });
+    let remove = Revoke::new(passkeys, move |id| client.remove_passkey(id));
     view! {
         <Loader resource=passkeys loading="Loading passkeys…" let:list>
             {if list.passkeys.is_empty() {
                 view! { <p class="empty">"No passkeys yet. Add one above to sign in without your password."</p> }.into_any()
             } else {
                 view! {
-                    <div class="table-wrap">
-                        <table class="wrap-words">
-                            <caption class="visually-hidden">"Your passkeys, with when each was added and last used"</caption>
-                            <thead><tr>
-                                <th scope="col">"Name"</th><th scope="col">"Added"</th>
-                                <th scope="col">"Last used"</th><th scope="col">"Synced"</th>
-                                <th scope="col"><span class="visually-hidden">"Remove"</span></th>
-                            </tr></thead>
-                            <tbody>
-                                {list.passkeys.into_iter().map(|passkey| view! {
-                                    <PasskeyRow passkey removing remove />
-                                }).collect_view()}
-                            </tbody>
-                        </table>
-                    </div>
+                    <CredentialTable caption="Your passkeys, with when each was added and last used"
+                        columns=vec!["Name", "Added", "Last used", "Synced"] action="Remove">
+                        {list.passkeys.into_iter().map(|passkey| view! {
+                            <PasskeyRow passkey remove />
+                        }).collect_view()}
+                    </CredentialTable>
                 }.into_any()
             }}
         </Loader>
-        {move || remove.error().map(|error| {
-            let next = remove_refusal(error.code());
-            refused(error, next)
-        })}
+        {remove.refusal(remove_refusal)}
     }
 }
 
 #[component]
-fn PasskeyRow(
-    passkey: Passkey,
-    removing: RwSignal<Option<String>>,
-    remove: Write,
-) -> impl IntoView {
+fn PasskeyRow(passkey: Passkey, remove: Revoke) -> impl IntoView {
     let Passkey {
         id,
         name,
@@ -174,29 +128,14 @@ fn PasskeyRow(
         last_used_at,
         synced,
     } = passkey;
+    let question = format!("Remove “{name}”? It can no longer sign you in.");
     view! {
         <tr data-passkey=id.clone()>
             <td data-label="Name">{name.clone()}</td>
             <td data-label="Added"><When unix=created_at /></td>
-            <td data-label="Last used">
-                {match last_used_at {
-                    Some(unix) => view! { <When unix /> }.into_any(),
-                    None => view! { <span class="empty">"Never"</span> }.into_any(),
-                }}
-            </td>
+            <td data-label="Last used">{last_used(last_used_at)}</td>
             <td data-label="Synced">{if synced { "Yes" } else { "This device only" }}</td>
-            <td class="action">
-                <ConfirmInline
-                    id=format!("remove-{id}")
-                    row=id.clone()
-                    asking=removing
-                    write=remove
-                    verb="Remove"
-                    name=name.clone()
-                    question=format!("Remove “{name}”? It can no longer sign you in.")
-                    yes=("Yes, remove", "Removing…")
-                />
-            </td>
+            <td class="action">{remove.button(id.clone(), "Remove", name, question, ("Yes, remove", "Removing…"))}</td>
         </tr>
     }
 }

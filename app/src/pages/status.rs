@@ -7,6 +7,7 @@ use crate::components::dates::time;
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
+use crate::page_table::KEYS_PAGE;
 use crate::state::write::Write;
 use api::KeyEnv;
 use api::session::{KeySlot, KeyVerification, ModeKeys};
@@ -182,7 +183,7 @@ pub fn StatusPage() -> impl IntoView {
             <section aria-labelledby="rotation-title">
                 <h2 id="rotation-title">"Key rotation"</h2>
                 <p>"This organization's keys are entered and rotated on the "
-                    <A href=super::KEYS_PAGE>"API keys"</A> " page."</p>
+                    <A href=KEYS_PAGE>"API keys"</A> " page."</p>
             </section>
         })}
         {(rotates == Some(true)).then(|| {

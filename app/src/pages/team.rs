@@ -2,10 +2,11 @@
 //! changes and removal; invitations by link (the link shown once), their
 //! states, and revoking the pending ones.
 
-use super::invite::{refused, role_words};
+use super::invite::role_words;
 use crate::api::{Client, ClientError};
 use crate::components::confirm_inline::ConfirmInline;
 use crate::components::dates::When;
+use crate::components::error_view::refused;
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};

@@ -3,11 +3,12 @@
 //! list with their last use, and revoking one after a confirmation. Admins
 //! see and revoke every member's.
 
-use super::invite::refused;
 use crate::api::{Client, ClientError};
-use crate::components::confirm_inline::ConfirmInline;
+use crate::components::credentials::{
+    CredentialForm, CredentialTable, NameInput, Revoke, Submit, last_used,
+};
 use crate::components::dates::When;
-use crate::components::field::{advice, advice_id, focus};
+use crate::components::field::focus;
 use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::state::write::Write;
@@ -93,25 +94,16 @@ fn NewToken(tokens: LocalResource<Result<TokenList, ClientError>>) -> impl IntoV
         request_animation_frame(|| focus("copy-token"));
         Ok(())
     });
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        checked.set(true);
+    let check = move || {
         if problem().is_some() {
-            focus("token-name");
+            Submit::Fix("token-name")
         } else {
-            create.submit();
+            Submit::Send
         }
     };
     view! {
-        <form class="inline-form" on:submit=submit novalidate>
-            <div class="field">
-                <label for="token-name">"Name"</label>
-                <input id="token-name" type="text" autocomplete="off" maxlength=NAME_MAX_CHARS.to_string()
-                    aria-invalid=move || problem().map(|_| "true")
-                    aria-describedby=move || problem().map(|_| advice_id("token-name"))
-                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
-                {advice("token-name".to_string(), problem)}
-            </div>
+        <CredentialForm class="inline-form" write=create tried=checked check button=("Create token", "Creating…")>
+            <NameInput id="token-name" max_chars=NAME_MAX_CHARS name problem />
             <div class="field">
                 <label for="token-days">"Expires after"</label>
                 <select id="token-days" on:change=move |ev| {
@@ -122,11 +114,7 @@ fn NewToken(tokens: LocalResource<Result<TokenList, ClientError>>) -> impl IntoV
                     }).collect_view()}
                 </select>
             </div>
-            <button type="submit" disabled=move || create.pending()>
-                {move || create.label("Create token", "Creating…")}
-            </button>
-        </form>
-        {move || create.error().map(|error| refused(error, None))}
+        </CredentialForm>
         {move || created.get().map(|c| {
             let copied = RwSignal::new(false);
             let to_copy = c.token.clone();
@@ -155,67 +143,33 @@ fn NewToken(tokens: LocalResource<Result<TokenList, ClientError>>) -> impl IntoV
 #[component]
 fn Tokens(tokens: LocalResource<Result<TokenList, ClientError>>, admin: bool) -> impl IntoView {
     let client = Client::get();
-    // The token whose revocation waits for "Yes, revoke".
-    let revoking = RwSignal::new(None::<String>);
-    let revoke = Write::new(move || async move {
-        let Some(id) = revoking.get_untracked() else {
-            return Ok(());
-        };
-        let answer = client.revoke_access_token(id).await;
-        revoking.set(None);
-        match answer {
-            Ok(list) => {
-                tokens.set(Some(Ok(list)));
-                Ok(())
-            }
-            Err(error) => {
-                tokens.refetch();
-                Err(error)
-            }
-        }
-    });
+    let revoke = Revoke::new(tokens, move |id| client.revoke_access_token(id));
     view! {
         <Loader resource=tokens loading="Loading tokens…" let:list>
             {if list.tokens.is_empty() {
                 view! { <p class="empty">"No access tokens yet."</p> }.into_any()
             } else {
                 let now = now_s();
+                let mut columns = vec!["Name"];
+                if admin {
+                    columns.push("Owner");
+                }
+                columns.extend(["Token", "Created", "Expires", "Last used"]);
                 view! {
-                    <div class="table-wrap">
-                        <table class="wrap-words">
-                            <caption class="visually-hidden">"Access tokens, with their expiry and last use"</caption>
-                            <thead><tr>
-                                <th scope="col">"Name"</th>
-                                {admin.then(|| view! { <th scope="col">"Owner"</th> })}
-                                <th scope="col">"Token"</th><th scope="col">"Created"</th>
-                                <th scope="col">"Expires"</th><th scope="col">"Last used"</th>
-                                <th scope="col"><span class="visually-hidden">"Revoke"</span></th>
-                            </tr></thead>
-                            <tbody>
-                                {list.tokens.into_iter().map(|t| view! {
-                                    <TokenRow token=t admin now revoking revoke />
-                                }).collect_view()}
-                            </tbody>
-                        </table>
-                    </div>
+                    <CredentialTable caption="Access tokens, with their expiry and last use" columns action="Revoke">
+                        {list.tokens.into_iter().map(|t| view! {
+                            <TokenRow token=t admin now revoke />
+                        }).collect_view()}
+                    </CredentialTable>
                 }.into_any()
             }}
         </Loader>
-        {move || revoke.error().map(|error| {
-            let next = revoke_refusal(error.code());
-            refused(error, next)
-        })}
+        {revoke.refusal(revoke_refusal)}
     }
 }
 
 #[component]
-fn TokenRow(
-    token: AccessToken,
-    admin: bool,
-    now: u64,
-    revoking: RwSignal<Option<String>>,
-    revoke: Write,
-) -> impl IntoView {
+fn TokenRow(token: AccessToken, admin: bool, now: u64, revoke: Revoke) -> impl IntoView {
     let expired = token.is_expired(now);
     let AccessToken {
         id,
@@ -227,6 +181,7 @@ fn TokenRow(
         last_four,
         ..
     } = token;
+    let question = format!("Revoke “{name}”? Scripts using it can no longer sign in.");
     view! {
         <tr data-token=id.clone()>
             <td data-label="Name">{name.clone()}</td>
@@ -237,24 +192,8 @@ fn TokenRow(
                 {expired.then(|| view! { <StatusBadge text="Expired" tone=Tone::Neutral /> " " })}
                 <When unix=expires_at />
             </td>
-            <td data-label="Last used">
-                {match last_used_at {
-                    Some(unix) => view! { <When unix /> }.into_any(),
-                    None => view! { <span class="empty">"Never"</span> }.into_any(),
-                }}
-            </td>
-            <td class="action">
-                <ConfirmInline
-                    id=format!("revoke-{id}")
-                    row=id.clone()
-                    asking=revoking
-                    write=revoke
-                    verb="Revoke"
-                    name=name.clone()
-                    question=format!("Revoke “{name}”? Scripts using it can no longer sign in.")
-                    yes=("Yes, revoke", "Revoking…")
-                />
-            </td>
+            <td data-label="Last used">{last_used(last_used_at)}</td>
+            <td class="action">{revoke.button(id.clone(), "Revoke", name, question, ("Yes, revoke", "Revoking…"))}</td>
         </tr>
     }
 }

@@ -6,11 +6,11 @@
 //! then the new one is made the only one, or given up. What arrives is on
 //! the Webhooks page.
 
-use super::invite::refused;
 use crate::api::{Client, ClientError};
+use crate::components::credentials::{
+    CredentialForm, CredentialTable, RotationEnd, SecretInput, Submit, rotation_steps, slot_name,
+};
 use crate::components::dates::When;
-use crate::components::error_view::ErrorView;
-use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::{busy, failed};
 use crate::state::write::Write;
 use api::ErrorCode;
@@ -166,16 +166,14 @@ pub fn WebhookSettingsPage() -> impl IntoView {
     };
     hook.read();
     let retry = Callback::new(move |()| hook.read());
-    // The rotation's end: `promote` keeps the new secret, else it is given
-    // up. Made here, not in the list: its refusal outlives the list read again.
-    let promote = RwSignal::new(true);
-    let end = Write::new(move || async move {
-        let change = if promote.get_untracked() {
+    // The rotation's end: the new secret kept, or given up. Made here, not
+    // in the list: its refusal outlives the list read again.
+    let end = RotationEnd::new(move |keep| {
+        hook.change(if keep {
             WebhookSecretChange::Promote
         } else {
             WebhookSecretChange::DiscardNext
-        };
-        hook.change(change).await
+        })
     });
     let origin = window().location().origin().unwrap_or_default();
     view! {
@@ -190,7 +188,7 @@ pub fn WebhookSettingsPage() -> impl IntoView {
             Some(Err(error)) => failed(error, retry),
             Some(Ok(loaded)) => view! {
                 {url_section(format!("{origin}{}", loaded.path))}
-                {secrets_section(loaded.secrets, end, promote)}
+                {secrets_section(loaded.secrets, end)}
             }.into_any(),
         }}
         <section aria-labelledby="enter-secret-title">
@@ -222,11 +220,7 @@ fn url_section(url: String) -> impl IntoView {
 }
 
 /// The secrets, and the rotation's step to take now with its buttons.
-fn secrets_section(
-    secrets: Vec<WebhookSecretInfo>,
-    end: Write,
-    promote: RwSignal<bool>,
-) -> impl IntoView {
+fn secrets_section(secrets: Vec<WebhookSecretInfo>, end: RotationEnd) -> impl IntoView {
     let stage = Stage::of(&secrets);
     let current = redacted(&secrets, KeySlot::Current)
         .unwrap_or_default()
@@ -234,22 +228,9 @@ fn secrets_section(
     let next = redacted(&secrets, KeySlot::Next)
         .unwrap_or_default()
         .to_string();
-    let end_with = move |keep: bool| {
-        move |_| {
-            promote.set(keep);
-            end.submit();
-        }
-    };
-    let steps = stage.step().map(|at| {
-        view! {
-            <h3 class="steps-title">"Rotating the secret"</h3>
-            <ol class="steps">
-                {STEPS.iter().enumerate().map(|(i, step)| view! {
-                    <li aria-current=(i == at).then_some("step") class:done=i < at>{*step}</li>
-                }).collect_view()}
-            </ol>
-        }
-    });
+    let steps = stage
+        .step()
+        .map(|at| rotation_steps("Rotating the secret".into(), &STEPS, at));
     let keep = format!("Make {next} the only secret");
     view! {
         <section class="card wide" aria-labelledby="secrets-title">
@@ -264,40 +245,28 @@ fn secrets_section(
                     "Deliveries signed with {current} or {next} are accepted. Once the service signs with {next}, make it the only secret: {current} stops verifying."
                 )}</p>
                 <div class="dialog-actions">
-                    <button type="button" disabled=move || end.pending() on:click=end_with(true)>
-                        {move || if end.pending() && promote.get() { "Saving…".to_string() } else { keep.clone() }}
-                    </button>
-                    <button type="button" class="secondary" disabled=move || end.pending() on:click=end_with(false)>
-                        {format!("Discard the new secret {next}")}
-                    </button>
+                    {end.keep_button(keep)}
+                    {end.give_up_button(format!("Discard the new secret {next}"))}
                 </div>
             })}
-            {move || end.error().map(|error| refused(error.clone(), move_refusal(error.code())))}
+            {end.refusal(move_refusal)}
         </section>
     }
 }
 
 fn secret_table(secrets: Vec<WebhookSecretInfo>) -> impl IntoView {
     view! {
-        <div class="table-wrap">
-            <table class="wrap-words">
-                <caption class="visually-hidden">"The organization's webhook secrets"</caption>
-                <thead><tr>
-                    <th scope="col">"Secret"</th><th scope="col">"Slot"</th>
-                    <th scope="col">"Set by"</th><th scope="col">"Set"</th>
-                </tr></thead>
-                <tbody>
-                    {secrets.into_iter().map(|s| view! {
-                        <tr data-slot=s.slot.as_str()>
-                            <td data-label="Secret"><code>{s.redacted}</code></td>
-                            <td data-label="Slot">{match s.slot { KeySlot::Current => "current", KeySlot::Next => "next (new)" }}</td>
-                            <td data-label="Set by">{s.set_by}</td>
-                            <td data-label="Set"><When unix=s.set_at /></td>
-                        </tr>
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
+        <CredentialTable caption="The organization's webhook secrets"
+            columns=vec!["Secret", "Slot", "Set by", "Set"]>
+            {secrets.into_iter().map(|s| view! {
+                <tr data-slot=s.slot.as_str()>
+                    <td data-label="Secret"><code>{s.redacted}</code></td>
+                    <td data-label="Slot">{slot_name(s.slot)}</td>
+                    <td data-label="Set by">{s.set_by}</td>
+                    <td data-label="Set"><When unix=s.set_at /></td>
+                </tr>
+            }).collect_view()}
+        </CredentialTable>
     }
 }
 
@@ -325,14 +294,11 @@ fn secret_form(hook: Hook) -> impl IntoView {
         tried.set(false);
         Ok(())
     });
-    let field_error = move || save.error().filter(|e| e.is_about(FIELD));
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        tried.set(true);
+    let check = move || {
         if typed.with_untracked(|t| typed_problem(t)).is_some() {
-            focus(INPUT);
+            Submit::Fix(INPUT)
         } else {
-            save.submit();
+            Submit::Send
         }
     };
     // What saving would do, once the secrets are read and one is typed.
@@ -341,33 +307,13 @@ fn secret_form(hook: Hook) -> impl IntoView {
         whole.then(|| hook.secrets().map(|s| effect(&s))).flatten()
     };
     view! {
-        <form class="account-form" on:submit=submit novalidate>
-            <label for=INPUT>"Webhook secret"</label>
-            // Masked, never remembered, never sent to a spell checker.
-            <input id=INPUT name=INPUT type="password" autocomplete="off" spellcheck="false" autocapitalize="off"
-                aria-invalid=move || (problem().is_some() || field_error().is_some()).then_some("true")
-                aria-describedby=move || if field_error().is_some() {
-                    format!("{INPUT}-error")
-                } else if problem().is_some() {
-                    advice_id(INPUT)
-                } else {
-                    format!("{INPUT}-hint")
-                }
-                prop:value=move || typed.get()
-                on:input=move |ev| { save.clear(); typed.set(event_target_value(&ev)) } />
-            <p class="hint" id=format!("{INPUT}-hint")>
-                "As the service's dashboard shows it for the URL above."
-            </p>
-            {advice(INPUT.to_string(), problem)}
-            {move || effect().map(|text| view! { <p class="key-effect" data-testid="secret-effect">{text}</p> })}
-            {move || field_error().map(|error| view! {
-                <div id=format!("{INPUT}-error")><ErrorView error /></div>
-            })}
-            <button type="submit" disabled=move || save.pending() || hook.secrets().is_none()>
-                {move || save.label("Save the secret", "Saving the secret…")}
-            </button>
-        </form>
-        {move || save.error().filter(|e| !e.is_about(FIELD)).map(|error| view! { <ErrorView error /> })}
+        <CredentialForm class="account-form" write=save tried check
+            button=("Save the secret", "Saving the secret…")
+            ready=Signal::derive(move || hook.secrets().is_some()) at_field=FIELD>
+            <SecretInput id=INPUT label="Webhook secret"
+                hint="As the service's dashboard shows it for the URL above."
+                typed problem effect effect_id="secret-effect" save field=FIELD />
+        </CredentialForm>
     }
 }
 

@@ -1,12 +1,12 @@
 //! `/webhooks`: what the Worker received (live), what it refused, the
 //! service's own delivery log beside it, and a payload checker.
 
-use super::WEBHOOK_SETTINGS_PAGE;
 use crate::api::Client;
 use crate::api::live::use_feed;
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
 use crate::components::webhooks::{DeliveryTable, EventTable, RejectedTable, VerifyOutcome};
+use crate::page_table::WEBHOOK_SETTINGS_PAGE;
 use crate::state::write::Write;
 use api::inbox::{
     Inbox, LIVE_PATH, LedgerEntry, LiveMessage, PAGE_ROWS, RECEIVE_PATH, VerifyRequest,

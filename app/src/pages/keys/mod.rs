@@ -7,15 +7,15 @@
 
 pub mod rotation;
 
-use super::invite::refused;
 use super::status::{ActivateNext, mode_name};
-use super::{WEBHOOK_SETTINGS_PAGE, WIDGET_SETTINGS_PAGE};
 use crate::api::{Client, ClientError};
+use crate::components::credentials::{
+    CredentialForm, CredentialTable, RotationEnd, SecretInput, Submit, rotation_steps, slot_name,
+};
 use crate::components::dates::When;
-use crate::components::error_view::ErrorView;
-use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::{busy, failed};
 use crate::components::status_badge::{StatusBadge, Tone};
+use crate::page_table::{WEBHOOK_SETTINGS_PAGE, WIDGET_SETTINGS_PAGE};
 use crate::state::session::reread;
 use crate::state::write::Write;
 use api::orgs::{KeyChange, OrgKey};
@@ -137,47 +137,20 @@ fn key_form(keys: Keys) -> impl IntoView {
         reread(client).await;
         Ok(())
     });
-    let field_error = move || save.error().filter(|e| e.is_about(FIELD));
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        tried.set(true);
-        match entry() {
-            Some(Ok(_)) => save.submit(),
-            Some(Err(_)) => focus(INPUT),
-            None => {}
-        }
+    let check = move || match entry() {
+        Some(Ok(_)) => Submit::Send,
+        Some(Err(_)) => Submit::Fix(INPUT),
+        None => Submit::Wait,
     };
+    let effect = move || entry().and_then(Result::ok).map(|entry| entry.effect());
     view! {
-        <form class="account-form" on:submit=submit novalidate>
-            <label for=INPUT>"API key"</label>
-            // Masked, never remembered, never sent to a spell checker.
-            <input id=INPUT name=INPUT type="password" autocomplete="off" spellcheck="false" autocapitalize="off"
-                aria-invalid=move || (problem().is_some() || field_error().is_some()).then_some("true")
-                aria-describedby=move || if field_error().is_some() {
-                    format!("{INPUT}-error")
-                } else if problem().is_some() {
-                    advice_id(INPUT)
-                } else {
-                    format!("{INPUT}-hint")
-                }
-                prop:value=move || typed.get()
-                on:input=move |ev| { save.clear(); typed.set(event_target_value(&ev)) } />
-            <p class="hint" id=format!("{INPUT}-hint")>
-                "Its prefix says its mode: svc_live_ for live, svc_test_ for sandbox. "
-                "Before saving it, the Worker checks it with a few harmless calls (nothing is bought) and records its scopes."
-            </p>
-            {advice(INPUT.to_string(), problem)}
-            {move || entry().and_then(Result::ok).map(|entry| view! {
-                <p class="key-effect" data-testid="key-effect">{entry.effect()}</p>
-            })}
-            {move || field_error().map(|error| view! {
-                <div id=format!("{INPUT}-error")><ErrorView error /></div>
-            })}
-            <button type="submit" disabled=move || save.pending() || entry().is_none()>
-                {move || save.label("Check and save the key", "Checking the key with the service…")}
-            </button>
-        </form>
-        {move || save.error().filter(|e| !e.is_about(FIELD)).map(|error| view! { <ErrorView error /> })}
+        <CredentialForm class="account-form" write=save tried check
+            button=("Check and save the key", "Checking the key with the service…")
+            ready=Signal::derive(move || entry().is_some()) at_field=FIELD>
+            <SecretInput id=INPUT label="API key"
+                hint="Its prefix says its mode: svc_live_ for live, svc_test_ for sandbox. Before saving it, the Worker checks it with a few harmless calls (nothing is bought) and records its scopes."
+                typed problem effect effect_id="key-effect" save field=FIELD />
+        </CredentialForm>
     }
 }
 
@@ -192,10 +165,9 @@ fn mode_card(state: ModeState, keys: Keys) -> AnyView {
     } = state;
     let name = mode_name(mode);
     let lower = name.to_lowercase();
-    // The rotation's end: `promote` keeps the new key, else it is given up.
-    let promote = RwSignal::new(true);
-    let end = Write::new(move || async move {
-        let change = if promote.get_untracked() {
+    // The rotation's end: the new key kept, or given up.
+    let end = RotationEnd::new(move |keep| async move {
+        let change = if keep {
             KeyChange::Promote { mode }
         } else {
             KeyChange::DiscardNext { mode }
@@ -208,12 +180,6 @@ fn mode_card(state: ModeState, keys: Keys) -> AnyView {
         reread(client).await;
         Ok(())
     });
-    let end_with = move |keep: bool| {
-        move |_| {
-            promote.set(keep);
-            end.submit();
-        }
-    };
     let redacted = |slot| {
         list.iter()
             .find(|(k, _)| k.slot == slot)
@@ -222,16 +188,9 @@ fn mode_card(state: ModeState, keys: Keys) -> AnyView {
     };
     let (old, next) = (redacted(KeySlot::Current), redacted(KeySlot::Next));
     let title_id = format!("keys-{}", mode.as_str());
-    let steps = stage.step().map(|at| {
-        view! {
-            <h3 class="steps-title">{format!("Rotating the {lower} key")}</h3>
-            <ol class="steps">
-                {STEPS.iter().enumerate().map(|(i, step)| view! {
-                    <li aria-current=(i == at).then_some("step") class:done=i < at>{*step}</li>
-                }).collect_view()}
-            </ol>
-        }
-    });
+    let steps = stage
+        .step()
+        .map(|at| rotation_steps(format!("Rotating the {lower} key"), &STEPS, at));
     let in_use = stage == Stage::NextInUse;
     // Given up: a waiting key is discarded; one in use hands the calls back.
     let give_up = match stage {
@@ -259,15 +218,11 @@ fn mode_card(state: ModeState, keys: Keys) -> AnyView {
             })}
             {give_up.map(|give_up| view! {
                 <div class="dialog-actions">
-                    {in_use.then(|| view! {
-                        <button type="button" disabled=move || end.pending() on:click=end_with(true)>
-                            {move || if end.pending() && promote.get() { "Saving…".to_string() } else { keep.clone() }}
-                        </button>
-                    })}
-                    <button type="button" class="secondary" disabled=move || end.pending() on:click=end_with(false)>{give_up}</button>
+                    {in_use.then(|| end.keep_button(keep))}
+                    {end.give_up_button(give_up)}
                 </div>
             })}
-            {move || end.error().map(|error| refused(error.clone(), move_refusal(error.code())))}
+            {end.refusal(move_refusal)}
         </section>
     }
     .into_any()
@@ -275,30 +230,22 @@ fn mode_card(state: ModeState, keys: Keys) -> AnyView {
 
 fn key_table(mode: &str, keys: Vec<(OrgKey, bool)>) -> impl IntoView {
     view! {
-        <div class="table-wrap">
-            <table class="wrap-words">
-                <caption class="visually-hidden">{format!("The organization's {mode} keys")}</caption>
-                <thead><tr>
-                    <th scope="col">"Key"</th><th scope="col">"Slot"</th><th scope="col">"Calls"</th>
-                    <th scope="col">"Scopes"</th><th scope="col">"Set by"</th><th scope="col">"Set"</th>
-                </tr></thead>
-                <tbody>
-                    {keys.into_iter().map(|(key, in_use)| view! {
-                        <tr data-slot=key.slot.as_str()>
-                            <td data-label="Key"><code>{key.redacted}</code></td>
-                            <td data-label="Slot">{match key.slot { KeySlot::Current => "current", KeySlot::Next => "next (new)" }}</td>
-                            <td data-label="Calls">
-                                <StatusBadge text=if in_use { "In use" } else { "Not in use" }
-                                    tone=if in_use { Tone::Good } else { Tone::Neutral } />
-                            </td>
-                            <td data-label="Scopes">{scope_words(&key.scopes)}</td>
-                            <td data-label="Set by">{key.set_by}</td>
-                            <td data-label="Set"><When unix=key.set_at /></td>
-                        </tr>
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
+        <CredentialTable caption=format!("The organization's {mode} keys")
+            columns=vec!["Key", "Slot", "Calls", "Scopes", "Set by", "Set"]>
+            {keys.into_iter().map(|(key, in_use)| view! {
+                <tr data-slot=key.slot.as_str()>
+                    <td data-label="Key"><code>{key.redacted}</code></td>
+                    <td data-label="Slot">{slot_name(key.slot)}</td>
+                    <td data-label="Calls">
+                        <StatusBadge text=if in_use { "In use" } else { "Not in use" }
+                            tone=if in_use { Tone::Good } else { Tone::Neutral } />
+                    </td>
+                    <td data-label="Scopes">{scope_words(&key.scopes)}</td>
+                    <td data-label="Set by">{key.set_by}</td>
+                    <td data-label="Set"><When unix=key.set_at /></td>
+                </tr>
+            }).collect_view()}
+        </CredentialTable>
     }
 }
 

@@ -6,7 +6,7 @@
 pub mod offer;
 pub mod saved;
 
-use super::chunks::{Chunks, Lazy};
+use super::chunks::{Lazy, Load};
 use crate::api::{Client, ClientError, keeps_presets};
 use crate::components::address_form::{AddressForm, blank_address, first_problem, one_line};
 use crate::components::error_view::ErrorView;
@@ -71,6 +71,15 @@ pub struct Offer {
 
 /// `offer::view`, reached through its chunk.
 pub type OfferView = fn(Offer) -> AnyView;
+
+/// The ship page's chunks, as the bin (`main.rs`) declares them.
+#[derive(Clone, Copy)]
+pub struct ShipChunks {
+    /// The rates, purchase and bought label.
+    pub offer: Load<OfferView>,
+    /// The organization's saved addresses and presets.
+    pub saved: Load<SavedView>,
+}
 
 /// What the organization's saved addresses and presets (`saved::view`)
 /// act on; nothing of `api::presets` is in the page's first load.
@@ -236,7 +245,7 @@ pub fn ShipPage() -> impl IntoView {
     let open_intent = StoredValue::new(None::<Intent>);
     let bought = RwSignal::new(None::<Label>);
     // The merchant is on the way to rates: the offer's chunk comes meanwhile.
-    let offer_chunk = Lazy::new(expect_context::<Chunks>().ship_offer);
+    let offer_chunk = Lazy::new(expect_context::<ShipChunks>().offer);
     let prefetch = move |_| offer_chunk.start();
 
     // Both addresses checked (one after the other), then every carrier's rates.
@@ -339,7 +348,7 @@ pub fn ShipPage() -> impl IntoView {
     let kept = client
         .session
         .with_untracked(|s| s.as_ref().is_some_and(keeps_presets));
-    let saved_chunk = Lazy::new(expect_context::<Chunks>().ship_saved);
+    let saved_chunk = Lazy::new(expect_context::<ShipChunks>().saved);
     if kept {
         saved_chunk.start();
     }
