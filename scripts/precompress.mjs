@@ -1,6 +1,6 @@
 // Writes <file>.br (brotli, quality 11) beside each wasm module in dist/
 // (the first load and the chunks): the Worker sends it to browsers that
-// accept brotli (edge/src/dashboard).
+// accept brotli (edge/src/dashboard.rs).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';

@@ -2,7 +2,7 @@
 //! `control`, `webhooks`, `jobs`): each object names its binding and its request
 //! enum and says what "unavailable" means for its callers; each request
 //! names its typed reply. A call is one JSON request and one JSON reply
-//! (`runtime::objects::ask` on the caller's side, [`reply`] on the object's),
+//! (`platform::objects::ask` on the caller's side, [`reply`] on the object's),
 //! so a request and its reply cannot drift apart between the two sides.
 
 use serde::Serialize;

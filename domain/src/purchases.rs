@@ -4,8 +4,9 @@
 //! a second upstream call; a concurrent repeat is refused until the first
 //! finishes; the same key with a different body is refused; a record that
 //! cannot be read refuses the purchase (fail closed). State lives in one
-//! SQLite-backed Durable Object per key (`store`, the `PurchaseRecords`
-//! class); the decisions are here; `glue` runs a purchase through them.
+//! SQLite-backed Durable Object per key (the `PurchaseRecords` class,
+//! `edge/src/purchases/records.rs`); the decisions are here;
+//! `edge/src/purchases.rs` runs a purchase through them.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! Who may call what. A principal's scopes are its role's scopes
 //! intersected with the key's own scopes, so the Worker never forwards a call
 //! the key cannot make. Role definitions are configuration (`ROLES`); the
-//! defaults are below and in edge/README.md.
+//! defaults are below and in docs/configuration.md.
 
 use api::Scope;
 use api::session::Role;

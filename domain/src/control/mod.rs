@@ -1,9 +1,9 @@
 //! What the Worker keeps across isolates, in one SQLite-backed Durable
-//! Object per organization (`store`, class `EdgeControl`, named by
+//! Object per organization (class `EdgeControl`, `edge/src/control/store.rs`, named by
 //! `orgs::object_name`): signed-out sessions (until they
 //! would have expired anyway), the active key of each mode during a
 //! rotation, and the revoked/expired state of keys seen upstream. This is
-//! its protocol; `glue` calls it, fronted by what this isolate last read
+//! its protocol; `edge/src/control.rs` calls it, fronted by what this isolate last read
 //! (`session_checks`, `active_keys`).
 
 pub mod active_keys;

@@ -1,9 +1,9 @@
 //! Batch jobs (`api::jobs`): up to 5,000 labels from one import, bought by
 //! the Worker within the key's limits and the rates' 15-minute validity,
 //! durably and exactly once. Each job is a `BatchJob` Durable Object
-//! (`object`, SQLite) that runs [`engine`]'s plan from alarms; `plan`
+//! (`edge/src/jobs/object.rs`, SQLite) that runs [`engine`]'s plan from alarms; `plan`
 //! decides which rate a row buys, the pace and the chunk size; `results`
-//! writes the CSV; `glue` serves the endpoints (the PDF Worker, `pdf/`,
+//! writes the CSV; `edge/src/jobs/` serves the endpoints (the PDF Worker, `pdf/`,
 //! makes the merged label PDFs).
 
 pub mod engine;
@@ -58,7 +58,7 @@ pub enum JobCall {
 pub struct Create {
     pub id: String,
     pub org: api::orgs::OrgId,
-    /// The `CreateJob` body as the glue read and checked it. The object
+    /// The `CreateJob` body as the endpoint read and checked it. The object
     /// reads it with the same parser: a typed field here would compile a
     /// second serializer and deserializer of up to 5,000 rows into the wasm.
     pub request: String,

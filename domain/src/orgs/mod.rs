@@ -1,7 +1,7 @@
 //! Organizations: each merchant's own people, invitations, audit log and
 //! objects. One `Organization` Durable Object per organization holds its
 //! members (with role and last sign-in), invitations (as hashes), and its
-//! append-only audit log (`store`); the `AccountDirectory` finds a person's
+//! append-only audit log (`accounts/src/organization.rs`); the `AccountDirectory` finds a person's
 //! account by email, sharded by a hash of it (`directory`). Only sign-in,
 //! invitations and membership changes touch the directory; a forwarded
 //! call asks the organization's object who the caller is, nothing else,
@@ -15,7 +15,8 @@
 //! All of it runs in a Worker of its own, the accounts Worker (`wire`), so
 //! the main Worker every request loads carries none of it but a membership
 //! check. Plain decisions live here and in `passwords`, `throttle`,
-//! `tokens` and `rules`; the objects and the endpoints are glue.
+//! `tokens` and `rules`; the objects and the endpoints are the accounts Worker's
+//! (`accounts/`).
 
 pub mod directory;
 mod error;

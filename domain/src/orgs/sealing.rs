@@ -8,12 +8,12 @@
 //! and the secret's purpose are the associated data: a ciphertext copied
 //! to another organization, or from a key to a webhook secret, does not open.
 //!
-//! The cipher is WebCrypto's (`glue`); what is decided (which master key
+//! The cipher is WebCrypto's (`accounts/src/sealing.rs`); what is decided (which master key
 //! seals, which opens, the associated data) is here.
 
 use api::orgs::OrgId;
 
-/// The setting, on both Workers: `kid:secret`, comma-separated, the first
+/// The setting, the accounts Worker's alone: `kid:secret`, comma-separated, the first
 /// seals; ids are 1–16 of `[a-z0-9]`, secrets at least 32 characters.
 pub const SETTING: &str = "MASTER_KEYS";
 pub const MIN_SECRET_CHARS: usize = 32;

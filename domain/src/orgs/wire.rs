@@ -1,6 +1,5 @@
 //! What the main Worker and the accounts Worker say to each other through
-//! the `ACCOUNTS` service binding. The accounts Worker (this crate built
-//! with the `accounts` feature, `accounts/`) holds the organizations' and
+//! the `ACCOUNTS` service binding. The accounts Worker (`accounts/`) holds the organizations' and
 //! the directory's objects and everything about people: sign-in, password
 //! hashing, invitations, the team, the audit log. The main Worker keeps
 //! only what every request needs: it asks `check` who a session's person

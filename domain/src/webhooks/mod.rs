@@ -2,7 +2,7 @@
 //! refused, what of a refused body is kept, and the inbox's protocol. The
 //! signature check itself is `api::webhooks::verify`; the store is the
 //! `WebhookInbox` object (`inbox`, in the ledger Worker: `ledger/`), the
-//! endpoints are `glue` (wasm only, in the main Worker).
+//! endpoints are the main Worker's (`edge/src/webhooks.rs`).
 
 mod error;
 pub mod ledger;
