@@ -110,6 +110,17 @@ impl fmt::Display for ApiKey {
     }
 }
 
+crate::names! {
+    /// Which of a mode's two key slots forwarded calls use.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum KeySlot {
+        /// `SVC_LIVE_KEY` / `SVC_SANDBOX_KEY`.
+        Current = "current",
+        /// `SVC_LIVE_KEY_NEXT` / `SVC_SANDBOX_KEY_NEXT`: the rotation candidate.
+        Next = "next",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@ pub mod access_tokens;
 pub mod address;
 pub mod batches;
 pub mod carrier_accounts;
+pub mod code;
 pub mod endpoints;
 pub mod error;
 pub mod inbox;
@@ -22,6 +23,7 @@ pub mod passkeys;
 pub mod places;
 pub mod presets;
 pub mod rates;
+pub mod role;
 pub mod scopes;
 pub mod session;
 pub mod signing;
@@ -37,11 +39,12 @@ pub use batches::{
     CreateBatchRequest, ResultsPage,
 };
 pub use carrier_accounts::{CarrierAccount, CarrierAccountList, CarrierAccountStatus};
+pub use code::ErrorCode;
 pub use endpoints::{
     Caller, ENDPOINTS, Endpoint, EndpointId, Method, OWN_ENDPOINTS, OwnEndpoint, OwnId, RouteMatch,
     match_own, match_route,
 };
-pub use error::{ApiError, DOCS_BASE_URL, ErrorCode, ErrorEnvelope};
+pub use error::{ApiError, DOCS_BASE_URL, ErrorEnvelope};
 pub use keys::{ApiKey, KeyEnv, KeyError};
 pub use labels::{BuyLabelRequest, Label, LabelDetails, VoidResponse, VoidStatus};
 pub use parcel::Parcel;

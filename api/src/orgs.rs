@@ -33,7 +33,8 @@
 //! `EDGE.KEY.MALFORMED`, `EDGE.KEY.REFUSED` (the service refused the key:
 //! nothing saved), `EDGE.KEY.CHECK_UNAVAILABLE`, `EDGE.KEY.NO_NEXT`.
 
-use crate::session::Role;
+use crate::keys::KeySlot;
+use crate::role::Role;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -365,19 +366,23 @@ pub struct AuditPage {
 pub enum KeyChange {
     Set {
         key: String,
-        slot: crate::session::KeySlot,
+        slot: KeySlot,
     },
     /// The `next` key becomes the mode's only key (the old one is forgotten).
-    Promote { mode: crate::KeyEnv },
+    Promote {
+        mode: crate::KeyEnv,
+    },
     /// A rotation abandoned: the `next` key is forgotten.
-    DiscardNext { mode: crate::KeyEnv },
+    DiscardNext {
+        mode: crate::KeyEnv,
+    },
 }
 
 /// One stored key as admins see it: never its value, only `svc_live_…1234`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrgKey {
     pub mode: crate::KeyEnv,
-    pub slot: crate::session::KeySlot,
+    pub slot: KeySlot,
     pub redacted: String,
     /// As the service stated them when the key was checked.
     pub scopes: Vec<crate::Scope>,
@@ -397,10 +402,7 @@ pub struct OrgKeyList {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum WebhookSecretChange {
-    Set {
-        secret: String,
-        slot: crate::session::KeySlot,
-    },
+    Set { secret: String, slot: KeySlot },
     Promote,
     DiscardNext,
 }
@@ -408,7 +410,7 @@ pub enum WebhookSecretChange {
 /// One stored webhook secret as admins see it: never the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WebhookSecretInfo {
-    pub slot: crate::session::KeySlot,
+    pub slot: KeySlot,
     /// Its last four characters: `…a1b2`.
     pub redacted: String,
     pub set_at: u64,
@@ -506,7 +508,7 @@ mod tests {
         assert!(matches!(
             set,
             KeyChange::Set {
-                slot: crate::session::KeySlot::Next,
+                slot: KeySlot::Next,
                 ..
             }
         ));

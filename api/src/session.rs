@@ -20,8 +20,10 @@
 
 use crate::{ErrorCode, KeyEnv, Scope};
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
+
+// The session's answers carry a person's role and a key's slot.
+pub use crate::keys::KeySlot;
+pub use crate::role::Role;
 
 pub const SESSION_PATH: &str = "/api/session";
 pub const MODE_PATH: &str = "/api/session/mode";
@@ -29,33 +31,6 @@ pub const KEYS_PATH: &str = "/api/keys";
 pub const VERIFY_KEY_PATH: &str = "/api/keys/{mode}/verify";
 pub const ACTIVATE_KEY_PATH: &str = "/api/keys/{mode}/activate";
 pub const LIMITS_PATH: &str = "/api/limits";
-
-crate::names! {
-    /// A dashboard user's role. What each may do is the Worker's configuration
-    /// (defaults in the edge README); the app only hides what `scopes` excludes.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-    pub enum Role {
-        /// Every scope the key has, plus the live/sandbox switch and key rotation.
-        Admin = "admin",
-        /// Every v1 scope the key has: ship, void, batch, track.
-        Operator = "operator",
-        /// Read scopes only: no purchase, void or batch.
-        Viewer = "viewer",
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Role {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Role::from_name(s).ok_or_else(|| format!("unknown role {s:?} (admin, operator or viewer)"))
-    }
-}
 
 /// `POST /api/session`: the access token a deployment gave this user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,17 +68,6 @@ pub struct SessionInfo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModeRequest {
     pub mode: KeyEnv,
-}
-
-crate::names! {
-    /// Which of a mode's two key slots forwarded calls use.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum KeySlot {
-        /// `SVC_LIVE_KEY` / `SVC_SANDBOX_KEY`.
-        Current = "current",
-        /// `SVC_LIVE_KEY_NEXT` / `SVC_SANDBOX_KEY_NEXT`: the rotation candidate.
-        Next = "next",
-    }
 }
 
 /// One configured key, never its value: only `svc_live_…1234`.

@@ -4,7 +4,7 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::error::ErrorCode;
+use crate::code::ErrorCode;
 
 /// Largest request body accepted: a 5,000-item batch of full addresses is about 3 MB.
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
