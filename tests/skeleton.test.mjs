@@ -1,26 +1,28 @@
-// The walking skeleton: browser → Worker (static assets + /api) → simulator.
+// The walking skeleton: browser → Worker (static assets + /api) → simulator,
+// as the members of an organization of the test's own on the shared stack.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
-import { signInPage, startStack, tokenField, ROOT } from './support/stack.mjs';
+import { sharedStack, signInPage, tokenField, ROOT } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 
+const shared = await sharedStack();
 let stack, browser;
 const NOT_SIGNED_IN = 'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)';
 before(async () => {
-  stack = await startStack();
+  stack = await orgStack(shared);
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await stack?.stop();
 });
 
 test('the dashboard shows the wallet balance the simulator holds, as money', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', {
+  await stack.sim.control('PUT', `/__sim/accounts/${stack.accountId}/wallet`, {
     balance_cents: 123456, card: 'ok', auto_reload: null,
   });
   const page = await browser.newPage();

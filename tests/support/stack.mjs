@@ -309,21 +309,23 @@ function edgeClient(url, more = {}) {
 /**
  * A stack of a test's own: its simulator with fresh keys, the Workers with
  * one user per role (`stack.users.admin` ...); `edgeVars`/`edgeSecrets`
- * override the Worker's settings, `keys` may drop one of the two keys.
+ * override the Worker's settings, `keys` may drop one of the two keys. Its
+ * `sessionSecret` signs setup links, so `orgStack` works on it too.
  */
 export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), persist = false } = {}) {
   const users = newUsers();
+  const sessionSecret = randomBytes(32).toString('hex');
   const sim = await startSim({ keys: { ...newKeys(), ...keys } });
   let edge;
   try {
-    edge = await startEdge({ upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets, persist });
+    edge = await startEdge({ upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets, persist, sessionSecret });
   } catch (e) {
     // The simulator left running would keep the test file alive for good.
     await sim.stop();
     throw e;
   }
   const stack = {
-    keys, users, sim, edge,
+    keys, users, sim, edge, sessionSecret,
     /** Stops workerd and starts it again on the same persisted state (needs `persist`). */
     restartEdge: () => edge.restart(),
     async stop() { await edge.stop(); await sim.stop(); },
@@ -332,9 +334,12 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
 }
 
 /**
- * The shared stack's settings: the deployment has keys of its own (the
- * simulator's demo account, which no test uses) and no USERS; passkeys work
- * for the dashboard at http://localhost:PORT, so the port is chosen first.
+ * The shared stack's settings, as `scripts/run` makes a deployment: keys
+ * of its own (the simulator's demo account, which no test uses) and users
+ * by role (whose tokens no test knows: the deployment's own organization
+ * is tests/edge-deployment.test.mjs's, on a stack of its own); passkeys
+ * work for the dashboard at http://localhost:PORT, so the port is chosen
+ * first.
  */
 async function startShared() {
   const dir = mkdtempSync(path.join(tmpdir(), 'parcel-shared-'));
@@ -348,7 +353,7 @@ async function startShared() {
   let edge;
   try {
     edge = await startEdge({
-      upstream: sim.url, keys, port, sessionSecret, logFile,
+      upstream: sim.url, keys, users: newUsers(), port, sessionSecret, logFile,
       accountsVars: { PASSKEY_RP_ID: 'localhost', PASSKEY_ORIGINS: localhost },
     }, 'shared');
   } catch (e) {
@@ -388,10 +393,21 @@ function shared({ url, sim, sessionSecret, localhost, logFile }) {
  * it when its tests have ended. Call at the top level of a test file.
  */
 export async function sharedStack() {
-  if (process.env.PARCEL_STACK) return shared(JSON.parse(process.env.PARCEL_STACK));
-  const own = await startShared();
-  after(() => own.stop());
-  return shared(own.coordinates);
+  let coordinates;
+  if (process.env.PARCEL_STACK) coordinates = JSON.parse(process.env.PARCEL_STACK);
+  else {
+    const own = await startShared();
+    after(() => own.stop());
+    coordinates = own.coordinates;
+  }
+  const stack = shared(coordinates);
+  // The simulator's clock and faults are every file's (files run one at a
+  // time): each file starts on the real time, running, with no fault,
+  // whatever the file before it left.
+  await stack.sim.control('POST', '/__sim/clock/freeze', { frozen: false });
+  await stack.sim.control('POST', '/__sim/clock/set', { now: Math.floor(Date.now() / 1000) });
+  await stack.sim.control('PUT', '/__sim/faults', {});
+  return stack;
 }
 
 /** For tests/run.mjs: starts the shared stack; its coordinates go to every test file. */
