@@ -1,13 +1,19 @@
-// Who may do what through the real Worker in workerd, in front of the real
-// simulator: sign-in and sign-out, every role against every endpoint, the
-// storefront widget from allowed and refused origins, its budget share, per-
-// shopper cap and quote cache, the live/sandbox switch, key rotation, and a
-// scan of every response and log line for secrets. The Worker runs in its
-// own process so its log lines can be read.
+// The deployment configured the old way (README, Organizations: its own
+// organization, `org_deployment`): USERS tokens, the SVC_* keys and their
+// rotation, the WIDGET_* settings. Through the real Workers in workerd, in
+// front of the real simulator: sign-in and sign-out, every role against
+// every endpoint, the storefront widget from allowed and refused origins,
+// its budget share, per-shopper cap and quote cache, the live/sandbox
+// switch, key rotation, a sender saved in the browser, and a scan of every
+// response and log line for secrets. The one file of this configuration,
+// on a stack of its own: its settings are the deployment's, and it revokes
+// the deployment's key.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
+import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
+import { launch } from './support/browser.mjs';
+import { SENDER, openSignedIn } from './support/pages.mjs';
 import { until } from './support/wait.mjs';
 
 const SHOP = 'http://127.0.0.1:9911'; // a configured widget origin
@@ -28,7 +34,7 @@ before(async () => {
   })).key;
   keys.sandbox = limitedSandbox;
   sessionSecret = randomBytes(32).toString('hex');
-  edge = await startEdgeProcess({
+  edge = await startEdge({
     upstream: sim.url,
     keys,
     users,
@@ -300,6 +306,22 @@ test('a live label\'s PDF comes through the Worker with the key the service want
   assertError(missing, 404, 'LABEL.NOT_FOUND');
   assertError(await call('/api/labels/..%2Fwallet/pdf', { session: viewer }), 404, 'EDGE.ROUTE.NOT_FOUND');
 }));
+
+test('a saved sender survives a reload (this browser\'s localStorage: the deployment\'s own organization has no saved addresses) and fills the From address', async () => {
+  const browser = await launch();
+  try {
+    const { page, ship } = await openSignedIn(browser, { edge }, users.operator);
+    await ship.fillAddress('From', SENDER);
+    await ship.group('From').getByRole('button', { name: 'Save sender' }).click();
+    await page.getByText('Sender saved in this browser.').waitFor();
+    await page.reload();
+    await page.getByLabel('Saved senders').selectOption({ index: 1 });
+    assert.equal(await ship.group('From').getByLabel('Name', { exact: true }).inputValue(), SENDER.name);
+    assert.equal(await ship.group('From').getByLabel('ZIP code', { exact: true }).inputValue(), SENDER.zip);
+  } finally {
+    await browser.close();
+  }
+});
 
 test('no response, header or log line carries a key, a token or the session secret; every request has one JSON log line', async () => {
   // Every answer names its request, and that request has its log line
