@@ -12,8 +12,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
-import { launch } from './support/browser.mjs';
-import { SENDER, openSignedIn } from './support/pages.mjs';
+import AxeBuilder from '@axe-core/playwright';
+import { launch, screenshot } from './support/browser.mjs';
+import { SENDER, T, openSignedIn } from './support/pages.mjs';
 import { until } from './support/wait.mjs';
 
 const SHOP = 'http://127.0.0.1:9911'; // a configured widget origin
@@ -244,6 +245,26 @@ test('an admin switches to sandbox; the key\'s missing scopes, learned from upst
   assert.ok(after.scopes.includes('rates:read'));
   // The live session is untouched.
   assert.equal((await call('/api/v1/wallet', { session: admin })).json.sandbox, false);
+});
+
+test('the API status page with the deployment\'s key rotation: no serious or critical axe violation, no sideways scrolling, at phone and desktop width', async () => {
+  const browser = await launch();
+  try {
+    for (const [vp, viewport] of Object.entries({ phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } })) {
+      const { context, page } = await openSignedIn(browser, { edge }, users.admin, { viewport, path: '/status' });
+      await page.getByRole('heading', { name: 'Live keys' }).waitFor({ timeout: T });
+      await page.getByRole('table').first().waitFor({ timeout: T });
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+      const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on status at ${vp} width`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `status scrolls sideways by ${overflow}px at ${vp} width`);
+      await screenshot(page, `status-${vp}`);
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
 });
 
 test('key rotation: a revoked key shows as a problem; the next key is verified, activated and used', async () => {

@@ -189,5 +189,17 @@ export async function orgStack(stack, { orgName, roles, limits, wallet = { balan
     keys,
     accountId: account,
     account: () => stack.sim.control('GET', `/__sim/accounts/${account}`),
+    /** Where the service delivers this organization's webhooks (its own URL, `/api/org/webhook`). */
+    hook: `${stack.edge.url}/hooks/v1/label-created/${made.org.id}`,
+    /**
+     * The organization's webhook secret in `slot`, entered by its admin;
+     * with `deliver`, the service is pointed at the organization's URL
+     * with it, as its admin would in the service's dashboard.
+     */
+    async webhookSecret(secret, { slot = 'current', deliver = slot === 'current' } = {}) {
+      const set = await made.people.admin.call('PUT', '/api/org/webhook', { action: 'set', slot, secret });
+      assert.equal(set.status, 200, set.text);
+      if (deliver) await stack.sim.control('PUT', `/__sim/accounts/${account}/webhook`, { url: this.hook, secret });
+    },
   };
 }

@@ -335,11 +335,11 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
 
 /**
  * The shared stack's settings, as `scripts/run` makes a deployment: keys
- * of its own (the simulator's demo account, which no test uses) and users
- * by role (whose tokens no test knows: the deployment's own organization
- * is tests/edge-deployment.test.mjs's, on a stack of its own); passkeys
- * work for the dashboard at http://localhost:PORT, so the port is chosen
- * first.
+ * of its own (the simulator's demo account, which no other test uses) and
+ * users by role (`deploymentUsers`: only tests/app-chunks.test.mjs signs
+ * in as them; the deployment's settings are tested on a stack of their own
+ * in tests/edge-deployment.test.mjs); passkeys work for the dashboard at
+ * http://localhost:PORT, so the port is chosen first.
  */
 async function startShared() {
   const dir = mkdtempSync(path.join(tmpdir(), 'parcel-shared-'));
@@ -350,10 +350,11 @@ async function startShared() {
   const port = await freePort();
   const localhost = `http://localhost:${port}`;
   const sessionSecret = randomBytes(32).toString('hex');
+  const users = newUsers();
   let edge;
   try {
     edge = await startEdge({
-      upstream: sim.url, keys, users: newUsers(), port, sessionSecret, logFile,
+      upstream: sim.url, keys, users, port, sessionSecret, logFile,
       accountsVars: { PASSKEY_RP_ID: 'localhost', PASSKEY_ORIGINS: localhost },
     }, 'shared');
   } catch (e) {
@@ -361,7 +362,7 @@ async function startShared() {
     throw e;
   }
   return {
-    coordinates: { url: edge.url, sim: sim.url, sessionSecret, localhost, logFile },
+    coordinates: { url: edge.url, sim: sim.url, sessionSecret, localhost, logFile, users },
     async stop() {
       await edge.stop();
       await sim.stop();
@@ -373,7 +374,7 @@ async function startShared() {
 const refuse = (what) => async () => { throw new Error(`the shared stack's ${what} is every test's: start a stack of your own to stop it`); };
 
 /** The shared stack as a test file uses it, from its coordinates. */
-function shared({ url, sim, sessionSecret, localhost, logFile }) {
+function shared({ url, sim, sessionSecret, localhost, logFile, users }) {
   return {
     sim: simClient(sim, refuse('simulator')),
     edge: edgeClient(() => url, {
@@ -384,6 +385,8 @@ function shared({ url, sim, sessionSecret, localhost, logFile }) {
     sessionSecret,
     /** The dashboard's origin for passkeys (browsers refuse an IP address as their site). */
     localhost,
+    /** The deployment's own users (its USERS), by role. */
+    deploymentUsers: users,
   };
 }
 
