@@ -267,7 +267,7 @@ test('the API status page with the deployment\'s key rotation: no serious or cri
   }
 });
 
-test('key rotation: a revoked key shows as a problem; the next key is verified, activated and used', async () => {
+test('key rotation: a revoked key shows as a problem; an admin verifies the next key and activates it on the status page; calls keep working on it', async () => {
   const admin = await edge.session(users.admin);
   const viewer = await edge.session(users.viewer);
   assertError(await call('/api/keys', { session: viewer }), 403, 'EDGE.ROLE.FORBIDDEN');
@@ -275,24 +275,43 @@ test('key rotation: a revoked key shows as a problem; the next key is verified, 
   const live = status.modes.find((m) => m.mode === 'live');
   assert.deepEqual(live.keys.map((k) => [k.slot, k.active]), [['current', true], ['next', false]]);
   assert.equal(live.keys[1].redacted, `svc_live_…${nextKey.slice(-4)}`);
+  const browser = await launch();
+  try {
+    const { context, page, app } = await openSignedIn(browser, { edge }, users.admin, { path: '/status' });
+    const region = page.getByRole('region', { name: 'Live keys' });
+    await region.waitFor({ timeout: T });
+    assert.match(await region.innerText(), /current slot\s*In use/);
 
-  // The service revokes the current key: calls fail with its error and admins see the alert.
-  await sim.control('POST', `/__sim/keys/${keys.live}/revoke`);
-  assertError(await call('/api/v1/wallet', { session: admin }), 401, 'AUTH.KEY.REVOKED');
-  assert.equal((await call('/api/session', { session: admin })).json.key_problem, 'AUTH.KEY.REVOKED');
+    // The service revokes the current key: calls fail with its error and admins see the alert.
+    await sim.control('POST', `/__sim/keys/${keys.live}/revoke`);
+    assertError(await call('/api/v1/wallet', { session: admin }), 401, 'AUTH.KEY.REVOKED');
+    assert.equal((await call('/api/session', { session: admin })).json.key_problem, 'AUTH.KEY.REVOKED');
 
-  const verified = await call('/api/keys/live/verify', { method: 'POST', session: admin });
-  assert.equal(verified.status, 200);
-  assert.equal(verified.json.ok, true, JSON.stringify(verified.json));
-  assertError(await call('/api/keys/live/activate', { method: 'POST', session: viewer }), 403, 'EDGE.ROLE.FORBIDDEN');
-  const activated = await call('/api/keys/live/activate', { method: 'POST', session: admin });
-  assert.equal(activated.status, 200, JSON.stringify(activated.json));
-  const liveAfter = activated.json.modes.find((m) => m.mode === 'live');
-  assert.deepEqual(liveAfter.keys.map((k) => [k.slot, k.active]), [['current', false], ['next', true]]);
-  // No downtime for anyone: the next call uses the new key; the alert is gone.
-  assert.equal((await call('/api/v1/wallet', { session: viewer })).status, 200);
-  assert.equal((await call('/api/session', { session: admin })).json.key_problem, null);
-  assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
+    const verified = await call('/api/keys/live/verify', { method: 'POST', session: admin });
+    assert.equal(verified.status, 200);
+    assert.equal(verified.json.ok, true, JSON.stringify(verified.json));
+    assertError(await call('/api/keys/live/activate', { method: 'POST', session: viewer }), 403, 'EDGE.ROLE.FORBIDDEN');
+    // The admin verifies and activates the next key on the status page.
+    await region.getByRole('button', { name: 'Verify the new live key' }).click();
+    await region.getByText('Verified', { exact: false }).waitFor({ timeout: T });
+    await region.getByRole('button', { name: 'Activate the new live key' }).click();
+    await region.getByRole('button', { name: 'Yes, activate it' }).click();
+    await page.getByRole('region', { name: 'Live keys' }).getByText(/next slot\s*In use/).waitFor({ timeout: T });
+    assert.equal(await page.getByRole('button', { name: 'Activate the new live key' }).count(), 0);
+    await screenshot(page, 'status-rotated');
+    const liveAfter = (await call('/api/keys', { session: admin })).json.modes.find((m) => m.mode === 'live');
+    assert.deepEqual(liveAfter.keys.map((k) => [k.slot, k.active]), [['current', false], ['next', true]]);
+    // No downtime for anyone: the next call uses the new key; the alert is gone.
+    assert.equal((await call('/api/v1/wallet', { session: viewer })).status, 200);
+    assert.equal((await call('/api/session', { session: admin })).json.key_problem, null);
+    assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
+    // The dashboard works on the new key.
+    await app.nav('Wallet');
+    await page.getByTestId('balance').waitFor({ timeout: T });
+    await context.close();
+  } finally {
+    await browser.close();
+  }
 });
 
 test('a live label\'s PDF comes through the Worker with the key the service wants: viewers download it, the signed-out and the widget do not', () => sim.inOneWindow(async () => {
