@@ -12,6 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
+import { Person } from './support/orgs.mjs';
 import AxeBuilder from '@axe-core/playwright';
 import { launch, screenshot } from './support/browser.mjs';
 import { SENDER, T, openSignedIn } from './support/pages.mjs';
@@ -150,6 +151,15 @@ test('each role against every endpoint: allowed calls reach upstream, refused on
     }
   }
 }));
+
+test('the USERS tokens sign in as the deployment\'s own organization, which has no token page', async () => {
+  const who = new Person(edge.url);
+  const res = await who.call('POST', '/api/session', { token: users.operator.token });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.user, users.operator.name);
+  assertError(await who.call('GET', '/api/org/tokens'), 409, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+  assertError(await new Person(edge.url).call('GET', '/api/org/tokens'), 401, 'EDGE.SESSION.REQUIRED');
+});
 
 test('the widget: allowed origin gets CORS (no credentials) and rates only; a refused origin gets nothing', async () => {
   const pre = await fetch(edge.url + '/api/v1/rates', {
