@@ -17,10 +17,11 @@ import AxeBuilder from '@axe-core/playwright';
 import { launch, screenshot } from './support/browser.mjs';
 import { SENDER, T, openSignedIn } from './support/pages.mjs';
 import { until } from './support/wait.mjs';
+import { SHIP_FROM, assertFramedOnlyByItsShop, assertPageAlone, engines, scenarios } from './support/widget.mjs';
+import { startDemoShop } from '../scripts/demo-shop.mjs';
 
-const SHOP = 'http://127.0.0.1:9911'; // a configured widget origin
 const EVIL = 'https://evil.example';
-let sim, edge, users, keys, nextKey, sessionSecret;
+let sim, edge, users, keys, nextKey, sessionSecret, browser, shop, other, SHOP;
 const seen = []; // every response (headers + body) for the leak scan
 const answered = []; // every response's X-Request-Id, each to have its log line
 
@@ -36,15 +37,27 @@ before(async () => {
   })).key;
   keys.sandbox = limitedSandbox;
   sessionSecret = randomBytes(32).toString('hex');
+  // The deployment's widget is on a demo shop (the configured origin); the other shop is not configured.
+  shop = await startDemoShop();
+  other = await startDemoShop();
+  SHOP = shop.url;
   edge = await startEdge({
     upstream: sim.url,
     keys,
     users,
-    vars: { WIDGET_ORIGINS: SHOP, WIDGET_SHARE: '0.2', WIDGET_IP_PER_MINUTE: '40' },
+    vars: { WIDGET_ORIGINS: SHOP, WIDGET_SHIP_FROM: JSON.stringify(SHIP_FROM), WIDGET_SHARE: '0.2', WIDGET_IP_PER_MINUTE: '40' },
     secrets: { SVC_LIVE_KEY_NEXT: nextKey, SESSION_SECRET: sessionSecret },
   });
+  for (const s of [shop, other]) Object.assign(s, { edge: edge.url, query: '' });
+  browser = await launch();
 });
-after(async () => { await edge?.stop(); await sim?.stop(); });
+after(async () => {
+  await browser?.close();
+  await edge?.stop();
+  await sim?.stop();
+  await shop?.close();
+  await other?.close();
+});
 
 async function call(path, { method = 'GET', body, session, origin, headers = {} } = {}) {
   const h = { ...headers };
@@ -161,6 +174,13 @@ test('the USERS tokens sign in as the deployment\'s own organization, which has 
   assertError(await new Person(edge.url).call('GET', '/api/org/tokens'), 401, 'EDGE.SESSION.REQUIRED');
 });
 
+test('the deployment\'s own organization is configured by its settings: no saved addresses', async () => {
+  const { cookie, origin } = await edge.session(users.operator);
+  const res = await fetch(`${edge.url}/api/org/addresses`, { headers: { cookie, origin } });
+  assert.equal(res.status, 409);
+  assert.equal((await res.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+});
+
 test('the widget: allowed origin gets CORS (no credentials) and rates only; a refused origin gets nothing', async () => {
   const pre = await fetch(edge.url + '/api/v1/rates', {
     method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
@@ -187,6 +207,15 @@ test('the widget: allowed origin gets CORS (no credentials) and rates only; a re
   const buyPre = await fetch(edge.url + '/api/v1/labels', { method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'POST' } });
   assert.equal(buyPre.status, 403);
 });
+
+/** The deployment's own widget as the widget scenarios take it (no widget id in the shops' pages). */
+const widgetCtx = () => ({ engine: engines.chromium, browser, stack: { edge, sim, keys, shop, other } });
+
+test('the deployment\'s widget on the demo shop: a shopper chooses one of every carrier\'s options; the shop gets it, changes the parcel and gets it re-quoted', () => scenarios['a shopper on the demo shop chooses one of every carrier\'s options; the shop gets it, changes the parcel and gets it re-quoted'](widgetCtx()));
+
+test('the deployment\'s widget page, opened on its own, says it belongs in an iframe; a shop not in WIDGET_ORIGINS is told so', () => assertPageAlone(browser, widgetCtx().stack, 'WIDGET_ORIGINS'));
+
+test('the deployment\'s widget page is framed only by the shop its link names, if configured; the dashboard by nobody', () => assertFramedOnlyByItsShop(widgetCtx().stack));
 
 test('the widget uses only its share of the rates budget, per-shopper caps apply, and repeat quotes come from cache', () => sim.inOneWindow(async () => {
   const operator = await edge.session(users.operator);
@@ -258,8 +287,7 @@ test('an admin switches to sandbox; the key\'s missing scopes, learned from upst
 });
 
 test('the API status page with the deployment\'s key rotation: no serious or critical axe violation, no sideways scrolling, at phone and desktop width', async () => {
-  const browser = await launch();
-  try {
+  {
     for (const [vp, viewport] of Object.entries({ phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } })) {
       const { context, page } = await openSignedIn(browser, { edge }, users.admin, { viewport, path: '/status' });
       await page.getByRole('heading', { name: 'Live keys' }).waitFor({ timeout: T });
@@ -272,8 +300,6 @@ test('the API status page with the deployment\'s key rotation: no serious or cri
       await screenshot(page, `status-${vp}`);
       await context.close();
     }
-  } finally {
-    await browser.close();
   }
 });
 
@@ -285,8 +311,7 @@ test('key rotation: a revoked key shows as a problem; an admin verifies the next
   const live = status.modes.find((m) => m.mode === 'live');
   assert.deepEqual(live.keys.map((k) => [k.slot, k.active]), [['current', true], ['next', false]]);
   assert.equal(live.keys[1].redacted, `svc_live_…${nextKey.slice(-4)}`);
-  const browser = await launch();
-  try {
+  {
     const { context, page, app } = await openSignedIn(browser, { edge }, users.admin, { path: '/status' });
     const region = page.getByRole('region', { name: 'Live keys' });
     await region.waitFor({ timeout: T });
@@ -319,8 +344,6 @@ test('key rotation: a revoked key shows as a problem; an admin verifies the next
     await app.nav('Wallet');
     await page.getByTestId('balance').waitFor({ timeout: T });
     await context.close();
-  } finally {
-    await browser.close();
   }
 });
 
@@ -358,8 +381,7 @@ test('a live label\'s PDF comes through the Worker with the key the service want
 }));
 
 test('a saved sender survives a reload (this browser\'s localStorage: the deployment\'s own organization has no saved addresses) and fills the From address', async () => {
-  const browser = await launch();
-  try {
+  {
     const { page, ship } = await openSignedIn(browser, { edge }, users.operator);
     await ship.fillAddress('From', SENDER);
     await ship.group('From').getByRole('button', { name: 'Save sender' }).click();
@@ -368,8 +390,6 @@ test('a saved sender survives a reload (this browser\'s localStorage: the deploy
     await page.getByLabel('Saved senders').selectOption({ index: 1 });
     assert.equal(await ship.group('From').getByLabel('Name', { exact: true }).inputValue(), SENDER.name);
     assert.equal(await ship.group('From').getByLabel('ZIP code', { exact: true }).inputValue(), SENDER.zip);
-  } finally {
-    await browser.close();
   }
 });
 
