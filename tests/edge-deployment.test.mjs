@@ -174,11 +174,16 @@ test('the USERS tokens sign in as the deployment\'s own organization, which has 
   assertError(await new Person(edge.url).call('GET', '/api/org/tokens'), 401, 'EDGE.SESSION.REQUIRED');
 });
 
-test('the deployment\'s own organization is configured by its settings: no saved addresses', async () => {
+test('the deployment\'s own organization is configured by its settings: no saved addresses, and its widget is not changed in the app', async () => {
   const { cookie, origin } = await edge.session(users.operator);
   const res = await fetch(`${edge.url}/api/org/addresses`, { headers: { cookie, origin } });
   assert.equal(res.status, 409);
   assert.equal((await res.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+  const admin = await edge.session(users.admin);
+  const settings = { origins: ['https://shop-a.example'], ship_from: SHIP_FROM, share: 0.5, fallback: null };
+  const managed = await fetch(`${edge.url}/api/org/widget`, { method: 'PUT', headers: { cookie: admin.cookie, origin: admin.origin, 'content-type': 'application/json' }, body: JSON.stringify(settings) });
+  assert.equal(managed.status, 409);
+  assert.equal((await managed.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
 });
 
 test('the widget: allowed origin gets CORS (no credentials) and rates only; a refused origin gets nothing', async () => {
