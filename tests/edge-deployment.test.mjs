@@ -165,6 +165,18 @@ test('each role against every endpoint: allowed calls reach upstream, refused on
   }
 }));
 
+test('the deployment configured by its settings is its own organization: its admin reads the wallet; its team is its settings', async () => {
+  const { cookie, origin } = await edge.session(users.admin);
+  const admin = { cookie, origin };
+  const res = await fetch(`${edge.url}/api/session`, { headers: admin });
+  const info = await res.json();
+  assert.deepEqual([info.org.id, info.role], ['org_deployment', 'admin']);
+  const wallet = await fetch(`${edge.url}/api/v1/wallet`, { headers: admin });
+  assert.equal(wallet.status, 200);
+  const team = await fetch(`${edge.url}/api/org/members`, { headers: admin });
+  assert.equal((await team.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+});
+
 test('the USERS tokens sign in as the deployment\'s own organization, which has no token page', async () => {
   const who = new Person(edge.url);
   const res = await who.call('POST', '/api/session', { token: users.operator.token });
