@@ -7,20 +7,22 @@
 // test file's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startStack } from './support/stack.mjs';
-import { Person, assertError, newOrgLink } from './support/orgs.mjs';
+import { Person, assertError, newOrgLink, orgStack } from './support/orgs.mjs';
 import { filesWithTable, sqlite } from './support/sqlite.mjs';
 
 const PASSWORD = 'correct horse battery staple';
 /** The Durable Objects' SQLite files, edited while the Workers are down. */
 const persist = mkdtempSync(path.join(tmpdir(), 'parcel-faults-'));
-let stack;
+let stack, org, operator;
 before(async () => {
   stack = await startStack({ persist });
+  org = await orgStack(stack);
+  operator = await stack.edge.session(org.users.operator);
 });
 after(async () => {
   await stack?.stop();
@@ -29,6 +31,36 @@ after(async () => {
 
 const person = () => new Person(stack.edge.url);
 const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
+
+/** A call as the organization's operator, from the dashboard's own origin. */
+const api = (p, init = {}) => fetch(stack.edge.url + p, {
+  ...init,
+  headers: { cookie: operator.cookie, origin: operator.origin, ...init.headers },
+});
+const post = (body, headers = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const address = (name, street1, zip, state) => ({ name, street1, city: 'X', state, zip, country: 'US' });
+const shipment = {
+  from_address: address('Ada Shop Inc', '500 Market St Suite 3', '94105', 'CA'),
+  to_address: address('Grace Hopper', '12 Elm St', '11201', 'NY'),
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+};
+const account = () => org.account();
+
+/** `res` is `status` with the v1 envelope of `code`; returns the error. */
+async function envelope(res, status, code) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  assert.equal(body.error.code, code, JSON.stringify(body));
+  for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(body.error[f], `${f} in ${JSON.stringify(body)}`);
+  return body.error;
+}
+
+async function quote() {
+  return (await (await api('/api/v1/rates', post(JSON.stringify(shipment)))).json()).rates[0].id;
+}
+
+/** One purchase intent: its key and its rate, as the app sends it on every retry. */
+const buy = (key, rate) => api('/api/v1/labels', post(JSON.stringify({ rate_id: rate }), { 'idempotency-key': key }));
 
 test('an invitation a day past its expiry is refused as expired, and listed so', async () => {
   const admin = person();
@@ -48,4 +80,68 @@ test('an invitation a day past its expiry is refused as expired, and listed so',
   assertError(await person().preview(aging.json.token), 410, 'EDGE.INVITE.EXPIRED');
   assertError(await person().accept(aging.json.token, { email: email('late'), password: PASSWORD }), 410, 'EDGE.INVITE.EXPIRED');
   assert.equal((await admin.call('GET', '/api/org/invites')).json.invites.find((i) => i.id === aging.json.invite.id).state, 'expired');
+});
+
+test('a purchase whose record cannot be read is refused, and nothing is bought again', async () => {
+  const key = randomUUID();
+  const rate = await quote();
+  const first = await buy(key, rate);
+  assert.equal(first.status, 201);
+  const label = await first.json();
+  const bought = await account();
+  // The deployment stops; its stored record is damaged (or written by a newer build).
+  await stack.edge.stop();
+  const [file] = filesWithTable(persist, 'entry').filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
+  assert.ok(file, 'the record of the purchase is on disk');
+  sqlite(file, "UPDATE entry SET json = '{\"v\":99,\"state\":\"done\"}'");
+  await stack.edge.restart();
+  operator = await stack.edge.session(org.users.operator);
+  // The retry of the same intent: refused, with what to do, and no purchase upstream.
+  const e = await envelope(await buy(key, rate), 503, 'EDGE.IDEMPOTENCY.RECORD_UNREADABLE');
+  assert.equal(e.outcome_unknown, true, 'the app must keep the key');
+  assert.match(e.message, /not sent/);
+  assert.match(e.suggestion, /same Idempotency-Key/);
+  const after = await account();
+  assert.equal(after.balance_cents, bought.balance_cents, 'the wallet is unchanged');
+  assert.equal(after.live_labels, bought.live_labels, 'no second label');
+});
+
+test('a record written in the previous shape (no version) is still replayed', async () => {
+  const key = randomUUID();
+  const rate = await quote();
+  const first = await buy(key, rate);
+  assert.equal(first.status, 201);
+  const label = await first.json();
+  await stack.edge.stop();
+  const [file] = filesWithTable(persist, 'entry').filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
+  const [[stored]] = sqlite(file, 'SELECT json FROM entry');
+  const current = JSON.parse(stored);
+  assert.equal(current.v, 2, 'records are written with their version');
+  // The shape the first builds wrote: the entry itself, without `v`.
+  const { v, ...previous } = current;
+  sqlite(file, 'UPDATE entry SET json = ?', [JSON.stringify(previous)]);
+  await stack.edge.restart();
+  operator = await stack.edge.session(org.users.operator);
+  const before = await account();
+  const again = await buy(key, rate);
+  assert.equal(again.status, 201);
+  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal((await again.json()).id, label.id);
+  assert.equal((await account()).balance_cents, before.balance_cents);
+});
+
+test('a ship-from with a three-letter country is a configuration error naming the setting', async () => {
+  const shipFrom = { ...shipment.from_address, country: 'USA' };
+  // The deployment restarted with the bad setting, then with none again.
+  await stack.edge.restart({ vars: { WIDGET_ORIGINS: 'http://127.0.0.1:9', WIDGET_SHIP_FROM: JSON.stringify(shipFrom) } });
+  try {
+    for (const p of ['/widget/', '/api/session']) {
+      const e = await envelope(await fetch(stack.edge.url + p), 503, 'EDGE.CONFIG.INVALID');
+      assert.match(e.message, /WIDGET_SHIP_FROM/);
+      assert.match(e.message, /country/);
+      assert.doesNotMatch(e.message, /Market St/, 'the value itself stays out of the answer');
+    }
+  } finally {
+    await stack.edge.restart({ vars: { WIDGET_ORIGINS: '', WIDGET_SHIP_FROM: '' } });
+  }
 });
