@@ -14,13 +14,15 @@ import path from 'node:path';
 import { startStack } from './support/stack.mjs';
 import { Person, assertError, newOrgLink, orgStack } from './support/orgs.mjs';
 import { filesWithTable, sqlite } from './support/sqlite.mjs';
+import { until } from './support/wait.mjs';
 
 const PASSWORD = 'correct horse battery staple';
 /** The Durable Objects' SQLite files, edited while the Workers are down. */
 const persist = mkdtempSync(path.join(tmpdir(), 'parcel-faults-'));
 let stack, org, operator;
 before(async () => {
-  stack = await startStack({ persist });
+  // A short upstream timeout, so a slow upstream is met in seconds.
+  stack = await startStack({ persist, edgeVars: { UPSTREAM_TIMEOUT_MS: '2000' } });
   org = await orgStack(stack);
   operator = await stack.edge.session(org.users.operator);
 });
@@ -38,6 +40,7 @@ const api = (p, init = {}) => fetch(stack.edge.url + p, {
   headers: { cookie: operator.cookie, origin: operator.origin, ...init.headers },
 });
 const post = (body, headers = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const json = (body, headers = {}) => post(JSON.stringify(body), headers);
 const address = (name, street1, zip, state) => ({ name, street1, city: 'X', state, zip, country: 'US' });
 const shipment = {
   from_address: address('Ada Shop Inc', '500 Market St Suite 3', '94105', 'CA'),
@@ -45,6 +48,7 @@ const shipment = {
   parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
 };
 const account = () => org.account();
+const liveBalance = async () => (await account()).balance_cents;
 
 /** `res` is `status` with the v1 envelope of `code`; returns the error. */
 async function envelope(res, status, code) {
@@ -52,6 +56,7 @@ async function envelope(res, status, code) {
   assert.equal(res.status, status, JSON.stringify(body));
   assert.equal(body.error.code, code, JSON.stringify(body));
   for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(body.error[f], `${f} in ${JSON.stringify(body)}`);
+  assert.equal(res.headers.get('x-request-id'), body.error.request_id);
   return body.error;
 }
 
@@ -144,4 +149,39 @@ test('a ship-from with a three-letter country is a configuration error naming th
   } finally {
     await stack.edge.restart({ vars: { WIDGET_ORIGINS: '', WIDGET_SHIP_FROM: '' } });
   }
+});
+
+test('a slow upstream: a late purchase says its outcome is unknown, and its retry never buys again', async () => {
+  const quote = await (await api('/api/v1/rates', json(shipment))).json();
+  const rate = quote.rates[0];
+  const before = await liveBalance();
+  await stack.sim.control('PUT', '/__sim/faults', { latency_ms: 3000 });
+  try {
+    const read = await envelope(await api('/api/v1/wallet'), 504, 'EDGE.UPSTREAM.TIMEOUT');
+    assert.match(read.message, /within 2 s; nothing was changed/);
+    const key = randomUUID();
+    const buy = () => api('/api/v1/labels', json({ rate_id: rate.id }, { 'idempotency-key': key }));
+    const started = Date.now();
+    const e = await envelope(await buy(), 504, 'EDGE.UPSTREAM.TIMEOUT');
+    assert.ok(Date.now() - started < 2900, 'answered at the timeout, not when upstream finished');
+    assert.match(e.message, /outcome of this request is unknown/);
+    const retry = await buy();
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    await envelope(retry, 504, 'EDGE.UPSTREAM.TIMEOUT');
+  } finally {
+    await stack.sim.control('PUT', '/__sim/faults', {});
+  }
+  // The slow purchase completes upstream on its own time; then it is charged once.
+  await until('the slow purchase to be charged', async () => (await liveBalance()) !== before);
+  assert.equal(await liveBalance(), before - rate.rate_cents, 'the purchase happened once, and only once');
+});
+
+// Last: the simulator is stopped for good.
+test('with the upstream down, reads say nothing changed and purchases say the outcome is unknown', async () => {
+  await stack.sim.stop();
+  const read = await envelope(await api('/api/v1/wallet'), 502, 'EDGE.UPSTREAM.UNREACHABLE');
+  assert.match(read.message, /nothing was changed/);
+  const buy = await envelope(await api('/api/v1/labels', json({ rate_id: 'rate_x' }, { 'idempotency-key': randomUUID() })), 502, 'EDGE.UPSTREAM.UNREACHABLE');
+  assert.match(buy.message, /outcome of this request is unknown/);
+  assert.match(buy.suggestion, /before trying again/);
 });

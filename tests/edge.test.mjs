@@ -1,18 +1,19 @@
-// The real Worker in workerd in front of the real simulator: routing,
-// the envelope, money safety and upstream failures.
-import { test, before, after } from 'node:test';
+// The real Worker in workerd in front of the real simulator, as an
+// organization's operator on the shared stack: routing, the envelope,
+// money safety and the upstream's limits. (A slow upstream and one that is
+// down: tests/edge-faults.test.mjs.)
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startStack } from './support/stack.mjs';
-import { until } from './support/wait.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 
+const shared = await sharedStack();
 let stack, operator;
-// A short upstream timeout so the slow-upstream test runs in seconds.
 before(async () => {
-  stack = await startStack({ edgeVars: { UPSTREAM_TIMEOUT_MS: '2000' } });
+  stack = await orgStack(shared);
   operator = await stack.edge.session(stack.users.operator);
 });
-after(async () => { await stack?.stop(); });
 
 /** A call as the signed-in operator, from the dashboard's own origin. */
 const api = (path, init = {}) => fetch(stack.edge.url + path, {
@@ -26,7 +27,7 @@ const shipment = {
   to_address: address('Grace Hopper', '12 Elm St', '11201', 'NY'),
   parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
 };
-const liveBalance = async () => (await stack.sim.control('GET', '/__sim/accounts/acct_demo')).balance_cents;
+const liveBalance = async () => (await stack.account()).balance_cents;
 
 async function assertEnvelope(res, status, code) {
   const body = await res.json();
@@ -122,37 +123,3 @@ test('upstream 429 is passed on with Retry-After, then the spent budget is answe
   assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
   assert.equal(l.retry_after_seconds, wait);
 }));
-
-test('a slow upstream: a late purchase says its outcome is unknown, and its retry never buys again', async () => {
-  const quote = await (await api('/api/v1/rates', json(shipment))).json();
-  const rate = quote.rates[0];
-  const before = await liveBalance();
-  await stack.sim.control('PUT', '/__sim/faults', { latency_ms: 3000 });
-  try {
-    const read = await assertEnvelope(await api('/api/v1/wallet'), 504, 'EDGE.UPSTREAM.TIMEOUT');
-    assert.match(read.message, /within 2 s; nothing was changed/);
-    const key = randomUUID();
-    const buy = () => api('/api/v1/labels', json({ rate_id: rate.id }, { 'idempotency-key': key }));
-    const started = Date.now();
-    const e = await assertEnvelope(await buy(), 504, 'EDGE.UPSTREAM.TIMEOUT');
-    assert.ok(Date.now() - started < 2900, 'answered at the timeout, not when upstream finished');
-    assert.match(e.message, /outcome of this request is unknown/);
-    const retry = await buy();
-    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
-    await assertEnvelope(retry, 504, 'EDGE.UPSTREAM.TIMEOUT');
-  } finally {
-    await stack.sim.control('PUT', '/__sim/faults', {});
-  }
-  // The slow purchase completes upstream on its own time; then it is charged once.
-  await until('the slow purchase to be charged', async () => (await liveBalance()) !== before);
-  assert.equal(await liveBalance(), before - rate.rate_cents, 'the purchase happened once, and only once');
-});
-
-test('with the upstream down, reads say nothing changed and purchases say the outcome is unknown', async () => {
-  await stack.sim.stop();
-  const read = await assertEnvelope(await api('/api/v1/wallet'), 502, 'EDGE.UPSTREAM.UNREACHABLE');
-  assert.match(read.message, /nothing was changed/);
-  const buy = await assertEnvelope(await api('/api/v1/labels', json({ rate_id: 'rate_x' }, { 'idempotency-key': randomUUID() })), 502, 'EDGE.UPSTREAM.UNREACHABLE');
-  assert.match(buy.message, /outcome of this request is unknown/);
-  assert.match(buy.suggestion, /before trying again/);
-});
