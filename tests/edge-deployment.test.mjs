@@ -1,16 +1,19 @@
 // The deployment configured the old way (README, Organizations: its own
 // organization, `org_deployment`): USERS tokens, the SVC_* keys and their
-// rotation, the WIDGET_* settings. Through the real Workers in workerd, in
-// front of the real simulator: sign-in and sign-out, every role against
-// every endpoint, the storefront widget from allowed and refused origins,
-// its budget share, per-shopper cap and quote cache, the live/sandbox
-// switch, key rotation, a sender saved in the browser, and a scan of every
+// rotation, the WIDGET_* settings, WEBHOOK_SECRET. Through the real Workers
+// in workerd, in front of the real simulator: sign-in and sign-out, every
+// role against every endpoint, the storefront widget from allowed and
+// refused origins (on a demo shop too), its budget share, per-shopper cap
+// and quote cache, the live/sandbox switch, key rotation (in the API and
+// on the status page), the webhook URL and its secrets, what its own
+// organization does not have (saved addresses, a team, tokens, widget
+// settings in the app), a sender saved in the browser, and a scan of every
 // response and log line for secrets. The one file of this configuration,
 // on a stack of its own: its settings are the deployment's, and it revokes
 // the deployment's key.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
 import { Person } from './support/orgs.mjs';
 import AxeBuilder from '@axe-core/playwright';
@@ -21,6 +24,9 @@ import { SHIP_FROM, assertFramedOnlyByItsShop, assertPageAlone, engines, scenari
 import { startDemoShop } from '../scripts/demo-shop.mjs';
 
 const EVIL = 'https://evil.example';
+// The service's webhook secret during a rotation: the current one and the next.
+const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
+const WEBHOOK_SECRET_NEXT = `whsec_${randomBytes(16).toString('hex')}`;
 let sim, edge, users, keys, nextKey, sessionSecret, browser, shop, other, SHOP;
 const seen = []; // every response (headers + body) for the leak scan
 const answered = []; // every response's X-Request-Id, each to have its log line
@@ -46,7 +52,7 @@ before(async () => {
     keys,
     users,
     vars: { WIDGET_ORIGINS: SHOP, WIDGET_SHIP_FROM: JSON.stringify(SHIP_FROM), WIDGET_SHARE: '0.2', WIDGET_IP_PER_MINUTE: '40' },
-    secrets: { SVC_LIVE_KEY_NEXT: nextKey, SESSION_SECRET: sessionSecret },
+    secrets: { SVC_LIVE_KEY_NEXT: nextKey, SESSION_SECRET: sessionSecret, WEBHOOK_SECRET, WEBHOOK_SECRET_NEXT },
   });
   for (const s of [shop, other]) Object.assign(s, { edge: edge.url, query: '' });
   browser = await launch();
@@ -175,6 +181,34 @@ test('the deployment configured by its settings is its own organization: its adm
   assert.equal(wallet.status, 200);
   const team = await fetch(`${edge.url}/api/org/members`, { headers: admin });
   assert.equal((await team.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+});
+
+test('the deployment\'s webhook URL: deliveries signed with WEBHOOK_SECRET, and during a rotation with WEBHOOK_SECRET_NEXT, land in its inbox and ledger; others are refused', async () => {
+  const HOOK = '/hooks/v1/label-created';
+  const sign = (secret, body) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  const operator = await edge.session(users.operator);
+  const inboxEntry = async (id) => (await call(`/api/webhooks/inbox?q=${id}`, { session: operator })).json.accepted.find((e) => e.label.id === id);
+  // Labels bought on the simulator with the deployment's key, as another integration would.
+  const buyOnSim = async () => {
+    const auth = { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' };
+    const { rates } = await (await fetch(`${sim.url}/v1/rates`, { method: 'POST', headers: auth, body: JSON.stringify(shipment()) })).json();
+    const res = await fetch(`${sim.url}/v1/labels`, { method: 'POST', headers: auth, body: JSON.stringify({ rate_id: rates[0].id }) });
+    assert.equal(res.status, 201, await res.clone().text());
+    return res.json();
+  };
+  for (const [secret, slot] of [[WEBHOOK_SECRET, 'current'], [WEBHOOK_SECRET_NEXT, 'next']]) {
+    await sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: edge.url + HOOK, secret });
+    const label = await buyOnSim();
+    const entry = await until(`the event signed with the ${slot} secret`, () => inboxEntry(label.id));
+    assert.equal(entry.event.verified_with, slot);
+    assert.equal(entry.event.deliveries, 1);
+    const history = (await call(`/api/ledger/history?q=${label.tracking_number}`, { session: operator })).json.rows;
+    assert.deepEqual(history.map((l) => [l.id, l.deliveries]), [[label.id, 1]]);
+  }
+  const body = JSON.stringify({ event: 'label.created', data: { id: `lbl_forged_${randomUUID()}` } });
+  const forged = await fetch(edge.url + HOOK, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-signature': sign('not-the-secret-at-all', body) }, body });
+  assert.equal(forged.status, 401);
+  assert.equal((await forged.json()).error.code, 'WEBHOOK.SIGNATURE.INVALID');
 });
 
 test('the USERS tokens sign in as the deployment\'s own organization, which has no token page', async () => {
@@ -423,7 +457,7 @@ test('no response, header or log line carries a key, a token or the session secr
   const logged = ids(parsed);
   for (const id of answered) assert.equal(logged.filter((l) => l === id).length, 1, `one log line for ${id}`);
   assert.ok(parsed.length >= 80, `${parsed.length} request log lines`);
-  const secrets = [keys.live, keys.sandbox, nextKey, sessionSecret, ...Object.values(users).map((u) => u.token)];
+  const secrets = [keys.live, keys.sandbox, nextKey, sessionSecret, WEBHOOK_SECRET, WEBHOOK_SECRET_NEXT, ...Object.values(users).map((u) => u.token)];
   const hexes = [keys.live, keys.sandbox, nextKey].map((k) => k.slice(9));
   for (const text of [...seen, ...edge.logs]) {
     for (const s of [...secrets, ...hexes]) assert.ok(!text.includes(s), `a secret leaked in: ${text.slice(0, 200)}`);
