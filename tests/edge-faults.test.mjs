@@ -11,8 +11,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startStack } from './support/stack.mjs';
+import { RAISED_LIMITS as RAISED, startStack } from './support/stack.mjs';
 import { Person, assertError, newOrgLink, orgStack } from './support/orgs.mjs';
+import { act, advanceWhileProcessing, allRows, createJob, jobsOn, pdfPages, processing, rows, untilJob } from './support/jobs.mjs';
 import { filesWithTable, sqlite } from './support/sqlite.mjs';
 import { until } from './support/wait.mjs';
 
@@ -32,6 +33,11 @@ after(async () => {
 });
 
 const person = () => new Person(stack.edge.url);
+/** The simulator's clock running and no fault: what each test here leaves for the next. */
+const thaw = async () => {
+  await stack.sim.control('POST', '/__sim/clock/freeze', { frozen: false });
+  await stack.sim.control('PUT', '/__sim/faults', {});
+};
 const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
 
 /** A call as the organization's operator, from the dashboard's own origin. */
@@ -135,6 +141,179 @@ test('a record written in the previous shape (no version) is still replayed', as
   assert.equal((await account()).balance_cents, before.balance_cents);
 });
 
+test('a short job at raised limits, with the Workers restarted while its batch processes: bought once, no 429, one chunk, the wallet and labels agree', { timeout: 120000 }, async () => {
+  const s = await jobsOn(stack, { limits: RAISED });
+  try {
+    // The simulator's clock stands still, so the batch stays processing
+    // (20 labels a simulated second) until the test moves it.
+    await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
+    const before = await s.account();
+    const created = await createJob(s, { rows: rows(30) });
+    assert.equal(created.estimate.chunks, 1);
+    await act(s, created.id, 'start');
+    await untilJob(s, created.id, processing);
+    // workerd goes down and comes back on the same state.
+    await stack.edge.restart();
+    await s.signIn();
+    const job = await untilJob(s, created.id, (j) => ['completed', 'paused', 'stopped'].includes(j.state), { tick: advanceWhileProcessing(s) });
+    assert.equal(job.state, 'completed', JSON.stringify(job.problem));
+    assert.equal(job.counts.bought, 30);
+    assert.equal(job.stats.rate_limited, 0, 'zero upstream 429s');
+    // One chunk, created once: the simulator's wallet and labels agree with the job.
+    assert.equal(job.chunks.length, 1);
+    const after = await s.account();
+    assert.equal(before.balance_cents - after.balance_cents, job.cost.bought_cents);
+    assert.equal(after.live_labels - before.live_labels, 30);
+  } finally {
+    await thaw();
+  }
+});
+
+test('a batch creation whose answer is lost stops the job, shows what is known, and is never sent again', { timeout: 120000 }, async () => {
+  const s = await jobsOn(stack, { limits: RAISED });
+  try {
+    // Creations answer after the Workers' 2 s timeout: the outcome is unknown, yet they take.
+    await s.sim.control('PUT', '/__sim/faults', { latency_ms: 3000, latency_endpoints: ['POST /v1/batches'] });
+    const before = await s.account();
+    const created = await createJob(s, { rows: rows(5) });
+    await act(s, created.id, 'start');
+    const job = await untilJob(s, created.id, (j) => j.state === 'stopped' && j.problem?.wallet_after_cents != null);
+    const p = job.problem;
+    assert.equal(p.problem, 'outcome_unknown');
+    assert.equal(p.chunk, 1);
+    assert.match(p.request_id, /^req_job_/);
+    assert.equal(p.error.code, 'EDGE.UPSTREAM.TIMEOUT');
+    assert.equal(p.wallet_before_cents, before.balance_cents);
+    // The creation did happen upstream: the wallet after says so.
+    assert.equal(p.wallet_after_cents, before.balance_cents - p.total_cents);
+    assert.equal(job.chunks[0].state, 'outcome_unknown');
+    // Nothing more is sent, however long it waits. An absence window: a
+    // stopped job sets no alarm (the engine's has_work), so no signal says
+    // "nothing was sent"; 3 s is many of the alarms a job with work sets
+    // (at once, or on its plan's wait). The engine's native tests prove it
+    // in virtual time.
+    await s.sim.control('PUT', '/__sim/faults', {});
+    await new Promise((r) => setTimeout(r, 3000));
+    const still = await s.json(`/api/jobs/${created.id}`);
+    assert.equal(still.state, 'stopped');
+    assert.equal((await s.account()).balance_cents, before.balance_cents - p.total_cents, 'charged once');
+    // Released by the merchant: the rows are kept apart with the explanation; the job ends.
+    const released = await act(s, created.id, 'release');
+    assert.equal(released.counts.released, 5);
+    assert.equal(released.counts.failed, 0);
+    const done = await untilJob(s, created.id, (j) => j.state === 'completed');
+    assert.equal(done.chunks.length, 1);
+    assert.equal((await s.account()).balance_cents, before.balance_cents - p.total_cents);
+    const labels = (await s.account()).live_labels;
+
+    // The bulk retry never takes released rows: the lost batch did take, so
+    // retrying them would buy them twice.
+    const bulk = await s.api(`/api/jobs/${created.id}/retry`, { method: 'POST' });
+    assert.equal(bulk.status, 409);
+    assert.equal((await bulk.json()).error.code, 'EDGE.JOB.ACTION_REFUSED');
+    const unacknowledged = await s.api(`/api/jobs/${created.id}/retry-released`, { method: 'POST', body: JSON.stringify({ rows: [2], acknowledged: false }) });
+    assert.equal(unacknowledged.status, 409);
+    assert.match((await unacknowledged.json()).error.message, /may already have been bought/);
+    // A refused action changes nothing: the job is as it was, nothing more charged.
+    assert.equal((await s.json(`/api/jobs/${created.id}`)).state, 'completed');
+    const refused = await s.account();
+    assert.equal(refused.balance_cents, before.balance_cents - p.total_cents, 'charged once for those rows');
+    assert.equal(refused.live_labels, labels, 'no label bought for them');
+
+    // Named and acknowledged: exactly that row is bought, in a chunk of its own.
+    const retried = await act(s, created.id, 'retry-released', { rows: [2], acknowledged: true });
+    assert.equal(retried.counts.released, 4);
+    const again = await untilJob(s, created.id, (j) => j.state === 'completed' && j.counts.bought === 1, { tick: advanceWhileProcessing(s) });
+    assert.equal(again.chunks.length, 2);
+    assert.equal(again.chunks[1].rows, 1);
+    const rowsNow = await allRows(s, created.id);
+    assert.equal(rowsNow[2].state, 'bought');
+    assert.ok(rowsNow[2].label_id);
+    assert.deepEqual(rowsNow.filter((r) => r.state === 'released').map((r) => r.index), [0, 1, 3, 4]);
+    const after = await s.account();
+    assert.equal(after.live_labels, labels + 1, 'one label: that row');
+    assert.equal(before.balance_cents - after.balance_cents, p.total_cents + again.cost.bought_cents, 'the lost chunk once, plus that row');
+  } finally {
+    await thaw();
+  }
+});
+
+test('review first: approve, then retry re-quotes only the rows that failed, asks again, buys them, and never touches a bought one', { timeout: 120000 }, async () => {
+  const s = await jobsOn(stack, { limits: RAISED });
+  try {
+    await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
+    const before = await s.account();
+    const created = await createJob(s, { rows: rows(40), approval: { approval: 'review_first' } });
+    await act(s, created.id, 'start');
+    const review = await untilJob(s, created.id, (j) => j.state === 'awaiting_approval');
+    assert.equal(review.counts.quoted, 40);
+    assert.ok(review.cost.quoted_cents > 0);
+    assert.equal((await s.account()).balance_cents, before.balance_cents, 'nothing bought before approval');
+    await act(s, created.id, 'approve');
+    await untilJob(s, created.id, processing);
+    // The first 20 labels are made; then every carrier fails for the next 20.
+    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+    await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
+    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+    await s.sim.control('PUT', '/__sim/faults', {});
+    const first = await untilJob(s, created.id, (j) => j.state === 'completed');
+    assert.deepEqual([first.counts.bought, first.counts.failed], [20, 20]);
+    const boughtBefore = (await allRows(s, created.id)).filter((r) => r.state === 'bought').map((r) => [r.index, r.label_id]);
+    const retried = await act(s, created.id, 'retry');
+    assert.equal(retried.counts.pending, 20);
+    // Review first holds for retries too: re-quoted, then approved, then bought.
+    const again = await untilJob(s, created.id, (j) => j.state === 'awaiting_approval');
+    assert.equal(again.counts.quoted, 20);
+    assert.equal((await s.account()).live_labels - before.live_labels, 20, 'nothing bought before the new approval');
+    await act(s, created.id, 'approve');
+    const done = await untilJob(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+    assert.equal(done.counts.bought, 40);
+    assert.equal(done.chunks.length, 2);
+    assert.equal(done.chunks[1].rows, 20, 'the retry chunk holds only the failed rows');
+    const after = await allRows(s, created.id);
+    for (const [index, label] of boughtBefore) assert.equal(after[index].label_id, label, `row ${index} untouched`);
+    const account = await s.account();
+    assert.equal(account.live_labels - before.live_labels, 40);
+    assert.equal(before.balance_cents - account.balance_cents, done.cost.bought_cents);
+  } finally {
+    await thaw();
+  }
+});
+
+test('a short wallet pauses the job before the next chunk, saying how much is needed; cancel then stops there', { timeout: 120000 }, async () => {
+  // The Workers restarted with chunks of at most 5 rows, so 12 rows are three chunks.
+  await stack.edge.restart({ vars: { BATCH_MAX_CHUNK_ROWS: '5' } });
+  const s = await jobsOn(stack, { limits: RAISED });
+  try {
+    await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
+    // Creations answer late, so the test can empty the wallet behind the first one.
+    await s.sim.control('PUT', '/__sim/faults', { latency_ms: 1500, latency_endpoints: ['POST /v1/batches'] });
+    const before = await s.account();
+    const created = await createJob(s, { rows: rows(12) });
+    assert.equal(created.estimate.chunks, 3);
+    await act(s, created.id, 'start');
+    await untilJob(s, created.id, (j) => j.chunks[0]?.state === 'creating', { every: 50 });
+    await s.sim.control('PUT', `/__sim/accounts/${s.accountId}/wallet`, { balance_cents: 0, card: 'ok', auto_reload: null });
+    const paused = await untilJob(s, created.id, (j) => j.state === 'paused');
+    assert.equal(paused.problem.problem, 'needs_funds');
+    assert.equal(paused.problem.chunk, 2);
+    assert.equal(paused.problem.balance_cents, 0);
+    assert.equal(paused.problem.needed_cents, paused.chunks[1].total_cents);
+    assert.ok(paused.problem.needed_cents > 0);
+    const cancelled = await act(s, created.id, 'cancel');
+    assert.equal(cancelled.state, 'cancelled');
+    assert.equal(cancelled.counts.skipped, 7);
+    // The paid chunk is still bought and its labels made.
+    const done = await untilJob(s, created.id, (j) => j.counts.bought === 5, { tick: advanceWhileProcessing(s) });
+    assert.equal(done.chunks.length, 1, 'no chunk after the cancel');
+    const account = await s.account();
+    assert.equal(account.live_labels - before.live_labels, 5);
+  } finally {
+    await thaw();
+    await stack.edge.restart({ vars: { BATCH_MAX_CHUNK_ROWS: '' } });
+  }
+});
+
 test('a ship-from with a three-letter country is a configuration error naming the setting', async () => {
   const shipFrom = { ...shipment.from_address, country: 'USA' };
   // The deployment restarted with the bad setting, then with none again.
@@ -176,7 +355,53 @@ test('a slow upstream: a late purchase says its outcome is unknown, and its retr
   assert.equal(await liveBalance(), before - rate.rate_cents, 'the purchase happened once, and only once');
 });
 
-// Last: the simulator is stopped for good.
+// The last two stop the simulator for good.
+test('labels print 100 to a file, each fetched once and kept by the PDF Worker; a retry\'s labels make new files, never stale ones', { timeout: 180000 }, async () => {
+  const s = await jobsOn(stack, { limits: RAISED });
+  try {
+    await s.sim.control('POST', '/__sim/clock/freeze', { frozen: true });
+    const created = await createJob(s, { rows: rows(130) });
+    await act(s, created.id, 'start');
+    await untilJob(s, created.id, processing);
+    // The first 20 labels are made; every carrier fails for the next 20; then the rest are made.
+    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+    await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
+    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+    await s.sim.control('PUT', '/__sim/faults', {});
+    const first = await untilJob(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+    assert.deepEqual([first.counts.bought, first.counts.failed], [110, 20]);
+    const pdf = async (query) => {
+      const res = await s.api(`/api/jobs/${created.id}/labels.pdf?${query}`);
+      assert.equal(res.status, 200, `${query} → ${res.status} ${res.status === 200 ? '' : await res.text()}`);
+      assert.equal(res.headers.get('content-type'), 'application/pdf');
+      return Buffer.from(await res.arrayBuffer());
+    };
+    assert.equal(pdfPages(await pdf('part=1')), 100);
+    assert.equal(pdfPages(await pdf('part=2')), 10);
+
+    // The retry buys the 20 failed rows: they come before the last 20 of
+    // part 1, which move into part 2.
+    await act(s, created.id, 'retry');
+    const done = await untilJob(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+    assert.equal(done.counts.bought, 130);
+    const part1 = await pdf('part=1');
+    const part2 = await pdf('part=2');
+    assert.equal(pdfPages(part1), 100);
+    assert.equal(pdfPages(part2), 30, 'part 2 is merged again with its new labels, not served from before');
+
+    // Kept: with the service gone, both files still download, the same bytes,
+    // and a chunk's file is merged from the labels already fetched.
+    await s.sim.stop();
+    assert.deepEqual(await pdf('part=1'), part1);
+    assert.deepEqual(await pdf('part=2'), part2);
+    assert.equal(pdfPages(await pdf('chunk=1&part=1')), 100);
+    const none = await s.api(`/api/jobs/${created.id}/labels.pdf?part=3`);
+    assert.equal((await none.json()).error.code, 'EDGE.JOB.NO_LABELS');
+  } finally {
+    await thaw().catch(() => {});
+  }
+});
+
 test('with the upstream down, reads say nothing changed and purchases say the outcome is unknown', async () => {
   await stack.sim.stop();
   const read = await envelope(await api('/api/v1/wallet'), 502, 'EDGE.UPSTREAM.UNREACHABLE');
