@@ -1,9 +1,9 @@
 // Organizations through the real Worker: the setup link scripts/new-org
 // prints, and a small HTTP client for the organization endpoints
 // (api/src/orgs.rs) that keeps each person's session cookie; an
-// organization whose members' personal access tokens stand in for the
-// deployment's USERS tokens (`orgUsers`); and the shared stack as an
-// organization of a test's own sees it (`orgStack`).
+// organization whose members sign in with personal access tokens
+// (`orgUsers`); and the shared stack as an organization of a test's own
+// sees it (`orgStack`).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -145,25 +145,6 @@ export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Tes
       return p;
     },
   };
-}
-
-/**
- * Makes `users` (from `newUsers()`, in place) an organization's members on
- * `edge` (`orgUsers`, with the stack's `keys`), so a suite written against
- * the deployment's USERS tokens runs in an organization unchanged; sets
- * `edge.org`. Users that already are an organization's (a restart on
- * persisted state) are kept. `startEdge` calls it under `PARCEL_TEST_IN_ORG=1`.
- */
-export async function inOrg(edge, { sessionSecret, keys, users }) {
-  if (Object.values(users).every((u) => u.token.startsWith('parcel_pat_'))) return;
-  try {
-    const made = await orgUsers({ url: edge.url, sessionSecret, keys, roles: Object.keys(users).filter((r) => r !== 'admin') });
-    for (const [role, user] of Object.entries(made.users)) Object.assign(users[role], user);
-    edge.org = made.org;
-  } catch (e) {
-    await edge.stop();
-    throw e;
-  }
 }
 
 /**

@@ -257,16 +257,8 @@ export async function startEdge({
     },
   });
   await warm(running.url);
-  if (process.env.PARCEL_TEST_IN_ORG === '1' && users) {
-    // Imported here: orgs.mjs imports this module.
-    const { inOrg } = await import('./orgs.mjs');
-    await inOrg(edge, { sessionSecret, keys, users });
-  }
   return edge;
 }
-
-/** Workers whose log lines a test reads: every Worker's lines are in `logs` now. */
-export const startEdgeProcess = startEdge;
 
 /**
  * The dashboard's page and its first module, as a browser's first visit
