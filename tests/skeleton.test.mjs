@@ -115,9 +115,13 @@ test('sign-in: a wrong token shows the error, the right one the dashboard; sign-
   await screenshot(page, 'shell-sandbox');
   await page.getByRole('button', { name: 'Switch to live' }).click();
   await page.getByRole('status').waitFor({ state: 'detached', timeout: 15000 });
+  // The login page asks whether sign-up is open as it shows: answered
+  // before the reload, which would otherwise cut that request off.
+  const asked = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/orgs');
   await page.getByRole('button', { name: 'Sign out' }).click();
   // The login page opens on the way this browser last signed in: the token.
   await page.getByLabel('Access token').waitFor({ timeout: 15000 });
+  await asked;
   await page.reload();
   await page.getByLabel('Access token').waitFor({ timeout: 15000 });
   // The only console errors allowed are the 401s of the wrong token and the signed-out checks.
