@@ -300,7 +300,9 @@ export const scenarios = {
         // Loaded or not, give up waiting after 5 s.
         return new Promise((resolve) => { forged.onload = resolve; setTimeout(resolve, 5000); document.body.append(forged); });
       }, [edge.url, shop.url, shop.query ? `${shop.query}&` : '']);
-      // The configured shop's widget is ready well within this time (see the scenarios above).
+      // An absence window: nothing announces a widget that does not show.
+      // A configured shop's widget is ready well within 2 s (the scenarios
+      // above wait on its ready event).
       await new Promise((r) => setTimeout(r, 2000));
       for (const frame of s.page.frames().filter((f) => f.url().includes('/widget/'))) {
         const ours = await frame.evaluate(() => document.querySelector('main.widget') !== null).catch(() => false);
