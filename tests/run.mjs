@@ -3,13 +3,16 @@
 // `node --test` (each file in its own process, one at a time: the
 // simulator's clock is one for all), hands each file the stack's
 // coordinates in PARCEL_STACK, stops the stack at the end and prints how
-// many stacks the run started.
+// many stacks the run started, failing past MAX_STACKS.
 // Usage: node tests/run.mjs [FILE...] (default: every tests/*.test.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from './support/workers.mjs';
+
+/** The issue's bound: more means a test started a stack it could share. */
+const MAX_STACKS = 8;
 
 const files = process.argv.slice(2);
 if (!files.length) {
@@ -48,4 +51,8 @@ for (const [kind, file] of starts) {
 }
 console.log(`\n[stacks] ${started.length} started (1 shared, ${started.length - 1} of a test's own), ${starts.length - started.length} restarts on their state`);
 for (const [file, n] of byFile) console.log(`[stacks]   ${file}: ${n.private} started, ${n.restart} restarts`);
+if (started.length > MAX_STACKS) {
+  console.log(`[stacks] more than ${MAX_STACKS}: a test started a stack of its own that the shared one could serve`);
+  process.exit(code || 1);
+}
 process.exit(code);
