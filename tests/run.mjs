@@ -37,7 +37,8 @@ const child = spawn(process.execPath, ['--test', '--test-force-exit', '--test-co
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 const code = await new Promise((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
-await stack.stop();
+await stack.stop({ keepLog: code !== 0 });
+if (code !== 0) console.log(`\n[stacks] the shared Workers' log (every line they wrote, panics included): ${stack.coordinates.logFile}`);
 
 const starts = readFileSync(stacksFile, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
 rmSync(dir, { recursive: true, force: true });

@@ -355,10 +355,11 @@ async function startShared() {
   }
   return {
     coordinates: { url: edge.url, sim: sim.url, sessionSecret, localhost, logFile, users },
-    async stop() {
+    /** Stops it; the Workers' log is kept with `keepLog` (a failed run's, to read). */
+    async stop({ keepLog = false } = {}) {
       await edge.stop();
       await sim.stop();
-      rmSync(dir, { recursive: true, force: true });
+      if (!keepLog) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
