@@ -14,7 +14,7 @@ import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 import { T, openSignedIn } from './support/pages.mjs';
 import { RAISED, TEMPLATE, Batches, batchesOn, csv, download, runUntil, templateRows } from './support/batches.mjs';
-import { advanceWhileProcessing, pdfPages, untilJob } from './support/jobs.mjs';
+import { advanceWhileProcessing, pdfPages, twentyMadeTwentyFailed, untilJob } from './support/jobs.mjs';
 
 // This deployment keeps the wallet from viewers (ROLES): every read scope but wallet:read.
 const VIEWER_SCOPES = ['rates:read', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:read'];
@@ -123,10 +123,7 @@ test('review first: the exact total per carrier before anything is bought, appro
   await page.getByLabel('Notify me when the batch ends or needs me').check();
   await runUntil(s, id, (j) => j.chunks.some((c) => c.state === 'processing'), { tick: false });
   // Twenty labels are made; then every carrier fails for the other twenty.
-  await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
-  await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
-  await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
-  await s.sim.control('PUT', '/__sim/faults', {});
+  await twentyMadeTwentyFailed(s.sim);
   await runUntil(s, id, (j) => j.state === 'completed', { tick: false });
   await page.getByTestId('count-failed').getByText('Failed: 20').waitFor({ timeout: T });
   await page.getByTestId('job-state').getByText('Completed').waitFor({ timeout: T });

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RAISED_LIMITS as RAISED, startStack } from './support/stack.mjs';
 import { Person, assertError, newOrgLink, orgStack } from './support/orgs.mjs';
-import { act, advanceWhileProcessing, allRows, createJob, jobsOn, pdfPages, processing, rows, untilJob } from './support/jobs.mjs';
+import { act, advanceWhileProcessing, allRows, createJob, jobsOn, pdfPages, processing, rows, twentyMadeTwentyFailed, untilJob } from './support/jobs.mjs';
 import { filesWithTable, sqlite } from './support/sqlite.mjs';
 import { until } from './support/wait.mjs';
 
@@ -252,10 +252,7 @@ test('review first: approve, then retry re-quotes only the rows that failed, ask
     await act(s, created.id, 'approve');
     await untilJob(s, created.id, processing);
     // The first 20 labels are made; then every carrier fails for the next 20.
-    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
-    await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
-    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
-    await s.sim.control('PUT', '/__sim/faults', {});
+    await twentyMadeTwentyFailed(s.sim);
     const first = await untilJob(s, created.id, (j) => j.state === 'completed');
     assert.deepEqual([first.counts.bought, first.counts.failed], [20, 20]);
     const boughtBefore = (await allRows(s, created.id)).filter((r) => r.state === 'bought').map((r) => [r.index, r.label_id]);
@@ -364,10 +361,7 @@ test('labels print 100 to a file, each fetched once and kept by the PDF Worker; 
     await act(s, created.id, 'start');
     await untilJob(s, created.id, processing);
     // The first 20 labels are made; every carrier fails for the next 20; then the rest are made.
-    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
-    await s.sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
-    await s.sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
-    await s.sim.control('PUT', '/__sim/faults', {});
+    await twentyMadeTwentyFailed(s.sim);
     const first = await untilJob(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
     assert.deepEqual([first.counts.bought, first.counts.failed], [110, 20]);
     const pdf = async (query) => {

@@ -91,6 +91,18 @@ export async function allRows(s, id) {
 
 export const processing = (job) => job.chunks.some((c) => c.state === 'processing');
 
+/**
+ * With the simulator's clock frozen and a batch processing: one simulated
+ * second in which its next 20 labels are made, then one in which every
+ * carrier fails the next 20.
+ */
+export async function twentyMadeTwentyFailed(sim) {
+  await sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+  await sim.control('PUT', '/__sim/faults', { carrier_errors: ['Pacific Post', 'Atlas Freight', 'Comet Express', 'Harbor Parcel'] });
+  await sim.control('POST', '/__sim/clock/advance', { seconds: 1 });
+  await sim.control('PUT', '/__sim/faults', {});
+}
+
 /** The page count of a PDF, from its page tree (the merged file is written uncompressed at object level). */
 export function pdfPages(bytes) {
   const text = Buffer.from(bytes).toString('latin1');
