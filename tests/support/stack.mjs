@@ -177,7 +177,7 @@ function count(kind) {
 }
 
 /** A port free a moment ago, for a stack whose settings must name its own origin before it starts. */
-export async function freePort() {
+async function freePort() {
   const server = createServer();
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address();
@@ -213,8 +213,8 @@ export async function startEdge({
     logs.push(l);
     if (logFile) appendFileSync(logFile, `${l}\n`);
   };
-  const launch = async (listen, settings) => {
-    count(kind);
+  const launch = async (listen, started) => {
+    count(started);
     const mf = new Miniflare({
       host: '127.0.0.1',
       port: listen,
@@ -223,7 +223,7 @@ export async function startEdge({
         createInterface({ input: stdout }).on('line', line);
         createInterface({ input: stderr }).on('line', line);
       },
-      workers: fourWorkers(settings),
+      workers: fourWorkers({ main, accounts }),
     });
     try {
       return { mf, url: (await mf.ready).origin };
@@ -233,20 +233,19 @@ export async function startEdge({
       throw e;
     }
   };
-  let running = await launch(port, { main, accounts });
+  let running = await launch(port, kind);
   const edge = edgeClient(() => running.url, {
     logs,
     /**
-     * Stops workerd and starts it again on the same state, on the same
-     * port, with `changes` (`vars`, `accountsVars`, `masterKeys`) to its
-     * settings (needs `persist`).
+     * Stops workerd and starts it again on the same state (needs
+     * `persist`), on the same port, with these `vars`, `accountsVars` and
+     * `masterKeys` changed (an empty string unsets a var).
      */
     async restart({ vars: mainVars = {}, accountsVars: more = {}, masterKeys: master } = {}) {
       await edge.stop();
       Object.assign(main, mainVars);
       Object.assign(accounts, more, master ? { MASTER_KEYS: master } : {});
-      kind = 'restart';
-      running = await launch(Number(new URL(running.url).port), { main, accounts });
+      running = await launch(Number(new URL(running.url).port), 'restart');
       return edge;
     },
     /** Stops workerd (once: a stopped stack may be stopped again, or restarted). */
@@ -301,7 +300,8 @@ function edgeClient(url, more = {}) {
 /**
  * A stack of a test's own: its simulator with fresh keys, the Workers with
  * one user per role (`stack.users.admin` ...); `edgeVars`/`edgeSecrets`
- * override the Worker's settings, `keys` may drop one of the two keys. Its
+ * override the Worker's settings, `keys` may drop one of the two keys,
+ * `persist` keeps the Workers' state for `edge.restart()`. Its
  * `sessionSecret` signs setup links, so `orgStack` works on it too.
  */
 export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), persist = false } = {}) {
@@ -318,8 +318,6 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
   }
   const stack = {
     keys, users, sim, edge, sessionSecret,
-    /** Stops workerd and starts it again on the same persisted state (needs `persist`). */
-    restartEdge: () => edge.restart(),
     async stop() { await edge.stop(); await sim.stop(); },
   };
   return stack;
@@ -333,7 +331,7 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
  * in tests/edge-deployment.test.mjs); passkeys work for the dashboard at
  * http://localhost:PORT, so the port is chosen first.
  */
-async function startShared() {
+export async function startShared() {
   const dir = mkdtempSync(path.join(tmpdir(), 'parcel-shared-'));
   const logFile = path.join(dir, 'workers.log');
   writeFileSync(logFile, '');
@@ -405,9 +403,6 @@ export async function sharedStack() {
   await stack.sim.control('PUT', '/__sim/faults', {});
   return stack;
 }
-
-/** For tests/run.mjs: starts the shared stack; its coordinates go to every test file. */
-export { startShared };
 
 /**
  * The login page's access-token input. The page opens on email and
