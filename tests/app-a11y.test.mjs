@@ -1,30 +1,32 @@
 // Accessibility and layout: axe-core finds no serious or critical violation on
 // any page, at phone and desktop width (screenshots of each into
-// tests/artifacts); the purchase flow works from the keyboard with a visible focus.
+// tests/artifacts); the purchase flow works from the keyboard with a visible
+// focus. As an organization's members on the shared stack.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
-import { startStack } from './support/stack.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { App, ShipPage, TrackingPage, T, buyViaApi } from './support/pages.mjs';
 
+const shared = await sharedStack();
 let stack, browser, label;
 const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 before(async () => {
-  stack = await startStack({ edgeSecrets: { WEBHOOK_SECRET } });
+  stack = await orgStack(shared);
   browser = await launch();
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: `${stack.edge.url}/hooks/v1/label-created`, secret: WEBHOOK_SECRET });
+  await stack.webhookSecret(WEBHOOK_SECRET);
   // One refused delivery, so the Webhooks page shows both of its tables.
-  await fetch(`${stack.edge.url}/hooks/v1/label-created`, { method: 'POST', body: '{"event":"label.created"}', headers: { 'svc-signature': `sha256=${'0'.repeat(64)}` } });
-  await stack.sim.control('POST', '/__sim/accounts/acct_demo/carrier-accounts', { carrier: 'Atlas Freight', description: 'Atlas contract' });
-  await stack.sim.control('POST', '/__sim/accounts/acct_demo/carrier-accounts', { carrier: 'Harbor Parcel', description: 'Old Harbor account', invalid_credentials: true });
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: 1999, card: 'declined', auto_reload: { threshold_cents: 1000, amount_cents: 5000 } });
+  await fetch(stack.hook, { method: 'POST', body: '{"event":"label.created"}', headers: { 'svc-signature': `sha256=${'0'.repeat(64)}` } });
+  await stack.sim.control('POST', `/__sim/accounts/${stack.accountId}/carrier-accounts`, { carrier: 'Atlas Freight', description: 'Atlas contract' });
+  await stack.sim.control('POST', `/__sim/accounts/${stack.accountId}/carrier-accounts`, { carrier: 'Harbor Parcel', description: 'Old Harbor account', invalid_credentials: true });
+  await stack.sim.control('PUT', `/__sim/accounts/${stack.accountId}/wallet`, { balance_cents: 1999, card: 'declined', auto_reload: { threshold_cents: 1000, amount_cents: 5000 } });
 });
 after(async () => {
   await browser?.close();
-  await stack?.stop();
 });
 
 async function axe(page, name) {
@@ -81,8 +83,13 @@ const PAGES = [
   }],
   ['status', async (page, app) => {
     await app.go('/status');
-    await page.getByRole('heading', { name: 'Live keys' }).waitFor({ timeout: T });
     await page.getByRole('table').waitFor({ timeout: T });
+  }],
+  // An organization's keys are on their own page (the deployment's key
+  // rotation on /status: tests/edge-deployment.test.mjs).
+  ['keys', async (page, app) => {
+    await app.go('/keys');
+    await page.getByRole('region', { name: 'Live keys' }).waitFor({ timeout: T });
   }],
 ];
 

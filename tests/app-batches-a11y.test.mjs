@@ -1,14 +1,16 @@
 // The batch screens' accessibility: axe-core finds no serious or critical
 // violation on any of them, at phone and desktop width, and nothing scrolls
 // sideways; the whole flow, from the file to the row's detail, works from
-// the keyboard.
+// the keyboard. As an organization's members on the shared stack.
 import { test, before, after } from 'node:test';
+import { sharedStack } from './support/stack.mjs';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
 import { launch, screenshot } from './support/browser.mjs';
-import { RAISED, SENDER, T, TEMPLATE, Batches, batchStack, csv, templateRows } from './support/batches.mjs';
+import { RAISED, SENDER, T, TEMPLATE, Batches, batchesOn, csv, templateRows } from './support/batches.mjs';
 import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
 
+const shared = await sharedStack();
 let s, browser;
 const jobs = {};
 const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
@@ -26,7 +28,7 @@ async function job(name, approval, rows) {
 const until = (id, done) => untilJob(s, id, done, { tick: advanceWhileProcessing(s) });
 
 before(async () => {
-  s = await batchStack({ limits: RAISED });
+  s = await batchesOn(shared, { limits: RAISED });
   browser = await launch();
   const review = { approval: 'review_first' };
   jobs.planned = (await job('planned.csv', review, templateRows(30))).id;
@@ -39,7 +41,6 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  await s?.stop();
 });
 
 async function axe(page, name) {

@@ -5,23 +5,25 @@
 // remembered; the stores' own exports (Shopify, WooCommerce, Etsy) read as
 // they are, names and all, with problems only where a value is missing or
 // impossible; a file of many wrong countries fixed one value at a time; a
-// 5,001-row file refused before anything is sent.
+// 5,001-row file refused before anything is sent. As an organization's
+// operator on the shared stack.
 import { test, before, after } from 'node:test';
+import { sharedStack } from './support/stack.mjs';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { launch, screenshot } from './support/browser.mjs';
 import { parseCsv } from './support/csv.mjs';
-import { T, TEMPLATE, Batches, batchStack, csv, templateRows } from './support/batches.mjs';
+import { T, TEMPLATE, Batches, batchesOn, csv, templateRows } from './support/batches.mjs';
 import { ETSY_HEADER, SHOPIFY_HEADER, US_PLACES, WOO_HEADER, etsyRows, shopifyOrder, wooRows } from './support/exports.mjs';
 
+const shared = await sharedStack();
 let s, browser;
 before(async () => {
-  s = await batchStack();
+  s = await batchesOn(shared);
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await s?.stop();
 });
 
 async function open() {

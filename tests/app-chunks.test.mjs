@@ -6,10 +6,14 @@
 // no reload, and shows the page; going back fetches nothing; a bookmarked
 // batch page opens with the first load and the batch pack only; the
 // ship page fetches its offer chunk (rates, purchase) once its form is entered.
-import { test, before, after } from 'node:test';
+// On the shared stack, as the deployment's own admin (its USERS): its
+// organization has no saved addresses, so Ship loads no chunk of them; an
+// organization's member loads that chunk with the first page, and the
+// visit's first pack is then another.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ROOT, signInPage, startStack } from './support/stack.mjs';
+import { ROOT, sharedStack, signInPage } from './support/stack.mjs';
 import { watchProblems } from './support/browser.mjs';
 import { chunks, firstLoad } from './support/sizes.mjs';
 import { engines } from './support/widget.mjs';
@@ -35,9 +39,8 @@ const drive = {
   },
 };
 
-let stack;
-before(async () => { stack = await startStack(); });
-after(async () => { await stack?.stop(); });
+const stack = await sharedStack();
+stack.users = stack.deploymentUsers;
 
 for (const name of ['chromium', 'firefox']) {
   test(`${name}: / loads no chunk; Batches, then Webhooks fetch their chunks once each and show; back to Batches fetches nothing; a bookmarked /batches/new loads only the batch chunks`, async () => {

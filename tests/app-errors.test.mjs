@@ -1,25 +1,25 @@
-// Roles and errors: a viewer sees no purchase or void and is refused when it
-// forces one, and a page outside its scopes says so; a network drop reads as
-// a network problem (and a purchase retried after one is charged once); a 429
-// counts down and retries by itself.
+// Roles and errors, as an organization's members (the shared stack): a
+// viewer sees no purchase or void and is refused when it forces one; a
+// network drop reads as a network problem (and a purchase retried after one
+// is charged once); a 429 counts down and retries by itself. (A page outside
+// a role's scopes, with ROLES set: tests/app-faults.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack } from './support/stack.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { T, buyViaApi, openSignedIn } from './support/pages.mjs';
 import { until } from './support/wait.mjs';
 
+const shared = await sharedStack();
 let stack, browser;
-const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
-// This deployment keeps the wallet from viewers (ROLES): every read scope but wallet:read.
-const VIEWER_SCOPES = ['rates:read', 'labels:read', 'tracking:read', 'addresses:read', 'carrier-accounts:read', 'batches:read'];
+const account = () => stack.account();
 before(async () => {
-  stack = await startStack({ edgeVars: { ROLES: JSON.stringify({ viewer: VIEWER_SCOPES }) } });
+  stack = await orgStack(shared);
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await stack?.stop();
 });
 
 const signedIn = (role) => openSignedIn(browser, stack, stack.users[role]);
@@ -57,30 +57,6 @@ test('a viewer compares rates but sees no buy or void button; a forced purchase 
   const scopes = await page.getByTestId('scopes').innerText();
   assert.doesNotMatch(scopes, /labels:write|batches:write/);
   await context.close();
-});
-
-test('a page outside the role\'s scopes says what the role cannot do, and calls nothing', async () => {
-  const { context, page, app } = await signedIn('viewer');
-  const menu = page.getByRole('navigation', { name: 'Main' });
-  await menu.getByRole('link', { name: 'Labels' }).waitFor();
-  assert.equal(await menu.getByRole('link', { name: 'Wallet' }).count(), 0, 'the menu leaves the wallet out');
-  const walletCalls = [];
-  page.on('request', (r) => { if (r.url().endsWith('/api/v1/wallet')) walletCalls.push(r.url()); });
-  // Typed or bookmarked, the operator's page still is not reachable.
-  await app.go('/wallet');
-  await page.getByRole('heading', { name: 'Wallet', level: 1 }).waitFor({ timeout: T });
-  assert.equal(await page.getByTestId('guard').innerText(), 'Your role cannot see the wallet (wallet:read). An admin can grant it.');
-  assert.equal(await page.getByTestId('balance').count(), 0);
-  assert.equal(await app.alert().count(), 0, 'no refusal: nothing was asked');
-  assert.deepEqual(walletCalls, []);
-  await screenshot(page, 'guard-viewer-wallet');
-  await context.close();
-
-  const op = await signedIn('operator');
-  await op.app.go('/wallet');
-  await op.page.getByTestId('balance').waitFor({ timeout: T });
-  assert.equal(await op.page.getByTestId('guard').count(), 0);
-  await op.context.close();
 });
 
 test('offline: a read shows a network problem (not a refusal) and works again after "Try again"', async () => {

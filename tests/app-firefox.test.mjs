@@ -2,23 +2,25 @@
 // (puppeteer-core over WebDriver BiDi), through the real Worker and
 // simulator: the Chromium suite's core path (app-ship.test.mjs), in the
 // other engine. Buttons and the dialog are found by their accessible names.
+// As an organization's operator on the shared stack.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { startStack } from './support/stack.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { ARTIFACTS, watchProblems } from './support/browser.mjs';
 import { RECIPIENT, SENDER, T, cents } from './support/pages.mjs';
 import { engines } from './support/widget.mjs';
 
+const shared = await sharedStack();
 let stack, browser;
 before(async () => {
-  stack = await startStack();
+  stack = await orgStack(shared);
   browser = await engines.firefox.launch();
 });
 after(async () => {
   await browser?.close();
-  await stack?.stop();
 });
 
 const aria = (role, name) => `::-p-aria([name="${name}"][role="${role}"])`;
@@ -35,7 +37,7 @@ async function fillAddress(page, prefix, a) {
 }
 
 test('firefox: an operator signs in, quotes every carrier and buys the cheapest live label; the wallet drops by its price; sign-out ends it', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: 50000, card: 'ok', auto_reload: null });
+  await stack.sim.control('PUT', `/__sim/accounts/${stack.accountId}/wallet`, { balance_cents: 50000, card: 'ok', auto_reload: null });
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
   const problems = watchProblems(page);
@@ -61,7 +63,7 @@ test('firefox: an operator signs in, quotes every carrier and buys the cheapest 
     assert.deepEqual(prices, [...prices].sort((a, b) => a - b), 'cheapest first');
     await screenshot(page, 'firefox-ship-rates');
 
-    const before = await stack.sim.control('GET', '/__sim/accounts/acct_demo');
+    const before = await stack.account();
     await page.locator('tbody tr[data-rate-id] button').click();
     await page.locator(aria('dialog', 'Confirm purchase')).setTimeout(T).wait();
     assert.equal(cents(await page.$eval('[data-testid="confirm-price"]', (e) => e.textContent)), prices[0]);
@@ -69,7 +71,7 @@ test('firefox: an operator signs in, quotes every carrier and buys the cheapest 
     await page.waitForSelector('[data-testid="tracking-number"]', { timeout: T });
     const tracking = await page.$eval('[data-testid="tracking-number"]', (e) => e.textContent.trim());
     assert.doesNotMatch(tracking, /^9999/, 'a live tracking number');
-    const after = await stack.sim.control('GET', '/__sim/accounts/acct_demo');
+    const after = await stack.account();
     assert.equal(after.balance_cents, before.balance_cents - prices[0]);
     assert.equal(after.live_labels, before.live_labels + 1);
     await screenshot(page, 'firefox-ship-bought');

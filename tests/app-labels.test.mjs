@@ -1,20 +1,22 @@
 // Labels: the ledger page, a label's page and its void (and both void
-// refusals), and tracking with its timeline, through the real Worker and simulator.
+// refusals), and tracking with its timeline, through the real Worker and
+// simulator, as an organization's members (the shared stack).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack } from './support/stack.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { LabelPage, T, TrackingPage, buyViaApi, openSignedIn } from './support/pages.mjs';
 
+const shared = await sharedStack();
 let stack, browser;
-const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
+const account = () => stack.account();
 before(async () => {
-  stack = await startStack();
+  stack = await orgStack(shared);
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await stack?.stop();
 });
 
 const signedIn = (role = 'operator') => openSignedIn(browser, stack, stack.users[role]);

@@ -4,31 +4,25 @@
 // copies it; a fresh browser context signs in with what was copied; the
 // list then shows its last use and never the token; revoking it (after a
 // confirmation) stops the next sign-in; the admin sees every member's.
-// axe on the page.
+// axe on the page. On the shared stack.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
-import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
-import { orgUsers } from './support/orgs.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { App, T } from './support/pages.mjs';
 
-let sim, edge, browser, org;
-const stack = {};
+const shared = await sharedStack();
+const edge = shared.edge;
+let browser, org, stack;
 before(async () => {
-  const keys = newKeys();
-  sim = await startSim({ keys });
-  const sessionSecret = randomBytes(32).toString('hex');
-  edge = await startEdge({ upstream: sim.url, keys, users: newUsers(), sessionSecret });
-  stack.edge = edge;
-  org = await orgUsers({ url: edge.url, sessionSecret, keys, orgName: 'Token Goods' });
+  org = await orgStack(shared, { orgName: 'Token Goods' });
+  stack = org;
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await edge?.stop();
-  await sim?.stop();
 });
 
 /** A fresh browser context, failing on any wasm panic or page error. */

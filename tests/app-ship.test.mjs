@@ -1,27 +1,32 @@
-// The ship page through the real Worker and simulator: live and sandbox
-// purchases, expiry and re-quote, address checks, saved senders, sorting.
+// The ship page through the real Worker and simulator, as an
+// organization's members (the shared stack): live and sandbox purchases,
+// expiry and re-quote, address checks, the organization's saved addresses,
+// sorting. (The service's address check down: tests/app-faults.test.mjs;
+// a sender saved in the browser, the deployment's own organization:
+// tests/edge-deployment.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { startStack } from './support/stack.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 import { RECIPIENT, SENDER, T, cents, openSignedIn } from './support/pages.mjs';
 
+const shared = await sharedStack();
 let stack, browser;
-const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
+const account = () => stack.account();
 before(async () => {
-  stack = await startStack();
+  stack = await orgStack(shared);
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await stack?.stop();
 });
 
 const signedIn = (role = 'operator', viewport) => openSignedIn(browser, stack, stack.users[role], { viewport });
 
 test('live: the cheapest rate is bought after a confirmation; the wallet drops by exactly its price', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: 50000, card: 'ok', auto_reload: null });
+  await stack.sim.control('PUT', `/__sim/accounts/${stack.accountId}/wallet`, { balance_cents: 50000, card: 'ok', auto_reload: null });
   const { context, page, ship } = await signedIn('operator');
   const problems = watchProblems(page);
   await ship.fillAll();
@@ -151,32 +156,8 @@ test('addresses: ambiguous ones offer suggestions to pick; undeliverable ones ar
   await context.close();
 });
 
-test('address service down: the error is shown and rates may be fetched without the check', async () => {
-  const { context, page, ship } = await signedIn('operator');
-  await stack.sim.control('PUT', '/__sim/faults', { address_service_down: true });
-  try {
-    await ship.fillAll();
-    await ship.getRatesButton().click();
-    await page.getByText('ADDRESS.VALIDATION.SERVICE_ERROR', { exact: false }).first().waitFor({ timeout: T });
-    const go = page.getByRole('button', { name: 'Continue without checking' });
-    // Both addresses are checked at once; their answers land one after the other.
-    await go.nth(1).waitFor({ timeout: T });
-    assert.equal(await go.count(), 2);
-    await go.first().click();
-    await go.first().click();
-    const unchecked = page.getByText('Not checked', { exact: true });
-    await unchecked.nth(1).waitFor({ timeout: T });
-    assert.equal(await unchecked.count(), 2);
-    await ship.getRates();
-    assert.ok((await ship.rows().count()) >= 4);
-  } finally {
-    await stack.sim.control('PUT', '/__sim/faults', {});
-  }
-  await context.close();
-});
-
 test('rates sort by delivery date and carbon, filter by carrier, and mark BYOA accounts', async () => {
-  await stack.sim.control('POST', '/__sim/accounts/acct_demo/carrier-accounts', { carrier: 'Atlas Freight', description: 'Our Atlas contract' });
+  await stack.sim.control('POST', `/__sim/accounts/${stack.accountId}/carrier-accounts`, { carrier: 'Atlas Freight', description: 'Our Atlas contract' });
   const { context, page, ship } = await signedIn('operator');
   await ship.fillAll();
   await ship.getRates();
@@ -243,15 +224,14 @@ test('the form says every problem at once, each next to its field, and moves foc
   await context.close();
 });
 
-test('a saved sender survives a reload (localStorage; an organization made in the app keeps it for its members) and fills the From address', async () => {
+test('a saved sender survives a reload (the organization keeps it for its members) and fills the From address', async () => {
   const { context, page, ship } = await signedIn('operator');
   await ship.fillAddress('From', SENDER);
-  // In an organization made in the app (PARCEL_TEST_IN_ORG=1) the address is the organization's (api::presets).
-  const inOrg = Boolean(stack.edge.org);
-  await ship.group('From').getByRole('button', { name: inOrg ? 'Save this address' : 'Save sender' }).click();
-  await page.getByText(inOrg ? `Saved as “${SENDER.name}” for the organization.` : 'Sender saved in this browser.').waitFor();
+  // The address is the organization's (api::presets).
+  await ship.group('From').getByRole('button', { name: 'Save this address' }).click();
+  await page.getByText(`Saved as “${SENDER.name}” for the organization.`).waitFor();
   await page.reload();
-  await page.getByLabel(inOrg ? 'Saved addresses' : 'Saved senders').selectOption({ index: 1 });
+  await page.getByLabel('Saved addresses').selectOption({ index: 1 });
   assert.equal(await ship.group('From').getByLabel('Name', { exact: true }).inputValue(), SENDER.name);
   assert.equal(await ship.group('From').getByLabel('ZIP code', { exact: true }).inputValue(), SENDER.zip);
   await context.close();

@@ -1,18 +1,51 @@
-// The storefront widget in Debian's Chromium (Playwright): the scenarios
-// both engines run (tests/support/widget.mjs; Firefox:
-// app-widget-firefox.test.mjs), then what needs Playwright: the browser's
-// clock for expiry, axe-core in both themes, the iframe's height, themes,
-// the per-shopper cap, and the page's headers.
-import { test } from 'node:test';
+// The storefront widget of an organization (its id in the shop's page), in
+// Debian's Chromium (Playwright) and Firefox ESR (puppeteer-core over
+// WebDriver BiDi): the scenarios both engines run
+// (tests/support/widget.mjs), so the widget works without
+// `location.ancestorOrigins`, whatever the shop's Referrer-Policy; then
+// what needs Playwright: the browser's clock for expiry, axe-core in both
+// themes, the iframe's height, themes, the per-shopper cap and the page's
+// headers; axe-core inside the widget in Firefox; the organization's
+// fallback when the carriers are slow. A stack of this file's own: the
+// Worker's quote cache is off and shoppers are capped at 5 a minute (the
+// deployment's settings), and the fallback test slows the simulator's
+// rates. (The deployment's own widget, WIDGET_*: tests/edge-deployment.test.mjs.)
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import AxeBuilder from '@axe-core/playwright';
 import { screenshot } from './support/browser.mjs';
 import {
-  T, engines, widgetSuite, openShop, widgetFrame, shopEvent, getOptions, options,
+  T, engines, scenarios, startWidgetStack, openShop, widgetFrame, shopEvent, getOptions, options, assertPageAlone, assertFramedOnlyByItsShop,
 } from './support/widget.mjs';
 
 const PER_MINUTE = 5;
-const ctx = widgetSuite(engines.chromium, { vars: { WIDGET_IP_PER_MINUTE: String(PER_MINUTE) } });
+let stack;
+const browsers = {};
+before(async () => {
+  stack = await startWidgetStack({ vars: { WIDGET_IP_PER_MINUTE: String(PER_MINUTE) } });
+  browsers.chromium = await engines.chromium.launch();
+  browsers.firefox = await engines.firefox.launch();
+});
+after(async () => {
+  await browsers.chromium?.close();
+  await browsers.firefox?.close();
+  await stack?.stop();
+});
+
+for (const engine of ['chromium', 'firefox']) {
+  for (const [name, run] of Object.entries(scenarios)) {
+    test(`${engine}: ${name}`, () => run({ engine: engines[engine], browser: browsers[engine], stack }));
+  }
+}
+
+/** The Chromium tests' context, as the scenarios take it. */
+const ctx = {
+  engine: engines.chromium,
+  get browser() { return browsers.chromium; },
+  get stack() { return stack; },
+};
 const open = (query) => openShop(ctx.engine, ctx.browser, ctx.stack.shop, query);
 
 const BROOKLYN = { street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201' };
@@ -153,44 +186,10 @@ test('a broken parcel tells the shop owner what to fix; setParcel mends it; open
   } finally {
     await s.close();
   }
-  const alone = await ctx.browser.newPage();
-  await alone.goto(`${ctx.stack.edge.url}/widget/?shop=${encodeURIComponent(ctx.stack.shop.url)}&weight_oz=20&length=10&width=8&height=4`);
-  await alone.locator('.widget-problem').waitFor({ timeout: T });
-  assert.match(await alone.locator('.widget-problem').innerText(), /works inside an iframe on your shop's pages/);
-  await alone.goto(`${ctx.stack.edge.url}/widget/?shop=${encodeURIComponent(ctx.stack.other.url)}`);
-  await alone.locator('.widget-problem').waitFor({ timeout: T });
-  assert.match(await alone.locator('.widget-problem').innerText(), new RegExp(`^${ctx.stack.other.url} may not show this widget.*WIDGET_ORIGINS`));
-  await alone.close();
+  await assertPageAlone(ctx.browser, ctx.stack, "the shop origins in the app's Storefront widget settings");
 });
 
-test('the widget page is framed only by the shop its link names, if configured; the dashboard by nobody', async () => {
-  const page = (shop) => fetch(`${ctx.stack.edge.url}/widget/?${shop === undefined ? '' : `shop=${encodeURIComponent(shop)}&`}weight_oz=20&length=10&width=8&height=4`);
-  const ok = await page(ctx.stack.shop.url);
-  assert.equal(ok.status, 200);
-  const csp = ok.headers.get('content-security-policy');
-  assert.match(csp, new RegExp(`frame-ancestors ${ctx.stack.shop.url}$`));
-  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[^']+'/, 'nothing inline but its own start script');
-  assert.equal(ok.headers.get('x-frame-options'), null);
-  const html = await ok.text();
-  assert.match(html, /<meta name="parcel-ship-from" content="\{&quot;name&quot;:&quot;Ada Shop Inc&quot;/);
-  assert.match(html, new RegExp(`<meta name="parcel-shop" content="${ctx.stack.shop.url}"`));
-  for (const refused of [ctx.stack.other.url, undefined, `${ctx.stack.shop.url} https://evil.example`]) {
-    const res = await page(refused);
-    assert.equal(res.status, 403, String(refused));
-    assert.match(res.headers.get('content-security-policy'), /frame-ancestors 'none'$/);
-    assert.match(await res.text(), /<meta name="parcel-shop" content=""/);
-  }
-  const dashboard = await fetch(`${ctx.stack.edge.url}/`);
-  assert.match(dashboard.headers.get('content-security-policy'), /frame-ancestors 'none'/);
-  assert.equal(dashboard.headers.get('x-frame-options'), 'DENY');
-  // The API refuses the unconfigured origin in the v1 envelope, however it asks.
-  for (const headers of [{ origin: ctx.stack.other.url }, { origin: ctx.stack.edge.url, 'parcel-widget-origin': ctx.stack.other.url }]) {
-    const res = await fetch(`${ctx.stack.edge.url}/api/v1/rates`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
-    assert.equal(res.status, 403);
-    assert.equal((await res.json()).error.code, 'EDGE.ORIGIN.REFUSED');
-    assert.equal(res.headers.get('access-control-allow-origin'), null);
-  }
-});
+test('the widget page is framed only by the shop its link names, if its organization allows it; the dashboard by nobody', () => assertFramedOnlyByItsShop(ctx.stack));
 
 test('the shop\'s options and choice read in its own page: a screenshot of the demo shop with a choice', async () => {
   const s = await open();
@@ -204,6 +203,63 @@ test('the shop\'s options and choice read in its own page: a screenshot of the d
     assert.match(await s.page.locator('#order').innerText(), new RegExp(`^Order placed: ships with ${chosen.name} \\(rate rate_`));
     await screenshot(s.page, 'widget-demo-shop');
   } finally {
+    await s.close();
+  }
+});
+
+test('firefox: axe finds no serious or critical issue inside the widget, light and dark', async () => {
+  const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  for (const query of ['', 'theme=dark&accent=%23ffd60a']) {
+    const s = await openShop(engines.firefox, browsers.firefox, stack.shop, query);
+    try {
+      const frame = await widgetFrame(s);
+      await frame.locator('form.widget-form button[type="submit"]').click();
+      await getOptions(frame, { street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201' });
+      await frame.locator('label.widget-option:nth-of-type(1) input').click();
+      await shopEvent(s, 'chosen');
+      // axe-core runs inside the widget's own document.
+      await frame.evaluate(axe);
+      const result = await frame.evaluate(async () => {
+        const r = await window.axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] });
+        return {
+          serious: r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+          contrastChecked: r.passes.some((p) => p.id === 'color-contrast'),
+        };
+      });
+      assert.deepEqual(result.serious, [], query);
+      assert.ok(result.contrastChecked, 'contrast was checked');
+    } finally {
+      await s.close();
+    }
+  }
+});
+
+test('the widget\'s fallback: when the carriers are slow, the shopper gets the organization\'s fallback option and the shop gets it marked as a fallback', async () => {
+  // An organization whose widget offers a fallback after 10 s, shown by the same shop.
+  const { id } = await stack.orgWidget({ name: 'Standard shipping', price_cents: 795, wait_seconds: 10 });
+  // Rates take 30 s: past the widget's 10 s wait.
+  await stack.sim.control('PUT', '/__sim/faults', { latency_ms: 30000, latency_endpoints: ['POST /v1/rates'] });
+  const s = await openShop(engines.chromium, browsers.chromium, { ...stack.shop, query: `widget=${id}` }, 'weight-oz=33');
+  try {
+    const frame = await widgetFrame(s);
+    await s.page.click('#sign-in');
+    // Offered once the 10 s wait is over (budget: the wait and T).
+    await frame.getByText('The carriers are taking too long to answer').waitFor({ timeout: 10000 + T });
+    const quoted = await shopEvent(s, 'quoted');
+    assert.deepEqual(quoted.detail, { fallback: true, options: [{ fallback: true, name: 'Standard shipping', rate_cents: 795 }], unavailable_carriers: [] });
+    await frame.getByRole('radio', { name: /Standard shipping/ }).check({ timeout: T });
+    const chosen = await shopEvent(s, 'chosen');
+    assert.equal(chosen.detail.fallback, true);
+    assert.equal(chosen.detail.rate_cents, 795);
+    assert.equal(chosen.detail.name, 'Standard shipping');
+    assert.equal(chosen.detail.rate_id, undefined, 'no rate to buy');
+    assert.equal(chosen.detail.destination.zip, '11201');
+    assert.equal(chosen.detail.parcel.weight_oz, 33);
+    await s.page.getByText('Shipping: Standard shipping, $7.95.').waitFor();
+    assert.ok(await s.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice?.fallback), 'the element\'s choice is the fallback');
+    assert.deepEqual(s.problems, []);
+  } finally {
+    await stack.sim.control('PUT', '/__sim/faults', {});
     await s.close();
   }
 });

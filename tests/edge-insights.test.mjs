@@ -2,15 +2,17 @@
 // bought through the dashboard (their quotes seen by the Worker) and on the
 // simulator on earlier days (announced by their signed events), a void
 // confirmed by the carrier; the sums, choices, filters, pages and CSV the
-// ledger Worker's object answers, checked against the simulator's own.
-import { test, before, after } from 'node:test';
+// ledger Worker's object answers, checked against the simulator's own. As
+// an organization's operator on the shared stack (its own simulator
+// account, its webhook at its own URL).
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { keysWithLimits, RAISED_LIMITS, startStack } from './support/stack.mjs';
+import { keysWithLimits, RAISED_LIMITS, sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
 import { until } from './support/wait.mjs';
 
-const HOOK = '/hooks/v1/label-created';
 const SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 const DAY = 86_400;
 
@@ -22,15 +24,14 @@ const request = (name, weight) => ({
   parcel: { weight_oz: weight, length: 10, width: 8, height: 4 },
 });
 
+const shared = await sharedStack();
 let stack, operator;
 before(async () => {
-  stack = await startStack({ edgeSecrets: { WEBHOOK_SECRET: SECRET } });
-  operator = await stack.edge.session(stack.users.operator);
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: SECRET });
   // Enough for the dearest rates of the tests' live labels.
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: 1_000_000, card: 'ok', auto_reload: null });
+  stack = await orgStack(shared, { wallet: { balance_cents: 1_000_000, card: 'ok', auto_reload: null } });
+  operator = await stack.edge.session(stack.users.operator);
+  await stack.webhookSecret(SECRET);
 });
-after(async () => { await stack?.stop(); });
 
 function call(path, init = {}) {
   return fetch(stack.edge.url + path, {
@@ -92,7 +93,7 @@ test('insights sum the period per day and carrier to the cent of the simulator, 
   const insights = await json('/api/insights?period=30d&group=day&tz=0');
   assert.equal(insights.sandbox, false);
   assert.equal(insights.period, '30d');
-  const sums = await stack.sim.control('GET', `/__sim/accounts/acct_demo/label-sums?env=live&since=${insights.since}&until=${insights.until + 1}`);
+  const sums = await stack.sim.control('GET', `/__sim/accounts/${stack.accountId}/label-sums?env=live&since=${insights.since}&until=${insights.until + 1}`);
   assert.equal(insights.totals.labels, sums.all.labels);
   assert.equal(insights.totals.spend_cents, sums.all.rate_cents);
   // The label of 45 days ago is outside the 30 days, inside the 90.
@@ -147,7 +148,7 @@ test('a void through the dashboard is pending until the carrier confirms, then r
   });
   assert.equal(row.refund_cents, label.rate_cents);
   const insights = await json('/api/insights?period=7d');
-  const sums = await stack.sim.control('GET', `/__sim/accounts/acct_demo/label-sums?env=live&since=${insights.since}&until=${insights.until + 400}`);
+  const sums = await stack.sim.control('GET', `/__sim/accounts/${stack.accountId}/label-sums?env=live&since=${insights.since}&until=${insights.until + 400}`);
   assert.equal(insights.totals.refunded_cents, sums.all.refunded_cents);
   assert.equal(insights.totals.voided, 1);
 });
@@ -275,7 +276,7 @@ test('insights and history stay whole JSON while a burst of deliveries lands in 
   const at = Math.floor(Date.now() / 1000) + 10 * DAY;
   await stack.sim.control('POST', '/__sim/clock/set', { now: at });
   // Another integration's key, whose per-minute limits allow the burst.
-  const { live } = await keysWithLimits(stack.sim, { ...RAISED_LIMITS, 'POST /v1/labels': 100000 });
+  const { live } = await keysWithLimits(stack.sim, { ...RAISED_LIMITS, 'POST /v1/labels': 100000 }, stack.accountId);
   const auth = { authorization: `Bearer ${live}`, 'content-type': 'application/json' };
   const buys = Array.from({ length: 64 }, async (_, i) => {
     const quote = await (await fetch(`${stack.sim.url}/v1/rates`, { method: 'POST', headers: auth, body: JSON.stringify(request(`Burst ${i}`, 5 + i)) })).json();

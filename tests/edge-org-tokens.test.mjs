@@ -4,33 +4,25 @@
 // with their role at that moment; revocation, a demotion and a removal
 // count from the next sign-in; admins see and revoke everyone's, another
 // organization's admin nothing; wrong tokens are refused alike and
-// throttled per client address; the deployment's USERS tokens still sign
-// in; no token reaches the log. (Expiry is the rule `orgs::rules::token_role`,
-// tested natively: the Workers' clock cannot be moved from here.)
-import { test, before, after } from 'node:test';
+// throttled per client address; no token reaches the log. On the shared
+// stack. (Expiry is the rule `orgs::rules::token_role`, tested natively:
+// the Workers' clock cannot be moved from here. The deployment's USERS
+// tokens: tests/edge-deployment.test.mjs.)
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
-import { Person, assertError, newOrgLink, orgUsers } from './support/orgs.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { Person, assertError, orgStack } from './support/orgs.mjs';
 
-let sim, edge, sessionSecret, keys, users;
+const shared = await sharedStack();
+const { edge } = shared;
 const PASSWORD = 'correct horse battery staple';
 const DAY = 86400;
 /** Every token made, for the log scan. */
 const made = [];
 
-before(async () => {
-  keys = newKeys();
-  users = newUsers();
-  sim = await startSim({ keys });
-  sessionSecret = randomBytes(32).toString('hex');
-  edge = await startEdgeProcess({ upstream: sim.url, keys, users, sessionSecret });
-});
-after(async () => { await edge?.stop(); await sim?.stop(); });
-
-let addresses = 0;
 /** A client at its own address, so one test's failures never throttle another's. */
-const client = () => new Person(edge.url, { address: `192.0.2.${++addresses}` });
+const client = () => new Person(edge.url);
 
 async function makeToken(who, name, days) {
   const res = await who.call('POST', '/api/org/tokens', days === undefined ? { name } : { name, expires_in_days: days });
@@ -54,7 +46,7 @@ const list = async (who) => {
 let acme;
 
 test('a member makes a token, shown once; it signs in as them, with their role', async () => {
-  acme = await orgUsers({ url: edge.url, sessionSecret, keys, orgName: 'Acme Tokens' });
+  acme = await orgStack(shared, { orgName: 'Acme Tokens' });
   for (const role of ['admin', 'operator', 'viewer']) made.push(acme.users[role].token);
   const { operator } = acme.people;
 
@@ -182,21 +174,13 @@ test('revoked, demoted, removed: each counts from the next sign-in; every refusa
 });
 
 test('another organization\'s admin neither sees nor revokes them', async () => {
-  const other = await orgUsers({ url: edge.url, sessionSecret, keys, orgName: 'Other Org', roles: [] });
+  const other = await orgStack(shared, { orgName: 'Other Org', roles: [] });
   const target = (await list(acme.people.operator))[0];
   assert.ok(target);
   assert.deepEqual((await list(other.people.admin)).map((x) => x.id).includes(target.id), false);
   assertError(await other.people.admin.call('DELETE', `/api/org/tokens/${target.id}`), 404, 'EDGE.TOKEN.NOT_FOUND');
   assert.ok((await list(acme.people.operator)).some((x) => x.id === target.id), 'still there');
   assert.equal((await signInWith(acme.users.operator.token)).res.json.org.id, acme.org.id);
-});
-
-test('the deployment\'s USERS tokens still sign in; its own organization has no token page', async () => {
-  const { who, res } = await signInWith(users.operator.token);
-  assert.equal(res.status, 200, res.text);
-  assert.equal(res.json.user, users.operator.name);
-  assertError(await who.call('GET', '/api/org/tokens'), 409, 'EDGE.ORG.MANAGED_BY_SETTINGS');
-  assertError(await client().call('GET', '/api/org/tokens'), 401, 'EDGE.SESSION.REQUIRED');
 });
 
 test('wrong tokens from one address are throttled like sign-in, with Retry-After; other addresses are not', async () => {

@@ -1,30 +1,23 @@
 // The foundations the money path stands on, through the real Worker in
-// workerd and the real simulator: a purchase record that cannot be read
-// refuses the purchase (fail closed) and a record in the previous shape is
-// still honoured; bodies with anything after the JSON are refused before
-// any upstream call, by the Worker and by the simulator alike; a bad
-// ship-from setting names itself; and every simulator answer carries the
-// rate-limit headers, 401s included. Over-long text (a job name, a street
-// line) is refused naming the field and its limit, by the Worker and the
-// simulator alike, and nothing is stored.
-import { test, before, after } from 'node:test';
+// workerd and the real simulator, as an organization's operator on the
+// shared stack: bodies with anything after the JSON are refused before any
+// upstream call, by the Worker and by the simulator alike; every simulator
+// answer carries the rate-limit headers, 401s included. Over-long text (a
+// job name, a street line) is refused naming the field and its limit, by
+// the Worker and the simulator alike, and nothing is stored. (A purchase
+// record that cannot be read, one in the previous shape, a bad ship-from
+// setting: tests/edge-faults.test.mjs.)
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startEdge, startStack } from './support/stack.mjs';
-import { filesWithTable, sqlite } from './support/sqlite.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 
-const persist = mkdtempSync(path.join(tmpdir(), 'parcel-edge-'));
+const shared = await sharedStack();
 let stack, operator;
 before(async () => {
-  stack = await startStack({ persist });
+  stack = await orgStack(shared);
   operator = await stack.edge.session(stack.users.operator);
-});
-after(async () => {
-  await stack?.stop();
-  rmSync(persist, { recursive: true, force: true });
 });
 
 const api = (p, init = {}) => fetch(stack.edge.url + p, {
@@ -38,7 +31,7 @@ const shipment = {
   to_address: address('Grace Hopper', '12 Elm St', '11201', 'NY'),
   parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
 };
-const account = () => stack.sim.control('GET', '/__sim/accounts/acct_demo');
+const account = () => stack.account();
 
 async function envelope(res, status, code) {
   const body = await res.json();
@@ -47,61 +40,6 @@ async function envelope(res, status, code) {
   for (const f of ['message', 'suggestion', 'docs_url', 'request_id']) assert.ok(body.error[f], `${f} in ${JSON.stringify(body)}`);
   return body.error;
 }
-
-async function quote() {
-  return (await (await api('/api/v1/rates', post(JSON.stringify(shipment)))).json()).rates[0].id;
-}
-
-/** One purchase intent: its key and its rate, as the app sends it on every retry. */
-const buy = (key, rate) => api('/api/v1/labels', post(JSON.stringify({ rate_id: rate }), { 'idempotency-key': key }));
-
-test('a purchase whose record cannot be read is refused, and nothing is bought again', async () => {
-  const key = randomUUID();
-  const rate = await quote();
-  const first = await buy(key, rate);
-  assert.equal(first.status, 201);
-  const label = await first.json();
-  const bought = await account();
-  // The deployment stops; its stored record is damaged (or written by a newer build).
-  await stack.edge.stop();
-  const [file] = filesWithTable(persist, 'entry').filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
-  assert.ok(file, 'the record of the purchase is on disk');
-  sqlite(file, "UPDATE entry SET json = '{\"v\":99,\"state\":\"done\"}'");
-  await stack.restartEdge();
-  operator = await stack.edge.session(stack.users.operator);
-  // The retry of the same intent: refused, with what to do, and no purchase upstream.
-  const e = await envelope(await buy(key, rate), 503, 'EDGE.IDEMPOTENCY.RECORD_UNREADABLE');
-  assert.equal(e.outcome_unknown, true, 'the app must keep the key');
-  assert.match(e.message, /not sent/);
-  assert.match(e.suggestion, /same Idempotency-Key/);
-  const after = await account();
-  assert.equal(after.balance_cents, bought.balance_cents, 'the wallet is unchanged');
-  assert.equal(after.live_labels, bought.live_labels, 'no second label');
-});
-
-test('a record written in the previous shape (no version) is still replayed', async () => {
-  const key = randomUUID();
-  const rate = await quote();
-  const first = await buy(key, rate);
-  assert.equal(first.status, 201);
-  const label = await first.json();
-  await stack.edge.stop();
-  const [file] = filesWithTable(persist, 'entry').filter((f) => sqlite(f, 'SELECT json FROM entry')[0]?.[0].includes(label.id));
-  const [[stored]] = sqlite(file, 'SELECT json FROM entry');
-  const current = JSON.parse(stored);
-  assert.equal(current.v, 2, 'records are written with their version');
-  // The shape the first builds wrote: the entry itself, without `v`.
-  const { v, ...previous } = current;
-  sqlite(file, 'UPDATE entry SET json = ?', [JSON.stringify(previous)]);
-  await stack.restartEdge();
-  operator = await stack.edge.session(stack.users.operator);
-  const before = await account();
-  const again = await buy(key, rate);
-  assert.equal(again.status, 201);
-  assert.equal(again.headers.get('idempotent-replayed'), 'true');
-  assert.equal((await again.json()).id, label.id);
-  assert.equal((await account()).balance_cents, before.balance_cents);
-});
 
 // Each POST endpoint with a valid body, then the same body with data after it.
 const posts = [
@@ -147,24 +85,6 @@ test('every simulator answer has the rate-limit headers, 401s before authenticat
     assert.equal(res.headers.get('x-ratelimit-limit'), '300');
     assert.match(res.headers.get('x-ratelimit-remaining') ?? '', /^\d+$/);
     assert.match(res.headers.get('x-ratelimit-reset') ?? '', /^\d{10}$/);
-  }
-});
-
-test('a ship-from with a three-letter country is a configuration error naming the setting', async () => {
-  const shipFrom = { ...shipment.from_address, country: 'USA' };
-  const edge = await startEdge({
-    upstream: stack.sim.url, keys: stack.keys, users: stack.users,
-    vars: { WIDGET_ORIGINS: 'http://127.0.0.1:9', WIDGET_SHIP_FROM: JSON.stringify(shipFrom) },
-  });
-  try {
-    for (const p of ['/widget/', '/api/session']) {
-      const e = await envelope(await fetch(edge.url + p), 503, 'EDGE.CONFIG.INVALID');
-      assert.match(e.message, /WIDGET_SHIP_FROM/);
-      assert.match(e.message, /country/);
-      assert.doesNotMatch(e.message, /Market St/, 'the value itself stays out of the answer');
-    }
-  } finally {
-    await edge.stop();
   }
 });
 

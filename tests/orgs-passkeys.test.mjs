@@ -13,46 +13,28 @@
 // per address (429 with Retry-After).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
-import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
-import { assertError, orgUsers, Person, PASSWORD } from './support/orgs.mjs';
+import { sharedStack } from './support/stack.mjs';
+import { assertError, orgStack, Person, PASSWORD } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { App, T } from './support/pages.mjs';
 
-let sim, edge, browser, org, other, base;
-const stack = {};
-
-/** A port free a moment ago: the accounts Worker must know the dashboard's origin before it starts. */
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
+// The shared stack's accounts Worker takes passkeys for the dashboard at
+// http://localhost:PORT (its PASSKEY_ORIGINS); the browser's pages, and so
+// its cookies, are there.
+const shared = await sharedStack();
+const base = shared.localhost;
+const stack = { edge: { url: base } };
+let browser, org, other;
 
 before(async () => {
-  const keys = newKeys();
-  sim = await startSim({ keys });
-  const sessionSecret = randomBytes(32).toString('hex');
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  edge = await startEdge({
-    upstream: sim.url, keys, users: newUsers(), sessionSecret, port,
-    accountsVars: { PASSKEY_RP_ID: 'localhost', PASSKEY_ORIGINS: base },
-  });
-  // The browser's pages, and so its cookies, are on localhost.
-  stack.edge = { ...edge, url: base };
-  org = await orgUsers({ url: edge.url, sessionSecret, keys, orgName: 'Passkey Goods' });
-  other = await orgUsers({ url: edge.url, sessionSecret, keys, orgName: 'Other Goods', roles: [] });
+  org = await orgStack(shared, { orgName: 'Passkey Goods' });
+  other = await orgStack(shared, { orgName: 'Other Goods', roles: [] });
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await edge?.stop();
-  await sim?.stop();
 });
 
 /** A fresh context with its own virtual authenticator (user verification on). */
@@ -212,7 +194,7 @@ test('only the passkey\'s own person, a fresh challenge, our origin and a rising
   const [credential] = await viewer.credentials();
   await viewer.ctx.close();
 
-  const person = new Person(base, { address: '198.51.100.7' });
+  const person = new Person(base);
   const challenge = async () => {
     const res = await person.call('POST', '/api/session/passkey/options');
     assert.equal(res.status, 200, res.text);
@@ -251,7 +233,7 @@ test('only the passkey\'s own person, a fresh challenge, our origin and a rising
   assert.equal(again.status, 200, again.text);
 
   // Failures count against the address like wrong passwords: 30 in 15 minutes, then 429.
-  const address = new Person(base, { address: '198.51.100.8' });
+  const address = new Person(base);
   for (let i = 0; i < 30; i++) {
     assertError(await address.call('POST', '/api/session/passkey', {}), 401, 'EDGE.PASSKEY.REFUSED');
   }

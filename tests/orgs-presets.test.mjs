@@ -9,35 +9,29 @@
 // page; the operator's Ship page preselects the warehouse and a preset
 // fills the parcel for the label bought; a new batch's sender is the
 // warehouse and the preset fills the rows that lack a size; the viewer
-// sees them and cannot change them.
+// sees them and cannot change them. On the shared stack. (The deployment's
+// own organization has none: tests/edge-deployment.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
-import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
+import { ALL_SCOPES, sharedStack } from './support/stack.mjs';
 import { Person, assertError, newOrgLink } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { PasswordSignIn, RECIPIENT, ShipPage, T } from './support/pages.mjs';
 import { Batches, TEMPLATE, csv } from './support/batches.mjs';
 
 const PASSWORD = 'correct horse battery staple';
-let sim, edge, users, sessionSecret, browser;
+const { sim, edge, sessionSecret } = await sharedStack();
+let browser;
 before(async () => {
-  const keys = newKeys();
-  users = newUsers();
-  sim = await startSim({ keys });
-  sessionSecret = randomBytes(32).toString('hex');
-  edge = await startEdge({ upstream: sim.url, keys, users, sessionSecret });
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await edge?.stop();
-  await sim?.stop();
 });
 
-let addresses = 0;
-const person = () => new Person(edge.url, { address: `198.51.100.${++addresses}` });
+const person = () => new Person(edge.url);
 const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
 
 /** A new organization from a setup link, its admin signed in, and people of `roles` invited by link. */
@@ -137,7 +131,7 @@ test('saved addresses and presets: the first saved is the default, members read,
   assert.match(lines[5], new RegExp(`^Acme Parcels Admin: saved package preset ${preset.id} "Small box" \\(9 × 6 × 3 in, 14 oz\\)$`));
 });
 
-test('another organization sees none of them and gets 404 on their ids; the deployment configured by secrets has none', async () => {
+test('another organization sees none of them and gets 404 on their ids', async () => {
   const beta = await newOrg('Beta Goods');
   const { admin } = beta;
   assert.deepEqual((await admin.call('GET', '/api/org/addresses')).json, { addresses: [] });
@@ -161,12 +155,6 @@ test('another organization sees none of them and gets 404 on their ids; the depl
   const own = await admin.call('POST', '/api/org/addresses', { label: 'Beta dock', address: RETURNS });
   assert.equal(own.status, 201, own.text);
   assert.deepEqual((await acme.viewer.call('GET', '/api/org/addresses')).json, theirs);
-
-  // The deployment's own organization is configured by settings (SHIP_FROM): nothing saved there.
-  const { cookie, origin } = await edge.session(users.operator);
-  const res = await fetch(`${edge.url}/api/org/addresses`, { headers: { cookie, origin } });
-  assert.equal(res.status, 409);
-  assert.equal((await res.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
 });
 
 /** `who` (a `Person` of `newOrg`) signed in by password in a browser context of their own. */
@@ -193,7 +181,7 @@ const PRESET_NAME = 'Small box (9 × 6 × 3 in, 14 oz)';
 
 test('in the browser: the admin keeps the warehouse (the default) and a preset; Ship preselects the warehouse and the preset fills the parcel of the label bought; a batch\'s sender is the warehouse and the preset fills the rows without a size; the viewer cannot change them', async () => {
   const cargo = await newOrg('Cargo Co', ['operator', 'viewer']);
-  const { key } = await sim.control('POST', '/__sim/keys', { env: 'sandbox', scopes: ALL_SCOPES, account: 'acct_cargo' });
+  const { key } = await sim.control('POST', '/__sim/keys', { env: 'sandbox', scopes: ALL_SCOPES, account: `acct_cargo_${randomBytes(4).toString('hex')}` });
   const keyed = await cargo.admin.call('PUT', '/api/org/keys', { action: 'set', slot: 'current', key });
   assert.equal(keyed.status, 200, keyed.text);
 

@@ -2,36 +2,33 @@
 // OPEN_SIGNUP is `on`. Closed, an organization comes only from a
 // scripts/new-org link; open, anyone makes one at /new-org, at most five
 // per client address in the throttle's window. The real Workers in workerd
-// in front of the simulator; the page in Chromium.
+// in front of the simulator; the page in Chromium. Closed is the shared
+// stack (the default); open is Workers of this file's own (a setting of the
+// deployment), on the shared simulator.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { newKeys, startEdge, startSim } from './support/stack.mjs';
+import { newKeys, sharedStack, startEdge } from './support/stack.mjs';
 import { PASSWORD, Person, assertError } from './support/orgs.mjs';
 import { launch } from './support/browser.mjs';
 import { JoinPage, T } from './support/pages.mjs';
 
-let sim, open, closed, browser;
+const { sim, edge: closed } = await sharedStack();
+let open, browser;
 before(async () => {
-  const keys = newKeys();
-  sim = await startSim({ keys });
-  [open, closed] = await Promise.all([
-    startEdge({ upstream: sim.url, keys, accountsVars: { OPEN_SIGNUP: 'on' } }),
-    startEdge({ upstream: sim.url, keys }),
-  ]);
+  open = await startEdge({ upstream: sim.url, keys: newKeys(), accountsVars: { OPEN_SIGNUP: 'on' } });
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await Promise.all([open?.stop(), closed?.stop()]);
-  await sim?.stop();
+  await open?.stop();
 });
 
 const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
 const signUp = (p, orgName) => p.createOrg('', { orgName, name: 'Founder', email: email('founder'), password: PASSWORD });
 
 test('closed (the default): no organization without a setup link, and the answer says where links come from', async () => {
-  const p = new Person(closed.url, { address: '203.0.113.10' });
+  const p = new Person(closed.url);
   const asked = await p.call('GET', '/api/orgs');
   assert.equal(asked.status, 200, asked.text);
   assert.deepEqual(asked.json, { open: false });
@@ -41,7 +38,7 @@ test('closed (the default): no organization without a setup link, and the answer
 });
 
 test('open: anyone makes an organization and is its admin; five per address, then 429 with Retry-After; another address still may', async () => {
-  const first = new Person(open.url, { address: '203.0.113.20' });
+  const first = new Person(open.url);
   assert.deepEqual((await first.call('GET', '/api/orgs')).json, { open: true });
   const ids = new Set();
   for (let i = 1; i <= 5; i++) {
@@ -55,7 +52,7 @@ test('open: anyone makes an organization and is its admin; five per address, the
   const sixth = await signUp(first, 'Shop 6');
   assertError(sixth, 429, 'EDGE.SIGN_IN.THROTTLED');
   assert.ok(Number(sixth.headers.get('retry-after')) > 0, 'Retry-After');
-  const other = new Person(open.url, { address: '203.0.113.21' });
+  const other = new Person(open.url);
   assert.equal((await signUp(other, 'Other Shop')).status, 200);
   // A setup link's checks still apply when one is sent.
   assertError(await other.createOrg('forged.1.00', { orgName: 'X', name: 'X', email: email('x'), password: PASSWORD }), 403, 'EDGE.ORG.SETUP_INVALID');

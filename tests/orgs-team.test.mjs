@@ -11,14 +11,15 @@
 // inbox; the organization's storefront widget set up in the app (a shop
 // origin refused at its field, the ship-from, the snippet copied), its
 // widget on that shop's page quoting with the organization's key, and its
-// fallback handed to the shop when the carriers are slow; each refusal of
 // a link, the last admin, removal, a throttled sign-in, and one person in
-// two organizations switching from the menu. axe on every new page.
+// two organizations switching from the menu. axe on every new page. On the
+// shared stack. (The widget's fallback when the carriers are slow:
+// tests/app-widget.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
-import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
+import { ALL_SCOPES, sharedStack } from './support/stack.mjs';
 import { newOrgLink } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage } from './support/pages.mjs';
@@ -26,12 +27,9 @@ import { engines, openShop, shopEvent, widgetFrame } from './support/widget.mjs'
 import { startDemoShop } from '../scripts/demo-shop.mjs';
 
 const PASSWORD = 'correct horse battery staple';
-let sim, edge, browser, sessionSecret, shop;
+const { sim, edge, sessionSecret } = await sharedStack();
+let browser, shop;
 before(async () => {
-  const keys = newKeys();
-  sim = await startSim({ keys });
-  sessionSecret = randomBytes(32).toString('hex');
-  edge = await startEdge({ upstream: sim.url, keys, users: newUsers(), sessionSecret });
   browser = await launch();
   shop = await startDemoShop();
   shop.edge = edge.url;
@@ -39,8 +37,6 @@ before(async () => {
 after(async () => {
   await shop?.close();
   await browser?.close();
-  await edge?.stop();
-  await sim?.stop();
 });
 
 const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
@@ -89,7 +85,7 @@ async function accept(link, who, name) {
 const membersStatus = (page) => page.evaluate(async () => (await fetch('/api/org/members')).status);
 
 // Acme's keys belong to a simulator account of its own.
-const ACME_ACCOUNT = 'acct_acme';
+const ACME_ACCOUNT = `acct_acme_${randomBytes(4).toString('hex')}`;
 const simKey = async (env) => (await sim.control('POST', '/__sim/keys', { env, scopes: ALL_SCOPES, account: ACME_ACCOUNT })).key;
 /** How many calls the simulator has seen presenting `key`. */
 const calls = async (key) => (await sim.control('GET', `/__sim/keys/${key}`)).calls;
@@ -392,7 +388,6 @@ test('webhooks in the app: the admin enters the organization\'s secret (masked, 
   assert.deepEqual(admin.errors, []);
 });
 
-let widgetId;
 test('the storefront widget in the app: the admin sets a shop origin (a bad one refused at its field) and the ship-from, copies the snippet, and the widget on that shop\'s page quotes with the organization\'s key', async () => {
   assert.ok(acme, 'needs the organization of the first test');
   const { admin } = acme;
@@ -431,7 +426,6 @@ test('the storefront widget in the app: the admin sets a shop origin (a bad one 
   const snippet = await page.evaluate(() => navigator.clipboard.readText());
   const id = /data-widget="(org_[0-9a-z]+)"/.exec(snippet)?.[1];
   assert.ok(id, snippet);
-  widgetId = id;
   assert.ok(snippet.includes(`<script src="${edge.url}/widget/embed.js" async></script>`), snippet);
 
   // The widget the snippet names, on a page of that shop: quoted with Acme's key.
@@ -449,36 +443,6 @@ test('the storefront widget in the app: the admin sets a shop origin (a bad one 
     await s.close();
   }
   assert.deepEqual(admin.errors, []);
-});
-
-test('the widget\'s fallback: when the carriers are slow, the shopper gets the organization\'s fallback option and the shop gets it marked as a fallback', async () => {
-  assert.ok(widgetId, 'needs the widget of the previous test');
-  // Rates take 30 s: past the widget's 10 s wait. (Another parcel than the
-  // previous test's, which the Worker's quote cache would answer at once.)
-  await sim.control('PUT', '/__sim/faults', { latency_ms: 30000, latency_endpoints: ['POST /v1/rates'] });
-  const s = await openShop(engines.chromium, browser, shop, `widget=${widgetId}&weight-oz=33`);
-  try {
-    const frame = await widgetFrame(s);
-    await s.page.click('#sign-in');
-    // Offered once the 10 s wait is over (budget: the wait and T).
-    await frame.getByText('The carriers are taking too long to answer').waitFor({ timeout: 10000 + T });
-    const quoted = await shopEvent(s, 'quoted');
-    assert.deepEqual(quoted.detail, { fallback: true, options: [{ fallback: true, name: 'Standard shipping', rate_cents: 795 }], unavailable_carriers: [] });
-    await frame.getByRole('radio', { name: /Standard shipping/ }).check({ timeout: T });
-    const chosen = await shopEvent(s, 'chosen');
-    assert.equal(chosen.detail.fallback, true);
-    assert.equal(chosen.detail.rate_cents, 795);
-    assert.equal(chosen.detail.name, 'Standard shipping');
-    assert.equal(chosen.detail.rate_id, undefined, 'no rate to buy');
-    assert.equal(chosen.detail.destination.zip, '11201');
-    assert.equal(chosen.detail.parcel.weight_oz, 33);
-    await s.page.getByText('Shipping: Standard shipping, $7.95.').waitFor();
-    assert.ok(await s.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice?.fallback), 'the element\'s choice is the fallback');
-    assert.deepEqual(s.problems, []);
-  } finally {
-    await sim.control('PUT', '/__sim/faults', {});
-    await s.close();
-  }
 });
 
 test('the last admin is protected, a removed member is out at the next request, and a used, revoked or unknown link says what to do', async () => {

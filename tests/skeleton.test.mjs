@@ -1,26 +1,28 @@
-// The walking skeleton: browser → Worker (static assets + /api) → simulator.
+// The walking skeleton: browser → Worker (static assets + /api) → simulator,
+// as the members of an organization of the test's own on the shared stack.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
-import { signInPage, startStack, tokenField, ROOT } from './support/stack.mjs';
+import { sharedStack, signInPage, tokenField, ROOT } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 
+const shared = await sharedStack();
 let stack, browser;
 const NOT_SIGNED_IN = 'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)';
 before(async () => {
-  stack = await startStack();
+  stack = await orgStack(shared);
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  await stack?.stop();
 });
 
 test('the dashboard shows the wallet balance the simulator holds, as money', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', {
+  await stack.sim.control('PUT', `/__sim/accounts/${stack.accountId}/wallet`, {
     balance_cents: 123456, card: 'ok', auto_reload: null,
   });
   const page = await browser.newPage();
@@ -113,9 +115,13 @@ test('sign-in: a wrong token shows the error, the right one the dashboard; sign-
   await screenshot(page, 'shell-sandbox');
   await page.getByRole('button', { name: 'Switch to live' }).click();
   await page.getByRole('status').waitFor({ state: 'detached', timeout: 15000 });
+  // The login page asks whether sign-up is open as it shows: answered
+  // before the reload, which would otherwise cut that request off.
+  const asked = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/orgs');
   await page.getByRole('button', { name: 'Sign out' }).click();
   // The login page opens on the way this browser last signed in: the token.
   await page.getByLabel('Access token').waitFor({ timeout: 15000 });
+  await asked;
   await page.reload();
   await page.getByLabel('Access token').waitFor({ timeout: 15000 });
   // The only console errors allowed are the 401s of the wrong token and the signed-out checks.

@@ -13,8 +13,7 @@ const simulators = () => spawnSync('pgrep', ['-P', String(process.pid), '-f', 'n
 
 test('a stack whose Worker cannot start throws, and leaves no simulator running', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'parcel-stack-'));
-  // A file where the Workers' state directories must go: they start, but the
-  // main Worker never reaches the accounts Worker (its 30 s bound).
+  // A file where the Workers' state directory must go: workerd cannot start.
   const persist = path.join(dir, 'not-a-directory');
   writeFileSync(persist, '');
   try {

@@ -1,25 +1,31 @@
 // Webhooks end to end: the simulator signs and delivers label.created to the
-// real Worker in workerd, which verifies, stores once and shows it.
-import { test, before, after } from 'node:test';
+// real Worker in workerd, at an organization's own URL with its secrets,
+// which verifies, stores once and shows it. On the shared stack. (The
+// deployment's own URL and WEBHOOK_SECRET: tests/edge-deployment.test.mjs.)
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
-import { signInPage, startStack } from './support/stack.mjs';
+import { sharedStack, signInPage } from './support/stack.mjs';
+import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot, watchProblems } from './support/browser.mjs';
 import { until } from './support/wait.mjs';
 
-const HOOK = '/hooks/v1/label-created';
 const OLD = `whsec_${randomBytes(16).toString('hex')}`;
 const NEW = `whsec_${randomBytes(16).toString('hex')}`;
 const sign = (secret, body) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
 
+const shared = await sharedStack();
 let stack, admin;
 before(async () => {
+  stack = await orgStack(shared);
   // A rotation in progress: the current secret and the next one both verify.
-  stack = await startStack({ edgeSecrets: { WEBHOOK_SECRET: OLD, WEBHOOK_SECRET_NEXT: NEW } });
+  await stack.webhookSecret(OLD);
+  await stack.webhookSecret(NEW, { slot: 'next' });
   admin = await stack.edge.session(stack.users.admin);
 });
-after(async () => { await stack?.stop(); });
+/** The service's webhook for the organization's account: its URL (or `url`), signed with `secret`. */
+const deliverTo = (secret, url = stack.hook) => stack.sim.control('PUT', `/__sim/accounts/${stack.accountId}/webhook`, { url, secret });
 
 const address = (name, street1, zip, state, city) => ({ name, street1, city, state, zip, country: 'US' });
 const RATE_REQUEST = {
@@ -51,11 +57,11 @@ const inboxEntry = async (id) => {
 };
 
 function post(body, headers = {}) {
-  return fetch(stack.edge.url + HOOK, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return fetch(stack.hook, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
 
 test('a label bought on the simulator arrives signed, is stored once and joins the ledger', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  await deliverTo(OLD);
   const label = await buyOnSim();
   const entry = await until('the event in the inbox', () => inboxEntry(label.id));
   assert.equal(entry.label.tracking_number, label.tracking_number);
@@ -69,7 +75,7 @@ test('a label bought on the simulator arrives signed, is stored once and joins t
 });
 
 test('a label bought through the dashboard joins the ledger with its buyer, and its event is matched to it', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  await deliverTo(OLD);
   const operator = await stack.edge.session(stack.users.operator);
   const call = (path, init = {}) => fetch(stack.edge.url + path, { ...init, headers: { cookie: operator.cookie, origin: operator.origin, 'content-type': 'application/json', ...init.headers } });
   const quote = await (await call('/api/v1/rates', { method: 'POST', body: JSON.stringify(RATE_REQUEST) })).json();
@@ -137,7 +143,7 @@ test('refusals keep only the newest 1,000: the oldest goes when the 1,001st arri
 });
 
 test('the same delivery replayed ten times is stored once, with its count', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  await deliverTo(OLD);
   const label = await buyOnSim();
   await until('the first delivery', () => inboxEntry(label.id));
   const body = JSON.stringify({ event: 'label.created', data: label });
@@ -165,7 +171,7 @@ test('with the Worker unreachable for the first attempts, the retry schedule sti
   });
   await new Promise((r) => door.listen(0, '127.0.0.1', r));
   try {
-    await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: `http://127.0.0.1:${door.address().port}${HOOK}`, secret: OLD });
+    await deliverTo(OLD, `http://127.0.0.1:${door.address().port}${new URL(stack.hook).pathname}`);
     const label = await buyOnSim();
     const listed = async () => (await api('/api/v1/webhooks/deliveries')).body.deliveries
       .filter((d) => d.label_id === label.id)
@@ -190,7 +196,7 @@ test('with the Worker unreachable for the first attempts, the retry schedule sti
 });
 
 test('during a secret rotation both secrets verify, and the inbox says which', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: NEW });
+  await deliverTo(NEW);
   const label = await buyOnSim();
   const entry = await until('the event signed with the next secret', () => inboxEntry(label.id));
   assert.equal(entry.event.verified_with, 'next');
@@ -215,7 +221,7 @@ test('the inbox is a dashboard read: signed-out callers and the widget cannot se
 });
 
 test('the open Webhooks page shows a new event and a refusal as they arrive, without reload', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  await deliverTo(OLD);
   const browser = await launch();
   try {
     const page = await browser.newPage();
@@ -264,7 +270,7 @@ test('the open Webhooks page shows a new event and a refusal as they arrive, wit
 });
 
 test('an event that arrives while the page is still loading its inbox is shown, not lost', async () => {
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: stack.edge.url + HOOK, secret: OLD });
+  await deliverTo(OLD);
   const browser = await launch();
   try {
     const page = await browser.newPage();

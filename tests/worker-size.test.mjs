@@ -24,7 +24,7 @@ test(`the main Worker's wasm is at most ${CAP_KIB} KiB gzip and carries no PDF m
 });
 
 // Organizations' sign-in, invitations and team live in the accounts Worker
-// (edge/src/orgs/wire.rs): the main Worker only asks it.
+// (domain/src/orgs/wire.rs): the main Worker only asks it.
 test("the main Worker carries no password hashing or organization objects; the accounts Worker does", () => {
   const markers = ['pbkdf2_chain', 'AccountDirectory', 'parcel new-org v1'];
   const main = wasm('edge/build').toString('latin1') + readFileSync(path.join(ROOT, 'edge/build/index.js'), 'utf8');

@@ -6,8 +6,8 @@
 // `cargo build --profile native -p sim`:  node tests/bench/batches.mjs
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { ROOT } from '../support/stack.mjs';
-import { RAISED, TEMPLATE, Batches, batchStack, csv, templateRows } from '../support/batches.mjs';
+import { ROOT, startStack } from '../support/stack.mjs';
+import { RAISED, TEMPLATE, Batches, batchesOn, csv, templateRows } from '../support/batches.mjs';
 import { chunks, firstLoad, sum } from '../support/sizes.mjs';
 
 const RUNS = 5;
@@ -28,7 +28,8 @@ async function memory(page) {
   return `JS heap ${(metric('JSHeapUsedSize') / 1048576).toFixed(1)} MiB, wasm memory ${(wasm / 1048576).toFixed(1)} MiB, ${metric('Nodes')} DOM nodes`;
 }
 
-const s = await batchStack({ limits: RAISED });
+const stack = await startStack();
+const s = await batchesOn(stack, { limits: RAISED });
 // As tests/support/browser.mjs, with frames no longer held to the display's
 // 60 Hz: the time between two frames is then the time a frame takes.
 const browser = await chromium.launch({
@@ -88,7 +89,7 @@ try {
   await context.close();
 } finally {
   await browser.close();
-  await s.stop();
+  await stack.stop();
 }
 const dist = path.join(ROOT, 'dist');
 const first = sum(firstLoad(dist)).br;

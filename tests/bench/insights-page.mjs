@@ -11,8 +11,12 @@
 // Also the `/api/insights?period=30d` answer alone at the Worker, from the
 // page, for comparison; and the CSV export of every label, read part by
 // part with Node's fetch: when its headers, first part and last byte came.
+// At this scale it also checks what tests/app-insights.test.mjs checks on a
+// few hundred labels: the 30 days' totals and the whole export (streamed,
+// no length, every label once) equal the simulator's sums to the cent.
 //   scripts/build-edge && scripts/build-app && cargo build --profile native -p sim \
 //     && node tests/bench/insights-page.mjs     (BENCH_LABELS=20000 BENCH_ROUNDS=10)
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startStack } from '../support/stack.mjs';
 import { launch } from '../support/browser.mjs';
@@ -92,12 +96,26 @@ try {
     }
     exports.push({ headers, first, last: performance.now() - t, bytes });
   }
+  // The test command's checks, at this scale.
+  const insights = await (await fetch(`${stack.edge.url}/api/insights?period=30d`, { headers: { cookie: viewer.cookie } })).json();
+  const month = await stack.sim.control('GET', `/__sim/accounts/acct_demo/label-sums?env=live&since=${insights.since}&until=${insights.until + 1}`);
+  assert.equal(insights.totals.labels, month.all.labels);
+  assert.equal(insights.totals.spend_cents, month.all.rate_cents);
+  const whole = await fetch(`${stack.edge.url}/api/ledger/export.csv`, { headers: { cookie: viewer.cookie } });
+  assert.equal(whole.headers.get('content-length'), null, 'streamed');
+  const rows = (await whole.text()).trim().split('\n').slice(1).map((l) => l.split(','));
+  const all = await stack.sim.control('GET', `/__sim/accounts/acct_demo/label-sums?env=live&since=0&until=${Math.floor(Date.now() / 1000) + 3600}`);
+  assert.equal(new Set(rows.map((r) => r[10])).size, rows.length, 'no label twice');
+  assert.equal(rows.length, LABELS);
+  assert.equal(rows.length, all.all.labels);
+  assert.equal(rows.reduce((t, r) => t + Math.round(Number(r[5]) * 100), 0), all.all.rate_cents);
+  const checked = `checked: the 30 days hold ${insights.totals.labels} labels, ${insights.totals.spend_cents} cents, and the export every one of the ${rows.length} labels once, ${all.all.rate_cents} cents: the simulator's sums`;
   const stats = (xs) => {
     const s = [...xs].sort((a, b) => a - b);
     const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(0);
     return `${q(0.5)} | ${q(0.9)} | ${s[s.length - 1].toFixed(0)}`;
   };
-  console.log(`${LABELS} labels seeded and in the ledger in ${seeding.toFixed(0)} s; ${ROUNDS} rounds, Chromium, desktop width.\n`);
+  console.log(`${LABELS} labels seeded and in the ledger in ${seeding.toFixed(0)} s; ${ROUNDS} rounds, Chromium, desktop width; ${checked}.\n`);
   console.log('| to the 30-day chart (ms) | p50 | p90 | max |\n|---|---|---|---|');
   console.log(`| cold (fresh context: the page's pack fetched) | ${stats(cold)} |`);
   console.log(`| cold, the pack refused: one file at a time | ${stats(unpacked)} |`);

@@ -14,7 +14,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 6);
 const REPS = Number(process.env.BENCH_REPS || 3);
 const sim = await startSim({ keys: newKeys() });
 const key = await benchmarkKey(sim);
-// The shape and size of our Worker's line (edge/src/log.rs).
+// The shape and size of our Worker's line (domain/src/log.rs).
 const LINE = JSON.stringify({ request_id: 'req_edge_0123456789abcdef01234567', method: 'GET', route: '/v1/wallet', principal: 'user:operator1', role: 'operator', status: 200, upstream_status: 200, upstream_request_id: 'req_0123456789abcdef', upstream_ms: 1, total_ms: 1, answered_from: null, error: null });
 const worker = (lines) => ({
   name: `log${lines}`,

@@ -1,9 +1,11 @@
 // One workerd (Miniflare) for the benchmarks, Workers routed by Host, and
-// our Worker as wrangler.toml describes it (the same Durable Objects).
+// our Worker as wrangler.toml describes it (tests/support/workers.mjs, the
+// definition the tests start too).
 import http from 'node:http';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
 import { ALL_SCOPES, ROOT, usersSecret } from '../support/stack.mjs';
+import { workerOptions } from '../support/workers.mjs';
 
 /** A key with every scope and no limits, so every row measures full round trips. */
 export async function benchmarkKey(sim) {
@@ -45,19 +47,20 @@ export function signIn(base, host, token) {
   });
 }
 
-/** The ledger Worker (ledger/build): its inbox object is what our Worker's `INBOX` binds. */
-const LEDGER = {
-  name: 'ledger',
-  modules: true,
-  scriptPath: path.join(ROOT, 'ledger/build/index.js'),
-  modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
-  compatibilityDate: '2026-04-01',
-  durableObjects: { INBOX: { className: 'WebhookInbox', useSQLite: true } },
-};
-
+/**
+ * One workerd with `workers`, and the Workers they bind (our Worker's
+ * ACCOUNTS and PDF services and INBOX's class are the other three's).
+ */
 export function benchMiniflare(workers, options = {}) {
-  const bindsLedger = workers.some((w) => Object.values(w.durableObjects ?? {}).some((d) => d.scriptName === LEDGER.name));
-  if (bindsLedger) workers = [...workers, LEDGER];
+  const bound = new Set(workers.flatMap((w) => [
+    ...Object.values(w.serviceBindings ?? {}).map((s) => s.name),
+    ...Object.values(w.durableObjects ?? {}).map((d) => d.scriptName),
+  ]));
+  const others = [
+    workerOptions('accounts', { SESSION_SECRET: 'b'.repeat(64), MASTER_KEYS: `k1:${'c'.repeat(64)}` }),
+    workerOptions('ledger'),
+    workerOptions('pdf'),
+  ].filter((w) => bound.has(w.name));
   return new Miniflare({
     ...options,
     host: '127.0.0.1',
@@ -65,27 +68,13 @@ export function benchMiniflare(workers, options = {}) {
     // Our Worker writes one log line per request, as in production; drained
     // here. BENCH_STDERR=1 shows workerd's errors (a Worker that fails to start).
     handleRuntimeStdio(stdout, stderr) { stdout.resume(); if (process.env.BENCH_STDERR) stderr.pipe(process.stderr); else stderr.resume(); },
-    workers,
+    workers: [...workers, ...others],
   });
 }
 
 /** Our built Worker at Host `ours.bench`, with `bindings` as its vars and secrets. */
 export function ourWorker(bindings) {
-  return {
-    name: 'ours',
-    routes: ['ours.bench/*'],
-    modules: true,
-    scriptPath: path.join(ROOT, 'edge/build/index.js'),
-    modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
-    compatibilityDate: '2026-04-01',
-    bindings,
-    durableObjects: {
-      IDEMPOTENCY: { className: 'PurchaseRecords', useSQLite: true },
-      JOBS: { className: 'BatchJob', useSQLite: true },
-      CONTROL: { className: 'EdgeControl', useSQLite: true },
-      INBOX: { className: 'WebhookInbox', scriptName: LEDGER.name, useSQLite: true },
-    },
-  };
+  return { ...workerOptions('main', bindings), name: 'ours', routes: ['ours.bench/*'] };
 }
 
 /** The bare Rust pass-through (tests/bench/bare-worker) at Host `<name>.bench`. */

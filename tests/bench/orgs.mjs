@@ -60,7 +60,7 @@ try {
 
   // Reads may reuse a membership check of the last 10 s; a write (here a
   // purchase the service refuses as incomplete: nothing is bought) asks the
-  // organization now (edge/src/orgs/member_checks.rs).
+  // organization now (domain/src/orgs/member_checks.rs).
   const calls = [
     ['GET', '/api/limits', undefined, 200, 'read'],
     ['GET', '/api/v1/wallet', undefined, 200, 'forwarded read'],

@@ -49,7 +49,7 @@ const interactive = [];
 for (let i = 0; i < LOADS; i++) {
   const ctx = await context(`198.51.100.${i + 1}`);
   const page = await ctx.newPage();
-  await page.goto(stack.shop.url);
+  await page.goto(`${stack.shop.url}/?${stack.shop.query}`);
   const ready = await shopEvent({ page, engine: engines.chromium }, 'ready');
   const embed = await page.evaluate(() => performance.getEntriesByType('resource').find((e) => e.name.endsWith('/widget/embed.js')).responseEnd);
   interactive.push(ready.at - embed);
@@ -58,7 +58,7 @@ for (let i = 0; i < LOADS; i++) {
 
 const ctx = await context('198.51.100.200');
 const page = await ctx.newPage();
-await page.goto(stack.shop.url);
+await page.goto(`${stack.shop.url}/?${stack.shop.query}`);
 const frame = await widgetFrame({ page, engine: engines.chromium });
 await fillDestination(frame, { street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201' });
 const quotes = [];

@@ -10,17 +10,18 @@ const DAY = 86_400;
 const CITIES = [['Brooklyn', 'NY', '11201'], ['Austin', 'TX', '73301'], ['Denver', 'CO', '80202'], ['Seattle', 'WA', '98101']];
 
 /**
- * Buys `count` labels on `stack.sim` spread evenly over the `days`
- * calendar days up to `now` (seconds; today is the last), rate i % offered, so every carrier and several
- * weights appear; `concurrency` purchases at once. The simulator's webhook
- * for the demo account must already point at the Worker. Leaves the
+ * Buys `count` labels on `stack.sim` for `account` (the simulator's demo
+ * account unless named) spread evenly over the `days` calendar days up to
+ * `now` (seconds; today is the last), rate i % offered, so every carrier
+ * and several weights appear; `concurrency` purchases at once. The
+ * account's webhook must already point at the Worker. Leaves the
  * simulator's clock at `now`. Returns the labels' ids.
  */
-export async function buyOnSim(stack, { count, days, now, concurrency = 8 }) {
+export async function buyOnSim(stack, { count, days, now, account = 'acct_demo', concurrency = 8 }) {
   // Another integration's key: its own limits, so part 8's per-minute
   // limits do not pace a seeding of thousands.
-  const { live } = await keysWithLimits(stack.sim, { ...RAISED_LIMITS, 'POST /v1/labels': 100000 });
-  await stack.sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: count * 10_000, card: 'ok', auto_reload: null });
+  const { live } = await keysWithLimits(stack.sim, { ...RAISED_LIMITS, 'POST /v1/labels': 100000 }, account);
+  await stack.sim.control('PUT', `/__sim/accounts/${account}/wallet`, { balance_cents: count * 10_000, card: 'ok', auto_reload: null });
   const headers = { authorization: `Bearer ${live}`, 'content-type': 'application/json' };
   const post = async (path, body) => {
     const res = await fetch(stack.sim.url + path, { method: 'POST', headers, body: JSON.stringify(body) });

@@ -1,14 +1,26 @@
 // Organizations through the real Worker: the setup link scripts/new-org
 // prints, and a small HTTP client for the organization endpoints
-// (api/src/orgs.rs) that keeps each person's session cookie; and an
-// organization whose members' personal access tokens stand in for the
-// deployment's USERS tokens (`orgUsers`, `inOrg`).
+// (api/src/orgs.rs) that keeps each person's session cookie; an
+// organization whose members sign in with personal access tokens
+// (`orgUsers`); and the shared stack as an organization of a test's own
+// sees it (`orgStack`).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ROOT } from './stack.mjs';
+import { ROOT, keysWithLimits } from './stack.mjs';
+
+let addresses = 0;
+/**
+ * A client address (sent as CF-Connecting-IP) no other client of the run
+ * has: the Workers count failed sign-ins per address, and on the shared
+ * stack that count is every test file's. The process id keeps files apart.
+ */
+export function newAddress() {
+  const n = addresses++;
+  return `10.${process.pid % 256}.${(Math.floor(process.pid / 256) + Math.floor(n / 250)) % 256}.${1 + (n % 250)}`;
+}
 
 /** Runs scripts/new-org for a Worker whose SESSION_SECRET is `secret`; returns the link's path and token. */
 export async function newOrgLink(secret, base = 'http://127.0.0.1:8787') {
@@ -31,7 +43,7 @@ export function assertError(res, status, code) {
 
 /** One person's client: remembers the cookie the Worker sets. */
 export class Person {
-  constructor(url, { address } = {}) {
+  constructor(url, { address = newAddress() } = {}) {
     this.url = url;
     this.cookie = null;
     this.address = address;
@@ -73,7 +85,6 @@ export class Person {
 }
 
 export const PASSWORD = 'correct horse battery staple';
-let orgAddresses = 0;
 
 /**
  * An organization on the Worker at `url` (whose SESSION_SECRET is
@@ -90,11 +101,11 @@ let orgAddresses = 0;
  */
 export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Test Org', roles = ['operator', 'viewer'] }) {
   const tag = randomBytes(4).toString('hex');
+  let n = 0;
   const person = (role) => {
-    const n = ++orgAddresses;
-    const p = new Person(url, { address: `100.64.${Math.floor(n / 250)}.${1 + (n % 250)}` });
+    const p = new Person(url);
     p.name = `${role[0].toUpperCase()}${role.slice(1)} ${tag}`;
-    p.email = `${role}.${tag}.${n}@example.com`;
+    p.email = `${role}.${tag}.${++n}@example.com`;
     return p;
   };
   const link = await newOrgLink(sessionSecret, url);
@@ -137,20 +148,39 @@ export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Tes
 }
 
 /**
- * Makes `users` (from `newUsers()`, in place) an organization's members on
- * `edge` (`orgUsers`, with the stack's `keys`), so a suite written against
- * the deployment's USERS tokens runs in an organization unchanged; sets
- * `edge.org`. Users that already are an organization's (a restart on
- * persisted state) are kept. `startEdge` calls it under `PARCEL_TEST_IN_ORG=1`.
+ * The shared stack (`sharedStack()`) as an organization of a test's own
+ * sees it: made from a setup link, with a simulator account of its own
+ * (its wallet, labels, carrier accounts and webhook are no other test's)
+ * whose live and sandbox keys it uses (`limits` per endpoint, else the
+ * table's), and one member per role (`users`, signing in with personal
+ * access tokens, in the shape of `newUsers()`; `people`, signed in by
+ * password). The wallet starts as the simulator's demo account does
+ * (10,000 cents, card ok), or as `wallet` says. `account()` reads the
+ * account's state without spending a key's limit.
  */
-export async function inOrg(edge, { sessionSecret, keys, users }) {
-  if (Object.values(users).every((u) => u.token.startsWith('parcel_pat_'))) return;
-  try {
-    const made = await orgUsers({ url: edge.url, sessionSecret, keys, roles: Object.keys(users).filter((r) => r !== 'admin') });
-    for (const [role, user] of Object.entries(made.users)) Object.assign(users[role], user);
-    edge.org = made.org;
-  } catch (e) {
-    await edge.stop();
-    throw e;
-  }
+export async function orgStack(stack, { orgName, roles, limits, wallet = { balance_cents: 10_000, card: 'ok', auto_reload: null } } = {}) {
+  const account = `acct_${randomBytes(6).toString('hex')}`;
+  const keys = await keysWithLimits(stack.sim, limits, account);
+  await stack.sim.control('PUT', `/__sim/accounts/${account}/wallet`, wallet);
+  const made = await orgUsers({ url: stack.edge.url, sessionSecret: stack.sessionSecret, keys, orgName, roles });
+  return {
+    ...made,
+    sim: stack.sim,
+    edge: stack.edge,
+    keys,
+    accountId: account,
+    account: () => stack.sim.control('GET', `/__sim/accounts/${account}`),
+    /** Where the service delivers this organization's webhooks (its own URL, `/api/org/webhook`). */
+    hook: `${stack.edge.url}/hooks/v1/label-created/${made.org.id}`,
+    /**
+     * The organization's webhook secret in `slot`, entered by its admin;
+     * with `deliver`, the service is pointed at the organization's URL
+     * with it, as its admin would in the service's dashboard.
+     */
+    async webhookSecret(secret, { slot = 'current', deliver = slot === 'current' } = {}) {
+      const set = await made.people.admin.call('PUT', '/api/org/webhook', { action: 'set', slot, secret });
+      assert.equal(set.status, 200, set.text);
+      if (deliver) await stack.sim.control('PUT', `/__sim/accounts/${account}/webhook`, { url: this.hook, secret });
+    },
+  };
 }

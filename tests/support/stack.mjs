@@ -1,16 +1,36 @@
-// Starts the real parts for a test file: the v1 simulator (native binary,
-// 127.0.0.1, port 0) and our Worker in workerd via wrangler, pointed at it.
-// Keys are random per run, so a leak scan knows exactly what to look for.
+// The real parts for tests: the v1 simulator (native binary, 127.0.0.1,
+// port 0) and the four Workers in one workerd through Miniflare's API (the
+// options of workers.mjs), pointed at it. Keys are random per run, so a
+// leak scan knows exactly what to look for.
+//
+// One stack serves every test file of a run (`sharedStack`, started once by
+// tests/run.mjs); isolation is the product's own: each test works in an
+// organization of its own with its own simulator account and keys
+// (orgs.mjs, `orgStack`). `startStack` and `startEdge` start a stack of a
+// test's own, for what it may not do to the shared one: stop or restart the
+// Workers, change the deployment's settings, stop or slow the simulator.
+// Every start is counted; tests/run.mjs prints the total at the end.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { unstable_startWorker } from 'wrangler';
+import { after } from 'node:test';
+import { Miniflare } from 'miniflare';
+import { Agent, setGlobalDispatcher } from 'undici';
+import { ROOT, fourWorkers } from './workers.mjs';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { ROOT };
+
+// workerd closes idle connections on its own schedule (5 s idle, and
+// sooner after some answers); Node's fetch, reusing them, sent requests on
+// connections workerd was closing ("fetch failed": ECONNRESET, "other side
+// closed"), and does not resend a POST. A connection per request here
+// (loopback: a fraction of a millisecond). Browsers resend a request whose
+// reused connection was closed.
+setGlobalDispatcher(new Agent({ pipelining: 0 }));
 
 export function newKeys() {
   return {
@@ -32,11 +52,15 @@ export const RAISED_LIMITS = {
   'GET /v1/labels/{id}': 100000,
 };
 
-/** A live and a sandbox key of the demo account with every scope and these limits (`/__sim/keys`). */
-export async function keysWithLimits(sim, limits) {
+/**
+ * A live and a sandbox key with every scope and these limits
+ * (`/__sim/keys`; `limits` undefined: the table's), of `account` (the
+ * simulator's demo account unless named).
+ */
+export async function keysWithLimits(sim, limits, account) {
   const keys = {};
   for (const env of ['live', 'sandbox']) {
-    keys[env] = (await sim.control('POST', '/__sim/keys', { env, scopes: ALL_SCOPES, limits })).key;
+    keys[env] = (await sim.control('POST', '/__sim/keys', { env, scopes: ALL_SCOPES, limits, account })).key;
   }
   return keys;
 }
@@ -60,21 +84,8 @@ export function usersSecret(users) {
     .join(',');
 }
 
-/** Starts the simulator binary built by `cargo build --profile native -p sim`. */
-export async function startSim({ keys, env = {} } = {}) {
-  const bin = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'native/sim');
-  const child = spawn(bin, ['--addr', '127.0.0.1:0'], {
-    env: { ...process.env, SIM_LIVE_KEY: keys.live, SIM_SANDBOX_KEY: keys.sandbox, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('simulator did not print "listening on" within 15 s')), 15000);
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const m = /^listening on (http:\/\/\S+)/.exec(line);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-  });
+/** A client of the simulator at `url`: its /__sim control surface and clock. */
+function simClient(url, stop) {
   return {
     url,
     /** Calls the simulator's /__sim control surface. */
@@ -102,6 +113,10 @@ export async function startSim({ keys, env = {} } = {}) {
         await this.control('POST', '/__sim/clock/freeze', { frozen: false });
       }
     },
+    /** Runs `fn` with the clock frozen where it stands (only `clock/advance` moves it), then thaws it. */
+    frozen(fn) {
+      return this.frozenAt((now) => now, fn);
+    },
     /**
      * Runs `fn` in one of the simulator's rate-limit windows (minutes of its
      * clock) that cannot end under it, however slow the machine: the clock
@@ -116,247 +131,276 @@ export async function startSim({ keys, env = {} } = {}) {
       }, fn);
     },
     /** Ends the simulator; resolves once its process is gone. */
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop,
   };
 }
 
-/**
- * Starts our Worker (edge/build, already built) in workerd, in front of
- * `upstream`, with the PDF Worker (pdf/build) and the accounts Worker
- * (accounts/build) it calls through its `PDF` and `ACCOUNTS` service
- * bindings and the ledger Worker (ledger/build) whose inbox object its
- * `INBOX` binds, each in a workerd of its own: they find each other in a dev
- * registry of their own. `persist`: a directory for the Durable
- * Objects' SQLite files, so a second start with the same directory (and
- * `sessionSecret` and `masterKeys`) is the same deployment restarted.
- */
-/**
- * With `PARCEL_TEST_IN_ORG=1` in the environment, `users` (from
- * `newUsers()`) become an organization's members signing in with their
- * personal access tokens (`orgs.mjs` `inOrg`): a suite runs in an
- * organization unchanged (`edge.org` is it).
- */
-export async function startEdge(options) {
-  try {
-    return await startEdgeOnce(options);
-  } catch (e) {
-    // wrangler's dev proxy answers this when the Worker it forwards to was
-    // reloaded under a request (not a GET, so not retried). Seen once in
-    // CI, in an organization's set-up right after the start, never here
-    // with one config and one bundle event per Worker: the start is
-    // repeated once, on fresh Workers, rather than fail the whole file.
-    if (!String(e?.message).includes(DEV_RESTART)) throw e;
-    console.warn(`[stack] the dev server restarted a Worker during the start; starting again: ${e.message.split('\n')[0]}`);
-    return startEdgeOnce(options);
-  }
+/** Starts the simulator binary built by `cargo build --profile native -p sim`. */
+export async function startSim({ keys, env = {} } = {}) {
+  const bin = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'native/sim');
+  const child = spawn(bin, ['--addr', '127.0.0.1:0'], {
+    env: { ...process.env, SIM_LIVE_KEY: keys.live, SIM_SANDBOX_KEY: keys.sandbox, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('simulator did not print "listening on" within 15 s')), 15000);
+    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const m = /^listening on (http:\/\/\S+)/.exec(line);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+  });
+  return simClient(url, async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  });
 }
 
-/** The text of wrangler's dev proxy when a Worker reloaded mid-request. */
-const DEV_RESTART = 'Your worker restarted mid-request';
+/**
+ * Counts a start of the Workers (`shared`, `private`) or a restart of them
+ * on their state (`restart`), for the run's total (tests/run.mjs reads
+ * `PARCEL_STACKS_FILE`); a file run alone prints its own at exit.
+ */
+const alone = { shared: 0, private: 0, restart: 0 };
+function count(kind) {
+  const file = process.env.PARCEL_STACKS_FILE;
+  if (file) {
+    appendFileSync(file, `${kind}\t${path.relative(ROOT, process.argv[1] ?? '')}\n`);
+    return;
+  }
+  if (!Object.values(alone).some(Boolean)) {
+    process.once('exit', () => process.stderr.write(`[stacks] ${alone.shared + alone.private} started (${alone.shared} shared), ${alone.restart} restarts\n`));
+  }
+  alone[kind] += 1;
+}
 
-async function startEdgeOnce({ upstream, keys, users, vars = {}, secrets = {}, accountsVars = {}, port = 0, persist = false, sessionSecret = randomBytes(32).toString('hex'), masterKeys = `k1:${randomBytes(32).toString('hex')}`, logLevel = process.env.EDGE_LOG_LEVEL || 'warn' }) {
-  const bindings = { UPSTREAM_URL: { type: 'plain_text', value: upstream } };
-  for (const [name, value] of Object.entries(vars)) bindings[name] = { type: 'plain_text', value };
-  const secret = (name, value) => { if (value) bindings[name] = { type: 'secret_text', value }; };
+/** A port free a moment ago, for a stack whose settings must name its own origin before it starts. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/**
+ * Starts the four Workers (edge/build, accounts/build, ledger/build,
+ * pdf/build, already built) in one workerd, in front of `upstream`: the
+ * main Worker with the deployment's `keys`, `users` (from `newUsers()`),
+ * `vars` and `secrets`; the accounts Worker with the same SESSION_SECRET
+ * (setup links are signed with it), MASTER_KEYS (which it alone holds) and
+ * `accountsVars`. `persist`: a directory for the Durable Objects' SQLite
+ * files, so `restart()` (or a start with the same directory and secrets)
+ * is the same deployment started again. Every line the Workers write is in
+ * `logs`.
+ */
+export async function startEdge({
+  upstream, keys = {}, users, vars = {}, secrets = {}, accountsVars = {}, port = 0, persist = false,
+  sessionSecret = randomBytes(32).toString('hex'), masterKeys = `k1:${randomBytes(32).toString('hex')}`, logFile,
+}, kind = 'private') {
+  const main = { UPSTREAM_URL: upstream, ...vars };
+  const secret = (name, value) => { if (value) main[name] = value; };
   secret('SVC_LIVE_KEY', keys.live);
   secret('SVC_SANDBOX_KEY', keys.sandbox);
   secret('USERS', users && usersSecret(users));
   secret('SESSION_SECRET', sessionSecret);
   for (const [name, value] of Object.entries(secrets)) secret(name, value);
-  const registry = mkdtempSync(path.join(tmpdir(), 'parcel-registry-'));
-  // Each Worker keeps its state apart: two workerd processes on one
-  // directory lock each other's SQLite on a restart (SQLITE_BUSY).
-  const own = (name) => persist && path.join(persist, 'workers', name);
-  const start = (config, extra = {}, persistTo = persist, listen = 0) => unstable_startWorker({
-    config: path.join(ROOT, config),
-    envFiles: [],
-    // The config's build still runs once (scripts/build-edge, a no-op when
-    // up to date); an empty command here stops its file watcher from
-    // starting a second build as soon as the Worker is up.
-    build: { custom: { command: '' } },
-    dev: {
-      server: { hostname: '127.0.0.1', port: listen },
-      inspector: false,
-      persist: persistTo,
-      watch: false,
-      logLevel,
-      registry,
-    },
-    ...extra,
-  });
-  // The accounts Worker signs setup links with the same SESSION_SECRET,
-  // alone holds MASTER_KEYS (organizations' keys are sealed with it), and
-  // checks new keys against the same service.
-  const accountsBindings = {
-    SESSION_SECRET: bindings.SESSION_SECRET,
-    MASTER_KEYS: { type: 'secret_text', value: masterKeys },
-    UPSTREAM_URL: bindings.UPSTREAM_URL,
+  const accounts = { SESSION_SECRET: main.SESSION_SECRET, MASTER_KEYS: masterKeys, UPSTREAM_URL: upstream, ...accountsVars };
+  const logs = [];
+  const line = (l) => {
+    logs.push(l);
+    if (logFile) appendFileSync(logFile, `${l}\n`);
   };
-  for (const [name, value] of Object.entries(accountsVars)) accountsBindings[name] = { type: 'plain_text', value };
-  const started = await Promise.allSettled([
-    start('pdf/wrangler.toml', {}, own('pdf')),
-    start('accounts/wrangler.toml', { bindings: accountsBindings }, own('accounts')),
-    start('ledger/wrangler.toml', {}, own('ledger')),
-    start('wrangler.toml', { bindings }, persist, port),
-  ]);
-  const running = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
-  const ready = await Promise.allSettled(running.map((w) => w.ready));
-  const failed = [...started, ...ready].find((s) => s.status === 'rejected');
-  if (failed) {
-    // A Worker left running would keep the test process alive for good.
-    await Promise.allSettled(running.map((w) => w.dispose()));
-    rmSync(registry, { recursive: true, force: true });
-    throw failed.reason;
-  }
-  const [pdf, accounts, ledger, worker] = running;
-  const url = (await worker.url).toString().replace(/\/$/, '');
-  // Ready is not yet reachable: the main Worker finds the accounts Worker
-  // through the dev registry a moment later. Its own answer says when: an
-  // unknown invitation is 404 from the accounts Worker, 503
-  // EDGE.ORG.UNAVAILABLE before (bounded).
-  for (const end = Date.now() + 30000; ;) {
-    // Each try is bounded too: a call into a binding not yet connected may never answer.
-    const why = await fetch(`${url}/api/invites/preview`, {
-      method: 'POST', headers: { origin: url, 'content-type': 'application/json' }, body: '{"token":"x"}',
-      signal: AbortSignal.timeout(5000),
-    }).then((res) => res.text(), (e) => `EDGE.ORG.UNAVAILABLE (${e.name})`);
-    // Anything but "accounts unreachable" (a deployment the test misconfigured
-    // on purpose, too), or the dev proxy's own answer while a Worker reloads.
-    if (!why.includes('EDGE.ORG.UNAVAILABLE') && !why.includes(DEV_RESTART)) break;
-    if (Date.now() > end) {
-      await Promise.allSettled(running.map((w) => w.dispose()));
-      rmSync(registry, { recursive: true, force: true });
-      throw new Error(`the main Worker did not reach the accounts Worker within 30 s: ${why}`);
+  const launch = async (listen, started) => {
+    count(started);
+    const mf = new Miniflare({
+      host: '127.0.0.1',
+      port: listen,
+      ...(persist ? { durableObjectsPersist: persist } : {}),
+      handleRuntimeStdio(stdout, stderr) {
+        createInterface({ input: stdout }).on('line', line);
+        createInterface({ input: stderr }).on('line', line);
+      },
+      workers: fourWorkers({ main, accounts }),
+    });
+    try {
+      return { mf, url: (await mf.ready).origin };
+    } catch (e) {
+      // A workerd left running would keep the test process alive for good.
+      await mf.dispose().catch(() => {});
+      throw e;
     }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  // The dashboard's page and its first module, as a browser's first visit
-  // asks for them, before any test does: two first navigations of a full
-  // run once passed their 15 and 30 s (each passed alone). How long this
-  // took is said when it is slow, to find out where that time goes.
+  };
+  let running = await launch(port, kind);
+  const edge = edgeClient(() => running.url, {
+    logs,
+    /**
+     * Stops workerd and starts it again on the same state (needs
+     * `persist`), on the same port, with these `vars`, `accountsVars` and
+     * `masterKeys` changed (an empty string unsets a var).
+     */
+    async restart({ vars: mainVars = {}, accountsVars: more = {}, masterKeys: master } = {}) {
+      await edge.stop();
+      Object.assign(main, mainVars);
+      Object.assign(accounts, more, master ? { MASTER_KEYS: master } : {});
+      running = await launch(Number(new URL(running.url).port), 'restart');
+      return edge;
+    },
+    /** Stops workerd (once: a stopped stack may be stopped again, or restarted). */
+    async stop() {
+      if (running.stopped) return;
+      running.stopped = true;
+      await running.mf.dispose();
+    },
+  });
+  await warm(running.url);
+  return edge;
+}
+
+/**
+ * The dashboard's page and its first module, as a browser's first visit
+ * asks for them, before any test does: the first navigation of a run is
+ * the slowest. How long this took is said when it is slow.
+ */
+async function warm(url) {
   const firstPage = Date.now();
   const html = await fetch(`${url}/`, { signal: AbortSignal.timeout(30000) }).then((r) => r.text()).catch(() => '');
   const wasm = /module_or_path: '([^']+)'/.exec(html)?.[1];
   if (wasm) await fetch(new URL(wasm, url), { headers: { 'accept-encoding': 'br' }, signal: AbortSignal.timeout(30000) }).then((r) => r.arrayBuffer()).catch(() => {});
   if (Date.now() - firstPage > 2000) console.warn(`[stack] the dashboard's first page and module took ${Date.now() - firstPage} ms`);
-  const edge = {
-    ...edgeClient(url),
-    async stop() {
-      // One at a time, the main Worker (which binds the others) first: a
-      // Worker disposed while another's registry update rebuilds it once
-      // left a dispose pending for good. Each gets 20 s, then the next.
-      for (const w of [worker, accounts, ledger, pdf]) {
-        await Promise.race([w.dispose(), new Promise((r) => setTimeout(r, 20000).unref())]);
-      }
-      rmSync(registry, { recursive: true, force: true });
-    },
-  };
-  if (process.env.PARCEL_TEST_IN_ORG === '1' && users) {
-    // Imported here: orgs.mjs imports this module.
-    const { inOrg } = await import('./orgs.mjs');
-    await inOrg(edge, { sessionSecret, keys, users });
-  }
-  return edge;
 }
 
 /**
- * Like `startEdge`, but workerd runs in a child process whose stdout is a
- * pipe, so a test can read every log line the Worker writes (`logs`).
+ * The Workers' client: `url` (where they answer now: `url()`), sign-in over
+ * HTTP, and `more` (its getters kept as getters).
  */
-export async function startEdgeProcess(options) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'tests/support/edge-process.mjs')], {
-    // At level "log" wrangler prints the Worker's console.log lines.
-    // `users` in an organization (PARCEL_TEST_IN_ORG) would be the child's copy: not here.
-    env: { ...process.env, PARCEL_TEST_IN_ORG: '', PARCEL_EDGE_OPTIONS: JSON.stringify({ logLevel: 'log', ...options }) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so a start that hangs can be ended with its workerd processes.
-    detached: true,
-  });
-  const logs = [];
-  const collect = (stream) => createInterface({ input: stream }).on('line', (l) => logs.push(l));
-  collect(child.stderr);
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      // Not left running: its pipes would keep the test file alive for good.
-      process.kill(-child.pid, 'SIGKILL');
-      reject(new Error(`edge process did not start within 60 s: ${logs.slice(-20).join('\n')}`));
-    }, 60000);
-    child.once('exit', (code) => reject(new Error(`edge process exited with ${code}: ${logs.join('\n')}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      logs.push(line);
-      const m = /^EDGE_URL=(\S+)/.exec(line);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-  });
-  return {
-    ...edgeClient(url),
-    logs,
-    async stop() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      // Its own stop disposes each Worker within 20 s; past 70 s the group
-      // goes, workerd processes included, rather than hang the test.
-      const gone = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(r, 70000, false).unref())]);
-      if (!gone) {
-        process.kill(-child.pid, 'SIGKILL');
-        await exited;
-      }
-    },
-  };
-}
-
-function edgeClient(url) {
-  return {
-    url,
+function edgeClient(url, more = {}) {
+  const client = {
     /**
      * Signs `user` in over HTTP; returns headers for later calls: the session
      * cookie and the Worker's own Origin (state-changing calls need it).
      */
     async session(user) {
-      const res = await fetch(`${url}/api/session`, {
+      const origin = url();
+      const res = await fetch(`${origin}/api/session`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', origin: url },
+        headers: { 'content-type': 'application/json', origin },
         body: JSON.stringify({ token: user.token }),
       });
       if (res.status !== 200) throw new Error(`sign-in of ${user.name} → ${res.status}: ${await res.text()}`);
       const cookie = res.headers.get('set-cookie').split(';')[0];
-      return { cookie, origin: url, info: await res.json() };
+      return { cookie, origin, info: await res.json() };
     },
   };
+  return Object.defineProperties(client, { url: { get: url, enumerable: true }, ...Object.getOwnPropertyDescriptors(more) });
 }
 
 /**
- * The whole stack with fresh keys and one user per role (`stack.users.admin`
- * ...); `edgeVars`/`edgeSecrets` override the Worker's settings, `keys` may
- * drop one of the two keys.
+ * A stack of a test's own: its simulator with fresh keys, the Workers with
+ * one user per role (`stack.users.admin` ...); `edgeVars`/`edgeSecrets`
+ * override the Worker's settings, `keys` may drop one of the two keys,
+ * `persist` keeps the Workers' state for `edge.restart()`. Its
+ * `sessionSecret` signs setup links, so `orgStack` works on it too.
  */
 export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), persist = false } = {}) {
   const users = newUsers();
+  const sessionSecret = randomBytes(32).toString('hex');
   const sim = await startSim({ keys: { ...newKeys(), ...keys } });
-  const options = { upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets, persist, sessionSecret: randomBytes(32).toString('hex') };
   let edge;
   try {
-    edge = await startEdge(options);
+    edge = await startEdge({ upstream: sim.url, keys, users, vars: edgeVars, secrets: edgeSecrets, persist, sessionSecret });
   } catch (e) {
     // The simulator left running would keep the test file alive for good.
     await sim.stop();
     throw e;
   }
   const stack = {
-    keys, users, sim, edge,
-    /** Stops workerd and starts it again on the same persisted state (needs `persist`). */
-    async restartEdge() {
-      await stack.edge.stop();
-      stack.edge = await startEdge(options);
-      return stack.edge;
-    },
-    async stop() { await stack.edge.stop(); await sim.stop(); },
+    keys, users, sim, edge, sessionSecret,
+    async stop() { await edge.stop(); await sim.stop(); },
   };
+  return stack;
+}
+
+/**
+ * The shared stack's settings, as `scripts/run` makes a deployment: keys
+ * of its own (the simulator's demo account, which no other test uses) and
+ * users by role (`deploymentUsers`: only tests/app-chunks.test.mjs signs
+ * in as them; the deployment's settings are tested on a stack of their own
+ * in tests/edge-deployment.test.mjs); passkeys work for the dashboard at
+ * http://localhost:PORT, so the port is chosen first.
+ */
+export async function startShared() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'parcel-shared-'));
+  const logFile = path.join(dir, 'workers.log');
+  writeFileSync(logFile, '');
+  const keys = newKeys();
+  const sim = await startSim({ keys });
+  const port = await freePort();
+  const localhost = `http://localhost:${port}`;
+  const sessionSecret = randomBytes(32).toString('hex');
+  const users = newUsers();
+  let edge;
+  try {
+    edge = await startEdge({
+      upstream: sim.url, keys, users, port, sessionSecret, logFile,
+      accountsVars: { PASSKEY_RP_ID: 'localhost', PASSKEY_ORIGINS: localhost },
+    }, 'shared');
+  } catch (e) {
+    await sim.stop();
+    throw e;
+  }
+  return {
+    coordinates: { url: edge.url, sim: sim.url, sessionSecret, localhost, logFile, users },
+    /** Stops it; the Workers' log is kept with `keepLog` (a failed run's, to read). */
+    async stop({ keepLog = false } = {}) {
+      await edge.stop();
+      await sim.stop();
+      if (!keepLog) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const refuse = (what) => async () => { throw new Error(`the shared stack's ${what} is every test's: start a stack of your own to stop it`); };
+
+/** The shared stack as a test file uses it, from its coordinates. */
+function shared({ url, sim, sessionSecret, localhost, logFile, users }) {
+  return {
+    sim: simClient(sim, refuse('simulator')),
+    edge: edgeClient(() => url, {
+      /** Every line the Workers wrote so far, every test file's. */
+      get logs() { return readFileSync(logFile, 'utf8').split('\n').filter(Boolean); },
+      stop: refuse('Workers'),
+    }),
+    sessionSecret,
+    /** The dashboard's origin for passkeys (browsers refuse an IP address as their site). */
+    localhost,
+    /** The deployment's own users (its USERS), by role. */
+    deploymentUsers: users,
+  };
+}
+
+/**
+ * The run's shared stack (tests/run.mjs hands its coordinates to each test
+ * file in PARCEL_STACK); a file run alone starts one for itself and stops
+ * it when its tests have ended. Call at the top level of a test file.
+ */
+export async function sharedStack() {
+  let coordinates;
+  if (process.env.PARCEL_STACK) coordinates = JSON.parse(process.env.PARCEL_STACK);
+  else {
+    const own = await startShared();
+    after(() => own.stop());
+    coordinates = own.coordinates;
+  }
+  const stack = shared(coordinates);
+  // The simulator's clock and faults are every file's (files run one at a
+  // time): each file starts on the real time, running, with no fault,
+  // whatever the file before it left.
+  await stack.sim.control('POST', '/__sim/clock/freeze', { frozen: false });
+  await stack.sim.control('POST', '/__sim/clock/set', { now: Math.floor(Date.now() / 1000) });
+  await stack.sim.control('PUT', '/__sim/faults', {});
   return stack;
 }
 

@@ -4,12 +4,11 @@
 // calls the scenarios need; the scenarios drive the real demo shop
 // (scripts/demo-shop.mjs) on its own loopback origin, framing the real
 // widget from the real Worker in workerd, in front of the real simulator.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import puppeteer from 'puppeteer-core';
 import { randomBytes } from 'node:crypto';
-import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from './stack.mjs';
-import { Person, newOrgLink } from './orgs.mjs';
+import { ALL_SCOPES, startStack } from './stack.mjs';
+import { Person, newAddress, newOrgLink } from './orgs.mjs';
 import { launch as launchChromium, watchProblems } from './browser.mjs';
 import { startDemoShop } from '../../scripts/demo-shop.mjs';
 
@@ -62,87 +61,60 @@ export const engines = {
 /**
  * An organization made from a setup link, with a live key of its own
  * simulator account, whose widget (set up as its admin would in the app)
- * allows `origin` and ships from SHIP_FROM: its widget id and key.
+ * allows `origin`, ships from SHIP_FROM and offers `fallback` (or none):
+ * its widget id and key.
  */
-async function orgWidget(url, sessionSecret, sim, origin) {
+async function orgWidget(url, sessionSecret, sim, origin, fallback = null) {
   const link = await newOrgLink(sessionSecret, url);
   const admin = new Person(url);
   const made = await admin.createOrg(link.token, {
     orgName: 'Widget Shop', name: 'Wendy Admin', email: `wendy.${randomBytes(4).toString('hex')}@example.com`, password: 'correct horse battery staple',
   });
   assert.equal(made.status, 200, made.text);
-  const { key } = await sim.control('POST', '/__sim/keys', { env: 'live', scopes: ALL_SCOPES, account: 'acct_widget_shop' });
-  // Funded like the deployment's demo account, so the shop can buy what the widget quoted.
-  await sim.control('PUT', '/__sim/accounts/acct_widget_shop/wallet', { balance_cents: 100_000_000, card: 'ok', auto_reload: null });
+  const account = `acct_widget_${randomBytes(4).toString('hex')}`;
+  const { key } = await sim.control('POST', '/__sim/keys', { env: 'live', scopes: ALL_SCOPES, account });
+  // Funded, so the shop can buy what the widget quoted.
+  await sim.control('PUT', `/__sim/accounts/${account}/wallet`, { balance_cents: 100_000_000, card: 'ok', auto_reload: null });
   const keyed = await admin.call('PUT', '/api/org/keys', { action: 'set', slot: 'current', key });
   assert.equal(keyed.status, 200, keyed.text);
-  const set = await admin.call('PUT', '/api/org/widget', { origins: [origin], ship_from: SHIP_FROM, share: 0.25, fallback: null });
+  const set = await admin.call('PUT', '/api/org/widget', { origins: [origin], ship_from: SHIP_FROM, share: 0.25, fallback });
   assert.equal(set.status, 200, set.text);
   return { id: made.json.org.id, key };
 }
 
 /**
- * The simulator, the Worker (the demo shop in WIDGET_ORIGINS) and two demo
- * shops: `shop` (configured) and `other` (not). The Worker's quote cache is
- * off: the tests move the service's and the browser's clocks, never the
- * Worker's, so its cache would hand back quotes the service has expired.
- * With `org`, the widget is an organization's instead (the deployment's
- * allows no shop): both shops' pages name its widget id (`query`), and
- * `keys.live` is its key.
+ * The simulator, the Workers and two demo shops: `shop`, allowed by an
+ * organization's widget, and `other`, not. Both shops' pages name the
+ * widget's id (`query`); `keys.live` is its organization's key;
+ * `orgWidget(fallback)` makes another organization whose widget the same
+ * shop may show. The Worker's quote cache is off: the tests move the
+ * service's and the browser's clocks, never the Worker's, so its cache
+ * would hand back quotes the service has expired.
  */
-export async function startWidgetStack({ vars = {}, org = false } = {}) {
-  let keys = newKeys();
+export async function startWidgetStack({ vars = {} } = {}) {
   const shop = await startDemoShop();
   const other = await startDemoShop();
-  const sim = await startSim({ keys });
-  const sessionSecret = randomBytes(32).toString('hex');
-  const deployment = org ? {} : { WIDGET_ORIGINS: shop.url, WIDGET_SHIP_FROM: JSON.stringify(SHIP_FROM) };
-  const edge = await startEdge({
-    upstream: sim.url,
-    keys,
-    users: newUsers(),
-    sessionSecret,
-    vars: { ...deployment, WIDGET_QUOTE_CACHE_SECONDS: '0', ...vars },
-  });
-  shop.edge = edge.url;
-  other.edge = edge.url;
-  if (org) {
-    const widget = await orgWidget(edge.url, sessionSecret, sim, shop.url);
-    keys = { ...keys, live: widget.key };
-    shop.query = `widget=${widget.id}`;
-    other.query = shop.query;
-  }
+  const stack = await startStack({ edgeVars: { WIDGET_QUOTE_CACHE_SECONDS: '0', ...vars } });
+  shop.edge = stack.edge.url;
+  other.edge = stack.edge.url;
+  const widget = await orgWidget(stack.edge.url, stack.sessionSecret, stack.sim, shop.url);
+  shop.query = `widget=${widget.id}`;
+  other.query = shop.query;
   return {
-    keys, sim, edge, shop, other,
+    keys: { live: widget.key },
+    sim: stack.sim,
+    edge: stack.edge,
+    shop,
+    other,
+    orgWidget: (fallback) => orgWidget(stack.edge.url, stack.sessionSecret, stack.sim, shop.url, fallback),
     async stop() {
-      await edge.stop();
-      await sim.stop();
+      await stack.stop();
       await shop.close();
       await other.close();
     },
   };
 }
 
-/**
- * Registers the stack, a browser of `engine` and every scenario as tests
- * of the calling file; the returned context (`engine`, `stack`, `browser`)
- * is filled in before the first test runs.
- */
-export function widgetSuite(engine, options) {
-  const ctx = { engine };
-  before(async () => {
-    ctx.stack = await startWidgetStack(options);
-    ctx.browser = await engine.launch();
-  });
-  after(async () => {
-    await ctx.browser?.close();
-    await ctx.stack?.stop();
-  });
-  for (const [name, run] of Object.entries(scenarios)) test(name, () => run(ctx));
-  return ctx;
-}
-
-let shoppers = 0;
 
 /**
  * A shopper (their own client IP, so the per-shopper cap is theirs) on a
@@ -150,7 +122,7 @@ let shoppers = 0;
  * on the page before it loads.
  */
 export async function openShop(engine, browser, store, query = '', prepare = async () => {}) {
-  const { page, close } = await engine.shopper(browser, `203.0.113.${++shoppers}`);
+  const { page, close } = await engine.shopper(browser, newAddress());
   await prepare(page);
   const problems = watchProblems(page);
   // The shop's own (its widget id), then the scenario's.
@@ -315,7 +287,7 @@ export const scenarios = {
     }
   },
 
-  async 'an origin not in WIDGET_ORIGINS cannot frame the widget, nor use it, even claiming to be the shop'(ctx) {
+  async 'an origin the widget does not allow cannot frame it, nor use it, even claiming to be the shop'(ctx) {
     const { edge, shop, other } = ctx.stack;
     // The one-line embed on an unconfigured shop, and a hand-made iframe
     // there claiming to be the configured shop: the browser shows neither.
@@ -328,7 +300,9 @@ export const scenarios = {
         // Loaded or not, give up waiting after 5 s.
         return new Promise((resolve) => { forged.onload = resolve; setTimeout(resolve, 5000); document.body.append(forged); });
       }, [edge.url, shop.url, shop.query ? `${shop.query}&` : '']);
-      // The configured shop's widget is ready well within this time (see the scenarios above).
+      // An absence window: nothing announces a widget that does not show.
+      // A configured shop's widget is ready well within 2 s (the scenarios
+      // above wait on its ready event).
       await new Promise((r) => setTimeout(r, 2000));
       for (const frame of s.page.frames().filter((f) => f.url().includes('/widget/'))) {
         const ours = await frame.evaluate(() => document.querySelector('main.widget') !== null).catch(() => false);
@@ -425,5 +399,63 @@ async function chooseAndRequote(ctx, query) {
     assert.deepEqual(s.problems, []);
   } finally {
     await s.close();
+  }
+}
+
+/** The widget's link naming `stack.shop`'s widget (its `query`: the organization's id, or none for the deployment's) and `params`. */
+const widgetLink = (stack, params) => `${stack.edge.url}/widget/?${[stack.shop.query, params].filter(Boolean).join('&')}`;
+
+/**
+ * Opened on its own, the widget page says it belongs in an iframe on the
+ * shop's pages; for a shop the widget does not allow, who allows it:
+ * `where` (a regular expression's source) names the setting.
+ */
+export async function assertPageAlone(browser, stack, where) {
+  const alone = await browser.newPage();
+  try {
+    await alone.goto(widgetLink(stack, `shop=${encodeURIComponent(stack.shop.url)}&weight_oz=20&length=10&width=8&height=4`));
+    await alone.locator('.widget-problem').waitFor({ timeout: T });
+    assert.match(await alone.locator('.widget-problem').innerText(), /works inside an iframe on your shop's pages/);
+    await alone.goto(widgetLink(stack, `shop=${encodeURIComponent(stack.other.url)}`));
+    await alone.locator('.widget-problem').waitFor({ timeout: T });
+    assert.match(await alone.locator('.widget-problem').innerText(), new RegExp(`^${stack.other.url} may not show this widget.*${where}`));
+  } finally {
+    await alone.close();
+  }
+}
+
+/**
+ * The widget page is framed only by the shop its link names, if the widget
+ * allows it, and ships from SHIP_FROM; the dashboard is framed by nobody;
+ * the API refuses an origin the widget does not allow, however it asks.
+ */
+export async function assertFramedOnlyByItsShop(stack) {
+  const page = (shop) => fetch(widgetLink(stack, `${shop === undefined ? '' : `shop=${encodeURIComponent(shop)}&`}weight_oz=20&length=10&width=8&height=4`));
+  const ok = await page(stack.shop.url);
+  assert.equal(ok.status, 200);
+  const csp = ok.headers.get('content-security-policy');
+  assert.match(csp, new RegExp(`frame-ancestors ${stack.shop.url}$`));
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[^']+'/, 'nothing inline but its own start script');
+  assert.equal(ok.headers.get('x-frame-options'), null);
+  const html = await ok.text();
+  assert.match(html, /<meta name="parcel-ship-from" content="\{&quot;name&quot;:&quot;Ada Shop Inc&quot;/);
+  assert.match(html, new RegExp(`<meta name="parcel-shop" content="${stack.shop.url}"`));
+  for (const refused of [stack.other.url, undefined, `${stack.shop.url} https://evil.example`]) {
+    const res = await page(refused);
+    assert.equal(res.status, 403, String(refused));
+    assert.match(res.headers.get('content-security-policy'), /frame-ancestors 'none'$/);
+    assert.match(await res.text(), /<meta name="parcel-shop" content=""/);
+  }
+  const dashboard = await fetch(`${stack.edge.url}/`);
+  assert.match(dashboard.headers.get('content-security-policy'), /frame-ancestors 'none'/);
+  assert.equal(dashboard.headers.get('x-frame-options'), 'DENY');
+  // The API refuses the origin in the v1 envelope, however it asks.
+  const id = new URLSearchParams(stack.shop.query).get('widget');
+  const named = id ? { 'parcel-widget-id': id } : {};
+  for (const headers of [{ origin: stack.other.url, ...named }, { origin: stack.edge.url, 'parcel-widget-origin': stack.other.url, ...named }]) {
+    const res = await fetch(`${stack.edge.url}/api/v1/rates`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).error.code, 'EDGE.ORIGIN.REFUSED');
+    assert.equal(res.headers.get('access-control-allow-origin'), null);
   }
 }

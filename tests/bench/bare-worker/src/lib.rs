@@ -37,7 +37,7 @@ mod worker_glue {
         let answer: JsValue = JsFuture::from(global.fetch_with_request(&forwarded)).await?;
         let answer: Response = answer.unchecked_into();
         if env.var("LOG").is_ok() {
-            // The real Worker's line, same fields and size (edge/src/log.rs).
+            // The real Worker's line, same fields and size (domain/src/log.rs).
             worker::console_log!(
                 r#"{{"request_id":"req_edge_0123456789abcdef01234567","method":"{}","route":"{}","principal":"user:operator1","role":"operator","status":{},"upstream_status":{},"upstream_request_id":"req_0123456789abcdef","upstream_ms":1,"total_ms":1}}"#,
                 req.method(),

@@ -1,18 +1,33 @@
-// Who may do what through the real Worker in workerd, in front of the real
-// simulator: sign-in and sign-out, every role against every endpoint, the
-// storefront widget from allowed and refused origins, its budget share, per-
-// shopper cap and quote cache, the live/sandbox switch, key rotation, and a
-// scan of every response and log line for secrets. The Worker runs in its
-// own process so its log lines can be read.
+// The deployment configured the old way (README, Organizations: its own
+// organization, `org_deployment`): USERS tokens, the SVC_* keys and their
+// rotation, the WIDGET_* settings, WEBHOOK_SECRET. Through the real Workers
+// in workerd, in front of the real simulator: sign-in and sign-out, every
+// role against every endpoint, the storefront widget from allowed and
+// refused origins (on a demo shop too), its budget share, per-shopper cap
+// and quote cache, the live/sandbox switch, key rotation (in the API and
+// on the status page), the webhook URL and its secrets, what its own
+// organization does not have (saved addresses, a team, tokens, widget
+// settings in the app), a sender saved in the browser, and a scan of every
+// response and log line for secrets. The one file of this configuration,
+// on a stack of its own: its settings are the deployment's, and it revokes
+// the deployment's key.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { newKeys, newUsers, startEdgeProcess, startSim } from './support/stack.mjs';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
+import { Person } from './support/orgs.mjs';
+import AxeBuilder from '@axe-core/playwright';
+import { launch, screenshot } from './support/browser.mjs';
+import { SENDER, T, openSignedIn } from './support/pages.mjs';
 import { until } from './support/wait.mjs';
+import { SHIP_FROM, assertFramedOnlyByItsShop, assertPageAlone, engines, scenarios } from './support/widget.mjs';
+import { startDemoShop } from '../scripts/demo-shop.mjs';
 
-const SHOP = 'http://127.0.0.1:9911'; // a configured widget origin
 const EVIL = 'https://evil.example';
-let sim, edge, users, keys, nextKey, sessionSecret;
+// The service's webhook secret during a rotation: the current one and the next.
+const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
+const WEBHOOK_SECRET_NEXT = `whsec_${randomBytes(16).toString('hex')}`;
+let sim, edge, users, keys, nextKey, sessionSecret, browser, shop, other, SHOP;
 const seen = []; // every response (headers + body) for the leak scan
 const answered = []; // every response's X-Request-Id, each to have its log line
 
@@ -28,15 +43,27 @@ before(async () => {
   })).key;
   keys.sandbox = limitedSandbox;
   sessionSecret = randomBytes(32).toString('hex');
-  edge = await startEdgeProcess({
+  // The deployment's widget is on a demo shop (the configured origin); the other shop is not configured.
+  shop = await startDemoShop();
+  other = await startDemoShop();
+  SHOP = shop.url;
+  edge = await startEdge({
     upstream: sim.url,
     keys,
     users,
-    vars: { WIDGET_ORIGINS: SHOP, WIDGET_SHARE: '0.2', WIDGET_IP_PER_MINUTE: '40' },
-    secrets: { SVC_LIVE_KEY_NEXT: nextKey, SESSION_SECRET: sessionSecret },
+    vars: { WIDGET_ORIGINS: SHOP, WIDGET_SHIP_FROM: JSON.stringify(SHIP_FROM), WIDGET_SHARE: '0.2', WIDGET_IP_PER_MINUTE: '40' },
+    secrets: { SVC_LIVE_KEY_NEXT: nextKey, SESSION_SECRET: sessionSecret, WEBHOOK_SECRET, WEBHOOK_SECRET_NEXT },
   });
+  for (const s of [shop, other]) Object.assign(s, { edge: edge.url, query: '' });
+  browser = await launch();
 });
-after(async () => { await edge?.stop(); await sim?.stop(); });
+after(async () => {
+  await browser?.close();
+  await edge?.stop();
+  await sim?.stop();
+  await shop?.close();
+  await other?.close();
+});
 
 async function call(path, { method = 'GET', body, session, origin, headers = {} } = {}) {
   const h = { ...headers };
@@ -144,6 +171,67 @@ test('each role against every endpoint: allowed calls reach upstream, refused on
   }
 }));
 
+test('the deployment configured by its settings is its own organization: its admin reads the wallet; its team is its settings', async () => {
+  const { cookie, origin } = await edge.session(users.admin);
+  const admin = { cookie, origin };
+  const res = await fetch(`${edge.url}/api/session`, { headers: admin });
+  const info = await res.json();
+  assert.deepEqual([info.org.id, info.role], ['org_deployment', 'admin']);
+  const wallet = await fetch(`${edge.url}/api/v1/wallet`, { headers: admin });
+  assert.equal(wallet.status, 200);
+  const team = await fetch(`${edge.url}/api/org/members`, { headers: admin });
+  assert.equal((await team.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+});
+
+test('the deployment\'s webhook URL: deliveries signed with WEBHOOK_SECRET, and during a rotation with WEBHOOK_SECRET_NEXT, land in its inbox and ledger; others are refused', async () => {
+  const HOOK = '/hooks/v1/label-created';
+  const sign = (secret, body) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  const operator = await edge.session(users.operator);
+  const inboxEntry = async (id) => (await call(`/api/webhooks/inbox?q=${id}`, { session: operator })).json.accepted.find((e) => e.label.id === id);
+  // Labels bought on the simulator with the deployment's key, as another integration would.
+  const buyOnSim = async () => {
+    const auth = { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' };
+    const { rates } = await (await fetch(`${sim.url}/v1/rates`, { method: 'POST', headers: auth, body: JSON.stringify(shipment()) })).json();
+    const res = await fetch(`${sim.url}/v1/labels`, { method: 'POST', headers: auth, body: JSON.stringify({ rate_id: rates[0].id }) });
+    assert.equal(res.status, 201, await res.clone().text());
+    return res.json();
+  };
+  for (const [secret, slot] of [[WEBHOOK_SECRET, 'current'], [WEBHOOK_SECRET_NEXT, 'next']]) {
+    await sim.control('PUT', '/__sim/accounts/acct_demo/webhook', { url: edge.url + HOOK, secret });
+    const label = await buyOnSim();
+    const entry = await until(`the event signed with the ${slot} secret`, () => inboxEntry(label.id));
+    assert.equal(entry.event.verified_with, slot);
+    assert.equal(entry.event.deliveries, 1);
+    const history = (await call(`/api/ledger/history?q=${label.tracking_number}`, { session: operator })).json.rows;
+    assert.deepEqual(history.map((l) => [l.id, l.deliveries]), [[label.id, 1]]);
+  }
+  const body = JSON.stringify({ event: 'label.created', data: { id: `lbl_forged_${randomUUID()}` } });
+  const forged = await fetch(edge.url + HOOK, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-signature': sign('not-the-secret-at-all', body) }, body });
+  assert.equal(forged.status, 401);
+  assert.equal((await forged.json()).error.code, 'WEBHOOK.SIGNATURE.INVALID');
+});
+
+test('the USERS tokens sign in as the deployment\'s own organization, which has no token page', async () => {
+  const who = new Person(edge.url);
+  const res = await who.call('POST', '/api/session', { token: users.operator.token });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.user, users.operator.name);
+  assertError(await who.call('GET', '/api/org/tokens'), 409, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+  assertError(await new Person(edge.url).call('GET', '/api/org/tokens'), 401, 'EDGE.SESSION.REQUIRED');
+});
+
+test('the deployment\'s own organization is configured by its settings: no saved addresses, and its widget is not changed in the app', async () => {
+  const { cookie, origin } = await edge.session(users.operator);
+  const res = await fetch(`${edge.url}/api/org/addresses`, { headers: { cookie, origin } });
+  assert.equal(res.status, 409);
+  assert.equal((await res.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+  const admin = await edge.session(users.admin);
+  const settings = { origins: ['https://shop-a.example'], ship_from: SHIP_FROM, share: 0.5, fallback: null };
+  const managed = await fetch(`${edge.url}/api/org/widget`, { method: 'PUT', headers: { cookie: admin.cookie, origin: admin.origin, 'content-type': 'application/json' }, body: JSON.stringify(settings) });
+  assert.equal(managed.status, 409);
+  assert.equal((await managed.json()).error.code, 'EDGE.ORG.MANAGED_BY_SETTINGS');
+});
+
 test('the widget: allowed origin gets CORS (no credentials) and rates only; a refused origin gets nothing', async () => {
   const pre = await fetch(edge.url + '/api/v1/rates', {
     method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
@@ -170,6 +258,15 @@ test('the widget: allowed origin gets CORS (no credentials) and rates only; a re
   const buyPre = await fetch(edge.url + '/api/v1/labels', { method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'POST' } });
   assert.equal(buyPre.status, 403);
 });
+
+/** The deployment's own widget as the widget scenarios take it (no widget id in the shops' pages). */
+const widgetCtx = () => ({ engine: engines.chromium, browser, stack: { edge, sim, keys, shop, other } });
+
+test('the deployment\'s widget on the demo shop: a shopper chooses one of every carrier\'s options; the shop gets it, changes the parcel and gets it re-quoted', () => scenarios['a shopper on the demo shop chooses one of every carrier\'s options; the shop gets it, changes the parcel and gets it re-quoted'](widgetCtx()));
+
+test('the deployment\'s widget page, opened on its own, says it belongs in an iframe; a shop not in WIDGET_ORIGINS is told so', () => assertPageAlone(browser, widgetCtx().stack, 'WIDGET_ORIGINS'));
+
+test('the deployment\'s widget page is framed only by the shop its link names, if configured; the dashboard by nobody', () => assertFramedOnlyByItsShop(widgetCtx().stack));
 
 test('the widget uses only its share of the rates budget, per-shopper caps apply, and repeat quotes come from cache', () => sim.inOneWindow(async () => {
   const operator = await edge.session(users.operator);
@@ -240,7 +337,24 @@ test('an admin switches to sandbox; the key\'s missing scopes, learned from upst
   assert.equal((await call('/api/v1/wallet', { session: admin })).json.sandbox, false);
 });
 
-test('key rotation: a revoked key shows as a problem; the next key is verified, activated and used', async () => {
+test('the API status page with the deployment\'s key rotation: no serious or critical axe violation, no sideways scrolling, at phone and desktop width', async () => {
+  {
+    for (const [vp, viewport] of Object.entries({ phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } })) {
+      const { context, page } = await openSignedIn(browser, { edge }, users.admin, { viewport, path: '/status' });
+      await page.getByRole('heading', { name: 'Live keys' }).waitFor({ timeout: T });
+      await page.getByRole('table').first().waitFor({ timeout: T });
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+      const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on status at ${vp} width`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `status scrolls sideways by ${overflow}px at ${vp} width`);
+      await screenshot(page, `status-${vp}`);
+      await context.close();
+    }
+  }
+});
+
+test('key rotation: a revoked key shows as a problem; an admin verifies the next key and activates it on the status page; calls keep working on it', async () => {
   const admin = await edge.session(users.admin);
   const viewer = await edge.session(users.viewer);
   assertError(await call('/api/keys', { session: viewer }), 403, 'EDGE.ROLE.FORBIDDEN');
@@ -248,24 +362,40 @@ test('key rotation: a revoked key shows as a problem; the next key is verified, 
   const live = status.modes.find((m) => m.mode === 'live');
   assert.deepEqual(live.keys.map((k) => [k.slot, k.active]), [['current', true], ['next', false]]);
   assert.equal(live.keys[1].redacted, `svc_live_…${nextKey.slice(-4)}`);
+  {
+    const { context, page, app } = await openSignedIn(browser, { edge }, users.admin, { path: '/status' });
+    const region = page.getByRole('region', { name: 'Live keys' });
+    await region.waitFor({ timeout: T });
+    assert.match(await region.innerText(), /current slot\s*In use/);
 
-  // The service revokes the current key: calls fail with its error and admins see the alert.
-  await sim.control('POST', `/__sim/keys/${keys.live}/revoke`);
-  assertError(await call('/api/v1/wallet', { session: admin }), 401, 'AUTH.KEY.REVOKED');
-  assert.equal((await call('/api/session', { session: admin })).json.key_problem, 'AUTH.KEY.REVOKED');
+    // The service revokes the current key: calls fail with its error and admins see the alert.
+    await sim.control('POST', `/__sim/keys/${keys.live}/revoke`);
+    assertError(await call('/api/v1/wallet', { session: admin }), 401, 'AUTH.KEY.REVOKED');
+    assert.equal((await call('/api/session', { session: admin })).json.key_problem, 'AUTH.KEY.REVOKED');
 
-  const verified = await call('/api/keys/live/verify', { method: 'POST', session: admin });
-  assert.equal(verified.status, 200);
-  assert.equal(verified.json.ok, true, JSON.stringify(verified.json));
-  assertError(await call('/api/keys/live/activate', { method: 'POST', session: viewer }), 403, 'EDGE.ROLE.FORBIDDEN');
-  const activated = await call('/api/keys/live/activate', { method: 'POST', session: admin });
-  assert.equal(activated.status, 200, JSON.stringify(activated.json));
-  const liveAfter = activated.json.modes.find((m) => m.mode === 'live');
-  assert.deepEqual(liveAfter.keys.map((k) => [k.slot, k.active]), [['current', false], ['next', true]]);
-  // No downtime for anyone: the next call uses the new key; the alert is gone.
-  assert.equal((await call('/api/v1/wallet', { session: viewer })).status, 200);
-  assert.equal((await call('/api/session', { session: admin })).json.key_problem, null);
-  assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
+    const verified = await call('/api/keys/live/verify', { method: 'POST', session: admin });
+    assert.equal(verified.status, 200);
+    assert.equal(verified.json.ok, true, JSON.stringify(verified.json));
+    assertError(await call('/api/keys/live/activate', { method: 'POST', session: viewer }), 403, 'EDGE.ROLE.FORBIDDEN');
+    // The admin verifies and activates the next key on the status page.
+    await region.getByRole('button', { name: 'Verify the new live key' }).click();
+    await region.getByText('Verified', { exact: false }).waitFor({ timeout: T });
+    await region.getByRole('button', { name: 'Activate the new live key' }).click();
+    await region.getByRole('button', { name: 'Yes, activate it' }).click();
+    await page.getByRole('region', { name: 'Live keys' }).getByText(/next slot\s*In use/).waitFor({ timeout: T });
+    assert.equal(await page.getByRole('button', { name: 'Activate the new live key' }).count(), 0);
+    await screenshot(page, 'status-rotated');
+    const liveAfter = (await call('/api/keys', { session: admin })).json.modes.find((m) => m.mode === 'live');
+    assert.deepEqual(liveAfter.keys.map((k) => [k.slot, k.active]), [['current', false], ['next', true]]);
+    // No downtime for anyone: the next call uses the new key; the alert is gone.
+    assert.equal((await call('/api/v1/wallet', { session: viewer })).status, 200);
+    assert.equal((await call('/api/session', { session: admin })).json.key_problem, null);
+    assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
+    // The dashboard works on the new key.
+    await app.nav('Wallet');
+    await page.getByTestId('balance').waitFor({ timeout: T });
+    await context.close();
+  }
 });
 
 test('a live label\'s PDF comes through the Worker with the key the service wants: viewers download it, the signed-out and the widget do not', () => sim.inOneWindow(async () => {
@@ -301,6 +431,19 @@ test('a live label\'s PDF comes through the Worker with the key the service want
   assertError(await call('/api/labels/..%2Fwallet/pdf', { session: viewer }), 404, 'EDGE.ROUTE.NOT_FOUND');
 }));
 
+test('a saved sender survives a reload (this browser\'s localStorage: the deployment\'s own organization has no saved addresses) and fills the From address', async () => {
+  {
+    const { page, ship } = await openSignedIn(browser, { edge }, users.operator);
+    await ship.fillAddress('From', SENDER);
+    await ship.group('From').getByRole('button', { name: 'Save sender' }).click();
+    await page.getByText('Sender saved in this browser.').waitFor();
+    await page.reload();
+    await page.getByLabel('Saved senders').selectOption({ index: 1 });
+    assert.equal(await ship.group('From').getByLabel('Name', { exact: true }).inputValue(), SENDER.name);
+    assert.equal(await ship.group('From').getByLabel('ZIP code', { exact: true }).inputValue(), SENDER.zip);
+  }
+});
+
 test('no response, header or log line carries a key, a token or the session secret; every request has one JSON log line', async () => {
   // Every answer names its request, and that request has its log line
   // (the last ones may still be in flight: waited for, not guessed).
@@ -314,7 +457,7 @@ test('no response, header or log line carries a key, a token or the session secr
   const logged = ids(parsed);
   for (const id of answered) assert.equal(logged.filter((l) => l === id).length, 1, `one log line for ${id}`);
   assert.ok(parsed.length >= 80, `${parsed.length} request log lines`);
-  const secrets = [keys.live, keys.sandbox, nextKey, sessionSecret, ...Object.values(users).map((u) => u.token)];
+  const secrets = [keys.live, keys.sandbox, nextKey, sessionSecret, WEBHOOK_SECRET, WEBHOOK_SECRET_NEXT, ...Object.values(users).map((u) => u.token)];
   const hexes = [keys.live, keys.sandbox, nextKey].map((k) => k.slice(9));
   for (const text of [...seen, ...edge.logs]) {
     for (const s of [...secrets, ...hexes]) assert.ok(!text.includes(s), `a secret leaked in: ${text.slice(0, 200)}`);

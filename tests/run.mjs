@@ -1,0 +1,59 @@
+// The browser and workerd tests: starts the shared stack once (the
+// simulator and the four Workers in one workerd), runs the test files with
+// `node --test` (each file in its own process, one at a time: the
+// simulator's clock is one for all), hands each file the stack's
+// coordinates in PARCEL_STACK, stops the stack at the end and prints how
+// many stacks the run started, failing past MAX_STACKS.
+// Usage: node tests/run.mjs [FILE...] (default: every tests/*.test.mjs).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from './support/workers.mjs';
+
+/** The issue's bound: more means a test started a stack it could share. */
+const MAX_STACKS = 8;
+
+const files = process.argv.slice(2);
+if (!files.length) {
+  for (const f of readdirSync(path.join(ROOT, 'tests')).sort()) if (f.endsWith('.test.mjs')) files.push(path.join('tests', f));
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), 'parcel-run-'));
+const stacksFile = path.join(dir, 'stacks');
+writeFileSync(stacksFile, '');
+process.env.PARCEL_STACKS_FILE = stacksFile;
+// Imported after PARCEL_STACKS_FILE is set: the shared start is counted there too.
+const { startShared } = await import('./support/stack.mjs');
+const stack = await startShared();
+
+// --test-force-exit: a file whose tests have all ended exits even if a
+// process it started is still alive (a failed start once left the
+// simulator running and the run waited for CI's limit).
+const child = spawn(process.execPath, ['--test', '--test-force-exit', '--test-concurrency=1', ...files], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: { ...process.env, PARCEL_STACK: JSON.stringify(stack.coordinates) },
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+const code = await new Promise((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+await stack.stop({ keepLog: code !== 0 });
+if (code !== 0) console.log(`\n[stacks] the shared Workers' log (every line they wrote, panics included): ${stack.coordinates.logFile}`);
+
+const starts = readFileSync(stacksFile, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
+rmSync(dir, { recursive: true, force: true });
+const started = starts.filter(([kind]) => kind !== 'restart');
+const byFile = new Map();
+for (const [kind, file] of starts) {
+  if (kind === 'shared') continue;
+  const seen = byFile.get(file) ?? { private: 0, restart: 0 };
+  seen[kind] += 1;
+  byFile.set(file, seen);
+}
+console.log(`\n[stacks] ${started.length} started (1 shared, ${started.length - 1} of a test's own), ${starts.length - started.length} restarts on their state`);
+for (const [file, n] of byFile) console.log(`[stacks]   ${file}: ${n.private} started, ${n.restart} restarts`);
+if (started.length > MAX_STACKS) {
+  console.log(`[stacks] more than ${MAX_STACKS}: a test started a stack of its own that the shared one could serve`);
+  process.exit(code || 1);
+}
+process.exit(code);
