@@ -9,6 +9,7 @@ use domain::errors::BadBody;
 use std::cell::Cell;
 use std::time::Duration;
 
+use api::Label;
 use api::inbox::{
     Inbox, LedgerEntry, LiveMessage, PAGE_ROWS, RETAIN_LABELS, RETAIN_REJECTED,
     RETAIN_REJECTED_SECONDS, RETAIN_SECONDS, Receipt, Rejected, SecretSlot,
@@ -16,7 +17,6 @@ use api::inbox::{
 use api::insights::{
     Choices, HistoryPage, HistoryQuery, HistoryRow, InsightsQuery, Offered, Totals,
 };
-use api::{Label, RatesRequest, RatesResponse};
 use serde::Deserialize;
 use worker::{
     Date, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue, State,
@@ -26,9 +26,10 @@ use worker::{
 use domain::objects::reply;
 use domain::routes::query_param;
 use domain::webhooks::ledger::{self, AggregateRow, Arg, Sql};
+use domain::webhooks::offers::Offer;
 use domain::webhooks::{
     AcceptEvent, Accepted, InboxCall, InboxStore, JobLabel, ReadInbox, RecordJobLabels,
-    RecordPurchase, RecordQuote, RecordRefusal, RecordVoid,
+    RecordPurchase, RecordRefusal, RecordVoid,
 };
 
 /// How often stored rows are pruned to the retention limits.
@@ -245,8 +246,10 @@ const MIGRATIONS: [&[&str]; 1] = [&[
     // label's `search` text by trigrams, under the label's rowid.
     "CREATE VIRTUAL TABLE label_search USING fts5(text, tokenize = 'trigram')",
     "INSERT INTO label_search (rowid, text) SELECT rowid, search FROM labels",
-    // The rates offered to the dashboard, kept until they expire, so a
-    // purchase learns its carbon and what else was offered.
+    // Rates offered to the dashboard as an object recorded them when each
+    // quote was sent to it. None are written: purchase records carry their
+    // offer. Rows an object already holds are read for a purchase that
+    // comes without one until the prune ages them out (`QUOTE_SECONDS`).
     "CREATE TABLE quotes (rate_id TEXT PRIMARY KEY, at INTEGER NOT NULL, carbon INTEGER NOT NULL, recipient TEXT, \
      cheapest_cents INTEGER NOT NULL, cheapest_carbon INTEGER NOT NULL, greenest_cents INTEGER NOT NULL, greenest_carbon INTEGER NOT NULL)",
     "CREATE INDEX quotes_at ON quotes (at)",
@@ -545,21 +548,45 @@ impl WebhookInbox {
                 label,
                 user,
                 rate_id,
+                offer,
             }) => {
                 let label: Label = serde_json::from_str(&label).map_err(internal)?;
-                // The event may have come first: then only the buyer is added.
+                // The event may have come first: then only the buyer and
+                // what the quote offered are added.
                 let mut values = label_values(&label, now)?;
                 values.push(user.into());
+                // Without the offer: NULLs, "offer not known" to insights.
+                let column = |v: fn(&Offer) -> SqlStorageValue| {
+                    offer.as_ref().map_or(SqlStorageValue::Null, v)
+                };
+                values.extend([
+                    column(|o| o.carbon_grams.into()),
+                    column(|o| {
+                        o.recipient
+                            .clone()
+                            .map_or(SqlStorageValue::Null, Into::into)
+                    }),
+                    column(|o| o.offered.cheapest_cents.into()),
+                    column(|o| o.offered.cheapest_carbon_grams.into()),
+                    column(|o| o.offered.greenest_cents.into()),
+                    column(|o| o.offered.greenest_carbon_grams.into()),
+                ]);
                 self.sql().exec(
                     &format!(
-                        "INSERT INTO labels ({LABEL_WRITE}, bought_by) \
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
-                         ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by"
+                        "INSERT INTO labels ({LABEL_WRITE}, bought_by, carbon, recipient, \
+                         cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+                         ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, \
+                         carbon = coalesce(excluded.carbon, carbon), recipient = coalesce(excluded.recipient, recipient), \
+                         cheapest_cents = coalesce(excluded.cheapest_cents, cheapest_cents), \
+                         cheapest_carbon = coalesce(excluded.cheapest_carbon, cheapest_carbon), \
+                         greenest_cents = coalesce(excluded.greenest_cents, greenest_cents), \
+                         greenest_carbon = coalesce(excluded.greenest_carbon, greenest_carbon)"
                     ),
                     values,
                 )?;
-                if let Some(rate_id) = rate_id {
-                    // What the quote offered, if this object saw it.
+                if let (None, Some(rate_id)) = (&offer, rate_id) {
+                    // A quote this object kept (`quotes`), if it holds one.
                     self.sql().exec(
                         "UPDATE labels SET (carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) = \
                          (SELECT carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon FROM quotes WHERE rate_id = ?2) \
@@ -570,34 +597,6 @@ impl WebhookInbox {
                 self.index_label(&label.id)?;
                 self.schedule_prune().await?;
                 reply::<InboxStore, RecordPurchase>(&())
-            }
-            InboxCall::Quoted(RecordQuote { request, answer }) => {
-                let rates = serde_json::from_str::<RatesResponse>(&answer)
-                    .map(|r| r.rates)
-                    .unwrap_or_default();
-                let recipient = serde_json::from_str::<RatesRequest>(&request)
-                    .ok()
-                    .map(|r| r.to_address.name);
-                if let Some(offered) = Offered::of(&rates) {
-                    for rate in &rates {
-                        self.sql().exec(
-                            "INSERT OR REPLACE INTO quotes (rate_id, at, carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
-                             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            vec![
-                                rate.id.as_str().into(),
-                                (now as f64).into(),
-                                rate.carbon_grams.into(),
-                                recipient.clone().map_or(SqlStorageValue::Null, Into::into),
-                                offered.cheapest_cents.into(),
-                                offered.cheapest_carbon_grams.into(),
-                                offered.greenest_cents.into(),
-                                offered.greenest_carbon_grams.into(),
-                            ],
-                        )?;
-                    }
-                    self.schedule_prune().await?;
-                }
-                reply::<InboxStore, RecordQuote>(&())
             }
             InboxCall::JobLabels(RecordJobLabels { job, user, labels }) => {
                 for JobLabel {
