@@ -170,7 +170,7 @@ fn record_for_ledger(
     // A quote with some carriers down still offers the others' rates.
     let quoted = stored.status < 300 || stored.status == 503;
     match endpoint {
-        EndpointId::GetRates if quoted => offers::hold(org, &body, &stored.body, now_s()),
+        EndpointId::GetRates if quoted => offers::hold(org, body, stored.body.clone(), now_s()),
         // A void asked for, or a label read that shows it confirmed.
         EndpointId::VoidLabel | EndpointId::GetLabel if stored.status < 300 => {
             let confirmed = endpoint == EndpointId::GetLabel;
