@@ -338,3 +338,23 @@ test('bad queries get 422 in the envelope naming the parameter; signed-out calle
     assert.equal(res.status, 401, path);
   }
 });
+
+test('a purchase whose quote the Worker does not hold is in the ledger with its buyer, and what the choices cost leaves it out', async () => {
+  const before = await json('/api/insights?period=7d');
+  // Quoted elsewhere (another isolate, or before a restart), bought here.
+  const auth = { authorization: `Bearer ${stack.keys.live}`, 'content-type': 'application/json' };
+  const quote = await (await fetch(`${stack.sim.url}/v1/rates`, { method: 'POST', headers: auth, body: JSON.stringify(request('Unseen Quote', 18)) })).json();
+  const res = await call('/api/v1/labels', { method: 'POST', headers: { 'idempotency-key': randomUUID() }, body: JSON.stringify({ rate_id: cheapest(quote.rates).id }) });
+  assert.equal(res.status, 201, await res.clone().text());
+  const label = await res.json();
+  const row = (await until('the label in the ledger', () => inLedger([label.id]))).rows.find((r) => r.id === label.id);
+  assert.equal(row.bought_by, stack.users.operator.name);
+  assert.equal(row.price_cents, label.rate_cents);
+  // Offer not known: no carbon, no recipient, not among the choices.
+  assert.equal(row.carbon_grams, null);
+  assert.equal(row.recipient, null);
+  const after = await json('/api/insights?period=7d');
+  assert.equal(after.totals.labels, before.totals.labels + 1);
+  assert.equal(after.totals.carbon_labels, before.totals.carbon_labels);
+  assert.deepEqual(after.choices, before.choices);
+});

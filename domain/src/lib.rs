@@ -8,7 +8,7 @@
 //! | `access/` | sessions, users, roles, the gate (who calls, may they), the answers of the Worker's own sign-in/mode/key endpoints |
 //! | `upstream/` | forwarding the v1 endpoints: the allow-list, body checks, budgets, learned key scopes |
 //! | `purchases` | never buying twice: `Idempotency-Key` decisions and the purchase records' protocol |
-//! | `webhooks/` | `label.created` verification, the inbox protocol, the ledger's decisions (insights, history pages, CSV) |
+//! | `webhooks/` | `label.created` verification, the inbox protocol, the ledger's decisions (insights, history pages, CSV), the offers a purchase learns from its quote |
 //! | `jobs/` | batch jobs: the plan, the engine, the runner, results CSV |
 //! | `orgs/` | organizations: rules, passwords, passkeys, throttle, tokens, keys and sealing, the directory, the accounts Worker's wire |
 //! | `control/` | what holds across isolates: signed-out sessions, the active key, key alerts |

@@ -21,7 +21,7 @@ use domain::orgs::{Named, object_name};
 use domain::upstream::StoredResponse;
 use domain::upstream::budget::{Caller, with_budgets};
 use domain::upstream::proxy::{self, Forward};
-use domain::webhooks::{InboxStore, RecordPurchase, RecordQuote, RecordVoid};
+use domain::webhooks::{InboxStore, RecordPurchase, RecordVoid, offers};
 use domain::widget::{cors, quotes, shoppers};
 use platform::objects::ask;
 use platform::reply;
@@ -114,9 +114,10 @@ pub(crate) async fn forward(
         return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
     let called = upstream::call(env, config, mode, &forward, &body, trace).await?;
-    // A person's quotes, voids and label reads go to the ledger (after the
-    // answer); errors teach scopes and key problems; quotes to cache are
-    // kept. Everything else streams through like a bare proxy.
+    // What a person's quotes offered is held for their purchases; their
+    // voids and label reads go to the ledger (after the answer); errors
+    // teach scopes and key problems; quotes to cache are kept. Everything
+    // else streams through like a bare proxy.
     let ledger = match &principal {
         Principal::User { session, .. } if ledger_reads(endpoint.id) => Some(session.org.clone()),
         _ => None,
@@ -140,8 +141,8 @@ pub(crate) async fn forward(
 }
 
 /// The forwarded calls whose answers the ledger learns from: the rates
-/// offered (what a purchase chose from), a void and a label read that
-/// shows one confirmed.
+/// offered (what a purchase chose from, held here until it is bought), a
+/// void and a label read that shows one confirmed.
 fn ledger_reads(endpoint: EndpointId) -> bool {
     matches!(
         endpoint,
@@ -149,9 +150,11 @@ fn ledger_reads(endpoint: EndpointId) -> bool {
     )
 }
 
-/// Sends what a successful quote, void or label read teaches to the
-/// organization's ledger after the answer (`Trace::after`): the caller
-/// never waits for it, and a failure only costs the ledger that detail.
+/// Holds what a successful quote offered in this isolate, for the purchase
+/// record of the rate bought from it (`offers`: the ledger is not asked);
+/// sends what a void or label read teaches to the organization's ledger
+/// after the answer (`Trace::after`): the caller never waits for it, and a
+/// failure only costs the ledger that detail.
 fn record_for_ledger(
     env: &Env,
     org: &api::orgs::OrgId,
@@ -161,17 +164,10 @@ fn record_for_ledger(
     stored: &StoredResponse,
     trace: &mut Trace,
 ) {
-    let name = object_name(org, Named::Inbox);
     // A quote with some carriers down still offers the others' rates.
     let quoted = stored.status < 300 || stored.status == 503;
     match endpoint {
-        EndpointId::GetRates if quoted => {
-            let call = RecordQuote {
-                request: String::from_utf8_lossy(&body).into_owned(),
-                answer: stored.body.clone(),
-            };
-            later(env, name, call, trace);
-        }
+        EndpointId::GetRates if quoted => offers::hold(org, body, stored.body.clone(), now_s()),
         // A void asked for, or a label read that shows it confirmed.
         EndpointId::VoidLabel | EndpointId::GetLabel if stored.status < 300 => {
             let confirmed = endpoint == EndpointId::GetLabel;
@@ -181,6 +177,7 @@ fn record_for_ledger(
             };
             if !confirmed || voided() {
                 let id = label_id(&forward.url);
+                let name = object_name(org, Named::Inbox);
                 later(env, name, RecordVoid { id, confirmed }, trace);
             }
         }
@@ -193,7 +190,7 @@ fn later<A: Ask<InboxStore> + 'static>(env: &Env, name: String, call: A, trace: 
     let env = env.clone();
     trace.after.push(Box::pin(async move {
         if let Err(e) = ask::<InboxStore, A>(&env, &name, call).await {
-            worker::console_error!("the ledger missed a quote or void: {}", e.code());
+            worker::console_error!("the ledger missed a void: {}", e.code());
         }
     }));
 }
@@ -204,10 +201,10 @@ fn label_id(url: &str) -> String {
     path.rsplit('/').next().unwrap_or_default().to_string()
 }
 
-/// A label bought here joins the ledger with its buyer and its rate, and
-/// the audit log when it cost at least `AUDIT_PURCHASE_CENTS`. The purchase
-/// stands whether or not this is recorded: its `label.created` event adds
-/// it too.
+/// A label bought here joins the ledger with its buyer, its rate and what
+/// that rate's quote offered (when this isolate holds it), and the audit
+/// log when it cost at least `AUDIT_PURCHASE_CENTS`. The purchase stands
+/// whether or not this is recorded: its `label.created` event adds it too.
 async fn record_purchase(
     env: &Env,
     config: &Config,
@@ -225,9 +222,9 @@ async fn record_purchase(
     let call = RecordPurchase {
         label: stored.body.clone(),
         user: session.user.clone(),
-        rate_id: serde_json::from_slice::<BuyLabelRequest>(body)
+        offer: serde_json::from_slice::<BuyLabelRequest>(body)
             .ok()
-            .map(|r| r.rate_id),
+            .and_then(|r| offers::held(&session.org, &r.rate_id, now_s())),
     };
     if let Err(e) = ask::<InboxStore, _>(env, &object_name(&session.org, Named::Inbox), call).await
     {

@@ -19,7 +19,7 @@ use worker::{
 
 use domain::objects::reply;
 use domain::webhooks::{
-    AcceptEvent, InboxCall, InboxStore, ReadInbox, RecordJobLabels, RecordPurchase, RecordQuote,
+    AcceptEvent, InboxCall, InboxStore, ReadInbox, RecordJobLabels, RecordPurchase,
     RecordRefusal, RecordVoid,
 };
 
@@ -61,7 +61,6 @@ impl WebhookInbox {
             InboxCall::Bought(b) => {
                 reply::<InboxStore, RecordPurchase>(&self.bought(b, now).await?)
             }
-            InboxCall::Quoted(q) => reply::<InboxStore, RecordQuote>(&self.quoted(q, now).await?),
             InboxCall::JobLabels(j) => {
                 reply::<InboxStore, RecordJobLabels>(&self.job_labels(j, now).await?)
             }

@@ -1,6 +1,7 @@
 // One workerd (Miniflare) for the benchmarks, Workers routed by Host, and
 // our Worker as wrangler.toml describes it (tests/support/workers.mjs, the
 // definition the tests start too).
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
@@ -12,16 +13,34 @@ export async function benchmarkKey(sim) {
   return (await sim.control('POST', '/__sim/keys', { env: 'live', account: 'acct_demo', scopes: ALL_SCOPES, unlimited: true })).key;
 }
 
-/** The wrk script lines of the rates request every edge benchmark sends. */
+/** The rates request every edge benchmark sends. */
+export const RATES_REQUEST = {
+  from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
+  to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
+  parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
+};
+
+/** Its wrk script lines. */
 export const RATES_WRK = [
   'wrk.method = "POST"',
-  `wrk.body = '${JSON.stringify({
-    from_address: { name: 'Ada Shop Inc', street1: '500 Market St Suite 3', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' },
-    to_address: { name: 'Grace Hopper', street1: '12 Elm St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US' },
-    parcel: { weight_oz: 20, length: 10, width: 8, height: 4 },
-  })}'`,
+  `wrk.body = '${JSON.stringify(RATES_REQUEST)}'`,
   'wrk.headers["Content-Type"] = "application/json"',
 ];
+
+/**
+ * The wrk script lines of a purchase of `rateId`: each request a new
+ * purchase, with an `Idempotency-Key` of its own (run, thread, count).
+ */
+export function purchaseWrk(rateId) {
+  return [
+    'wrk.method = "POST"',
+    `wrk.body = '${JSON.stringify({ rate_id: rateId })}'`,
+    'wrk.headers["Content-Type"] = "application/json"',
+    `local run, threads, n = "${randomUUID()}", 0, 0`,
+    'function setup(thread) threads = threads + 1; thread:set("tid", threads) end',
+    'function request() n = n + 1; wrk.headers["Idempotency-Key"] = run .. "-" .. tid .. "-" .. n; return wrk.format() end',
+  ];
+}
 
 /** Our Worker's settings for the edge benchmarks: the simulator, the key and users to sign in. */
 export function benchBindings(sim, key, users) {
@@ -29,22 +48,31 @@ export function benchBindings(sim, key, users) {
 }
 
 /**
- * Signs in with `token` on the Worker at Host `host`; resolves to the
- * `name=value` session cookie. node:http, because fetch will not send another Host.
+ * POSTs `body` as JSON to `path` of the Worker at Host `host`, as its own
+ * page would; resolves to the answer (status, headers, text). node:http,
+ * because fetch will not send another Host.
  */
-export function signIn(base, host, token) {
+export function postTo(base, host, path, body, headers = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request(base + '/api/session', {
+    const req = http.request(base + path, {
       method: 'POST',
-      headers: { host, origin: `http://${host}`, 'content-type': 'application/json' },
+      headers: { host, origin: `http://${host}`, 'content-type': 'application/json', ...headers },
     }, (res) => {
-      res.resume();
-      if (res.statusCode !== 200) reject(new Error(`sign-in failed: ${res.statusCode}`));
-      else resolve(res.headers['set-cookie'][0].split(';')[0]);
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => { text += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
     });
     req.on('error', reject);
-    req.end(JSON.stringify({ token }));
+    req.end(JSON.stringify(body));
   });
+}
+
+/** Signs in with `token` on the Worker at Host `host`; resolves to the `name=value` session cookie. */
+export async function signIn(base, host, token) {
+  const res = await postTo(base, host, '/api/session', { token });
+  if (res.status !== 200) throw new Error(`sign-in failed: ${res.status}`);
+  return res.headers['set-cookie'][0].split(';')[0];
 }
 
 /**

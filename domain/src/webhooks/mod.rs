@@ -6,6 +6,7 @@
 
 mod error;
 pub mod ledger;
+pub mod offers;
 
 pub use error::WebhookError;
 
@@ -179,7 +180,6 @@ pub enum InboxCall {
     Bought(RecordPurchase),
     Reject(RecordRefusal),
     Inbox(ReadInbox),
-    Quoted(RecordQuote),
     Void(RecordVoid),
     JobLabels(RecordJobLabels),
 }
@@ -195,21 +195,14 @@ pub struct AcceptEvent {
 }
 
 /// A label bought through the dashboard, by this user (the service's
-/// answer), with the rate it was bought at.
+/// answer), with the rate it was bought at and what that rate's quote
+/// offered, when the isolate that bought it still held it (`offers`).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RecordPurchase {
     pub label: String,
     pub user: String,
     #[serde(default)]
-    pub rate_id: Option<String>,
-}
-
-/// Rates offered to a signed-in person: the request and the service's
-/// answer, as text (parsed in the object, not in the main Worker).
-#[derive(Debug, Serialize, Deserialize)]
-pub struct RecordQuote {
-    pub request: String,
-    pub answer: String,
+    pub offer: Option<offers::Offer>,
 }
 
 /// Labels a batch job bought, with what the ledger cannot learn from their
@@ -264,7 +257,6 @@ crate::calls! {
     Bought(RecordPurchase) => (),
     Reject(RecordRefusal) => (),
     Inbox(ReadInbox) => Inbox,
-    Quoted(RecordQuote) => (),
     Void(RecordVoid) => (),
     JobLabels(RecordJobLabels) => (),
 }

@@ -39,8 +39,9 @@ const MIGRATIONS: [&[&str]; 1] = [&[
     // label's `search` text by trigrams, under the label's rowid.
     "CREATE VIRTUAL TABLE label_search USING fts5(text, tokenize = 'trigram')",
     "INSERT INTO label_search (rowid, text) SELECT rowid, search FROM labels",
-    // The rates offered to the dashboard, kept until they expire, so a
-    // purchase learns its carbon and what else was offered.
+    // Rates offered to the dashboard, as the object once recorded each
+    // quote. Nothing writes them now (a purchase's record carries its
+    // offer); the prune empties what an object still holds.
     "CREATE TABLE quotes (rate_id TEXT PRIMARY KEY, at INTEGER NOT NULL, carbon INTEGER NOT NULL, recipient TEXT, \
      cheapest_cents INTEGER NOT NULL, cheapest_carbon INTEGER NOT NULL, greenest_cents INTEGER NOT NULL, greenest_carbon INTEGER NOT NULL)",
     "CREATE INDEX quotes_at ON quotes (at)",

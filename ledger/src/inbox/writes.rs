@@ -1,19 +1,18 @@
-//! The inbox's writes: a verified `label.created` event, a purchase, the
-//! rates a quote offered, a batch job's labels, a void, a refused delivery.
+//! The inbox's writes: a verified `label.created` event, a purchase (with
+//! what its quote offered), a batch job's labels, a void, a refused delivery.
 //! A label is one row, whichever write comes first; the later ones add
 //! their part to it.
 
 use api::inbox::{LiveMessage, RETAIN_REJECTED};
-use api::insights::Offered;
-use api::{Label, RatesRequest, RatesResponse};
+use api::Label;
 use worker::{Result, SqlStorageValue};
 
 use super::live::mode_tag;
 use super::rows::{LABEL_COLUMNS, LabelRow, RejectedRow};
 use super::{WebhookInbox, internal};
+use domain::webhooks::offers::Offer;
 use domain::webhooks::{
-    AcceptEvent, Accepted, JobLabel, RecordJobLabels, RecordPurchase, RecordQuote, RecordRefusal,
-    RecordVoid,
+    AcceptEvent, Accepted, JobLabel, RecordJobLabels, RecordPurchase, RecordRefusal, RecordVoid,
 };
 
 /// The columns of `?1`..`?9` of both label writes.
@@ -87,66 +86,47 @@ impl WebhookInbox {
         RecordPurchase {
             label,
             user,
-            rate_id,
+            offer,
+            ..
         }: RecordPurchase,
         now: u64,
     ) -> Result<()> {
         let label: Label = serde_json::from_str(&label).map_err(internal)?;
-        // The event may have come first: then only the buyer is added.
+        // The event may have come first: then only the buyer and what the
+        // quote offered are added.
         let mut values = label_values(&label, now)?;
         values.push(user.into());
+        // Without the offer: NULLs, "offer not known" to insights.
+        let column =
+            |v: fn(&Offer) -> SqlStorageValue| offer.as_ref().map_or(SqlStorageValue::Null, v);
+        values.extend([
+            column(|o| o.carbon_grams.into()),
+            column(|o| {
+                o.recipient
+                    .clone()
+                    .map_or(SqlStorageValue::Null, Into::into)
+            }),
+            column(|o| o.offered.cheapest_cents.into()),
+            column(|o| o.offered.cheapest_carbon_grams.into()),
+            column(|o| o.offered.greenest_cents.into()),
+            column(|o| o.offered.greenest_carbon_grams.into()),
+        ]);
         self.sql().exec(
             &format!(
-                "INSERT INTO labels ({LABEL_WRITE}, bought_by) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
-                 ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by"
+                "INSERT INTO labels ({LABEL_WRITE}, bought_by, carbon, recipient, \
+                 cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+                 ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, \
+                 carbon = coalesce(excluded.carbon, carbon), recipient = coalesce(excluded.recipient, recipient), \
+                 cheapest_cents = coalesce(excluded.cheapest_cents, cheapest_cents), \
+                 cheapest_carbon = coalesce(excluded.cheapest_carbon, cheapest_carbon), \
+                 greenest_cents = coalesce(excluded.greenest_cents, greenest_cents), \
+                 greenest_carbon = coalesce(excluded.greenest_carbon, greenest_carbon)"
             ),
             values,
         )?;
-        if let Some(rate_id) = rate_id {
-            // What the quote offered, if this object saw it.
-            self.sql().exec(
-                "UPDATE labels SET (carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) = \
-                 (SELECT carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon FROM quotes WHERE rate_id = ?2) \
-                 WHERE id = ?1 AND EXISTS (SELECT 1 FROM quotes WHERE rate_id = ?2)",
-                vec![label.id.as_str().into(), rate_id.into()],
-            )?;
-        }
         self.index_label(&label.id)?;
         self.schedule_prune().await?;
-        Ok(())
-    }
-
-    pub(super) async fn quoted(
-        &self,
-        RecordQuote { request, answer }: RecordQuote,
-        now: u64,
-    ) -> Result<()> {
-        let rates = serde_json::from_str::<RatesResponse>(&answer)
-            .map(|r| r.rates)
-            .unwrap_or_default();
-        let recipient = serde_json::from_str::<RatesRequest>(&request)
-            .ok()
-            .map(|r| r.to_address.name);
-        if let Some(offered) = Offered::of(&rates) {
-            for rate in &rates {
-                self.sql().exec(
-                    "INSERT OR REPLACE INTO quotes (rate_id, at, carbon, recipient, cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    vec![
-                        rate.id.as_str().into(),
-                        (now as f64).into(),
-                        rate.carbon_grams.into(),
-                        recipient.clone().map_or(SqlStorageValue::Null, Into::into),
-                        offered.cheapest_cents.into(),
-                        offered.cheapest_carbon_grams.into(),
-                        offered.greenest_cents.into(),
-                        offered.greenest_carbon_grams.into(),
-                    ],
-                )?;
-            }
-            self.schedule_prune().await?;
-        }
         Ok(())
     }
 
