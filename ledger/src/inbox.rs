@@ -19,8 +19,8 @@ use worker::{
 
 use domain::objects::reply;
 use domain::webhooks::{
-    AcceptEvent, InboxCall, InboxStore, ReadInbox, RecordJobLabels, RecordPurchase,
-    RecordRefusal, RecordVoid,
+    AcceptEvent, InboxCall, InboxStore, ReadInbox, RecordJobLabels, RecordPurchase, RecordRefusal,
+    RecordVoid,
 };
 
 mod live;

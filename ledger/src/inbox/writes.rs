@@ -3,8 +3,8 @@
 //! A label is one row, whichever write comes first; the later ones add
 //! their part to it.
 
-use api::inbox::{LiveMessage, RETAIN_REJECTED};
 use api::Label;
+use api::inbox::{LiveMessage, RETAIN_REJECTED};
 use worker::{Result, SqlStorageValue};
 
 use super::live::mode_tag;
@@ -84,10 +84,7 @@ impl WebhookInbox {
     pub(super) async fn bought(
         &self,
         RecordPurchase {
-            label,
-            user,
-            offer,
-            ..
+            label, user, offer, ..
         }: RecordPurchase,
         now: u64,
     ) -> Result<()> {
