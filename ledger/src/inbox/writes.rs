@@ -5,6 +5,7 @@
 
 use api::Label;
 use api::inbox::{LiveMessage, RETAIN_REJECTED};
+use api::insights::Offered;
 use worker::{Result, SqlStorageValue};
 
 use super::live::mode_tag;
