@@ -103,7 +103,7 @@ async fn not_signed_out(
     if session.org.is_deployment() {
         return Ok(Principal::User { session, role });
     }
-    // The request's settings were made for this session (`runtime::tenant`)
+    // The request's settings were made for this session (`entry::tenant`)
     // with the role the organization's object gives the person now.
     let role = if config.org == session.org {
         config.member
