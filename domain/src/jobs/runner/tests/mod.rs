@@ -233,7 +233,11 @@ impl Run {
                 }
             }
         }
-        panic!("the job did not end: {:?}", self.job.state());
+        panic!(
+            "the job did not end: {:?} after {} quotes",
+            self.job.state(),
+            self.job.core.stats.quote_calls
+        );
     }
 
     fn check(&self, what: &str) {

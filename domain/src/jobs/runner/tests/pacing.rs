@@ -266,3 +266,33 @@ fn alarms_and_retries_come_when_the_service_said() {
         ]
     );
 }
+
+#[test]
+fn people_quoting_within_the_reserve_all_along_are_never_refused_and_the_job_ends() {
+    // People quote 30 times a minute, evenly, all along: within the 40 the
+    // job leaves them, so they never meet a 429. Those who quote while the
+    // job does take from the job's part of the window: it quotes slower
+    // than its share, and still buys every row with each shipment quoted once.
+    let mut run = run(1500, buy_as_quoted(), |w| {
+        w.others_quote(T0 * 1000, 8 * 60, 30)
+    });
+    run.run_to_end(None);
+    ended_whole(&run, "with people quoting");
+    no_stale_rate_sent(&run.world, "with people quoting");
+    assert_eq!(run.world.others_refused, 0, "people met a 429");
+    assert_eq!(answered_429(&run.world).len(), 0, "the job met a 429");
+    let quotes = quotes(&run.world);
+    let minutes = quotes[quotes.len() - 1].at_ms / 60_000 - quotes[0].at_ms / 60_000 + 1;
+    println!(
+        "with people quoting 30/min: {} job quotes in {minutes} windows = {:.2}/min; {} chunks; oldest rate sent {} s",
+        quotes.len(),
+        quotes.len() as f64 / minutes as f64,
+        run.job.core.chunks.len(),
+        run.world.oldest_rate_sent_ms / 1000
+    );
+    assert_eq!(
+        quotes.len(),
+        1501,
+        "each shipment once, and the limit probe"
+    );
+}

@@ -5,11 +5,12 @@
 //! (`X-RateLimit-*`) and refused with 429 and `Retry-After`; batches are
 //! created (and charged) only from rates under 15 minutes old, bought, and
 //! made at the simulator's 20 labels a second (one row undeliverable, its
-//! price refunded). A test can make other people spend a window with the
-//! same key just before one of the job's calls, or make the call time out.
+//! price refunded). Other people call with the same key when a test says
+//! (or spend a window just before one of the job's calls), and a test can
+//! make one of the job's calls time out.
 #![allow(clippy::indexing_slicing)]
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use api::batches::{Batch, BatchItem, BatchItemResult, BatchItemState, BatchState};
 use api::rates::RATE_VALIDITY_SECONDS;
@@ -67,6 +68,10 @@ pub struct World {
     rates: HashMap<String, (u64, i64)>,
     /// endpoint → (its window's start, calls counted in it)
     windows: HashMap<EndpointId, (u64, u32)>,
+    /// Other people's calls with the key: (at, ms; endpoint), in time order.
+    others: VecDeque<(u64, EndpointId)>,
+    /// Their calls refused for the limit.
+    pub others_refused: u32,
     /// Trouble for the job's first call to an endpoint from a time on (ms).
     troubles: Vec<(u64, EndpointId, Trouble)>,
     /// Every call of the job, in order.
@@ -171,6 +176,14 @@ impl World {
         self.now_ms += seconds * 1000;
     }
 
+    /// Other people quote `per_minute` times a minute, evenly, from `from_ms` for `minutes`.
+    pub fn others_quote(&mut self, from_ms: u64, minutes: u64, per_minute: u64) {
+        let every = 60_000 / per_minute;
+        self.others
+            .extend((0..minutes * per_minute).map(|k| (from_ms + k * every, EndpointId::GetRates)));
+        self.others.make_contiguous().sort_by_key(|(at, _)| *at);
+    }
+
     /// `trouble` for the job's first call to `endpoint` at or after `from_ms`.
     pub fn trouble(&mut self, endpoint: EndpointId, from_ms: u64, trouble: Trouble) {
         self.troubles.push((from_ms, endpoint, trouble));
@@ -205,6 +218,17 @@ impl World {
         (window, refused)
     }
 
+    /// Other people's calls made by `at_ms`, counted in their windows.
+    fn others_until(&mut self, at_ms: u64) {
+        let due = self.others.partition_point(|(at, _)| *at <= at_ms);
+        let calls: Vec<_> = self.others.drain(..due).collect();
+        for (at, endpoint) in calls {
+            if self.count(endpoint, at).1 {
+                self.others_refused += 1;
+            }
+        }
+    }
+
     fn take_trouble(&mut self, endpoint: EndpointId) -> Option<Trouble> {
         let now = self.now_ms;
         let i = self
@@ -220,6 +244,7 @@ impl World {
         let at_ms = self.now_ms;
         let endpoint = endpoint(call);
         let trouble = self.take_trouble(endpoint);
+        self.others_until(at_ms);
         if trouble == Some(Trouble::Crowd) {
             let used = self.window(endpoint, at_ms).1;
             for _ in used..limit(endpoint) {
