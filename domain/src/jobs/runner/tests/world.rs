@@ -59,7 +59,7 @@ pub struct Created {
 /// What a v1 service does with the job's calls, in memory.
 #[derive(Default)]
 pub struct World {
-    pub now_ms: u64,
+    now_ms: u64,
     /// How long each answer takes.
     pub latency_ms: u64,
     pub balance: i64,
