@@ -18,7 +18,7 @@
 #![deny(clippy::indexing_slicing)]
 
 mod actions;
-mod answers;
+pub(crate) mod answers;
 pub mod machine;
 mod rows;
 mod schedule;

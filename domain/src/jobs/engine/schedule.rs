@@ -10,6 +10,10 @@
 //!    not be stored) its chunk's outcome is unknown and the job stops: it is
 //!    never sent again, and only the merchant moves the job on.
 //! 3. No rate older than `plan::MAX_QUOTE_AGE_SECONDS` is sent: it is quoted again.
+//!    A chunk whose oldest fresh rate comes within a window of that age goes
+//!    with its fresh rows, the others in the next chunk: a chunk quoted
+//!    slower than it was sized for (others took part of each window) would
+//!    otherwise quote its stale rows again forever.
 //! 4. Review first: a row goes into a batch only at a price the merchant
 //!    approved, retried rows included; a dearer quote waits for a decision.
 //!    Buy as quoted: a row goes in only within the per-row ceiling (or a
@@ -29,7 +33,7 @@ use api::{KeyEnv, RatesRequest};
 
 use super::machine::{self, Sends};
 use super::{Call, Chunk, Event, Job, Next, Row};
-use crate::jobs::plan::Pace;
+use crate::jobs::plan::{self, Pace};
 
 impl Job {
     /// The next call, or how long to wait, or nothing until the merchant
@@ -163,6 +167,18 @@ impl Job {
         let window = self.core.rates_window?;
         (now < window.reset_at && window.remaining <= self.pace().reserve())
             .then(|| (window.reset_at - now).max(1))
+    }
+
+    /// Whether the oldest of these fresh quotes comes within a window (the
+    /// longest the next quote may have to wait: limits are per minute) of
+    /// `MAX_QUOTE_AGE_SECONDS` (rule 3).
+    fn about_to_expire(&self, fresh: &[u32], now: u64) -> bool {
+        fresh
+            .iter()
+            .filter_map(|&i| self.rows.get(i)?.quote.as_ref())
+            .map(|q| q.quoted_at)
+            .min()
+            .is_some_and(|oldest| now + 60 >= oldest + plan::MAX_QUOTE_AGE_SECONDS)
     }
 
     /// Quotes this row now, or waits for the rates window.
@@ -325,11 +341,21 @@ impl Job {
             self.core.chunks.retain(|c| c.number != chunk);
             return None;
         }
-        if let Some(stale) = members
+        let (fresh, unfresh): (Vec<u32>, Vec<u32>) = members
             .iter()
-            .find(|&&i| self.rows.get(i).is_some_and(|r| !r.fresh(now)))
-        {
-            return Some(self.quote_step(*stale, now));
+            .partition(|&&i| self.rows.get(i).is_some_and(|r| r.fresh(now)));
+        if let Some(&first) = unfresh.first() {
+            if !self.about_to_expire(&fresh, now) {
+                return Some(self.quote_step(first, now));
+            }
+            // Quoting on could let its oldest rate expire: the chunk goes
+            // with its fresh rows, the others in the next chunk (rule 3).
+            for index in unfresh {
+                if let Some(row) = self.rows.get_mut(index) {
+                    row.chunk = None;
+                }
+            }
+            members = fresh;
         }
         let price = |job: &Job, i: u32| {
             job.rows

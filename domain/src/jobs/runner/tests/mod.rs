@@ -3,8 +3,11 @@
 //! every stored step, and restored from storage alone, still ends with
 //! every row at an end and no row in two batches. Defect d: an answer that
 //! cannot be stored leaves the creation's outcome unknown, never sent again.
+//! `pacing`: the job against the service's limits at the real figures, on
+//! the world's virtual clock.
 #![allow(clippy::indexing_slicing)]
 
+mod pacing;
 mod world;
 
 use world::{UNDELIVERABLE, World};
@@ -29,6 +32,8 @@ struct Memory {
     /// The write that fails (`SQLITE_IOERR`), if any.
     fail_at: Option<usize>,
     logged: Vec<(String, String)>,
+    /// row → how often it was stored reaching an end from a state that was not one.
+    ended: BTreeMap<u32, u32>,
 }
 
 impl Store for Memory {
@@ -40,6 +45,10 @@ impl Store for Memory {
         }
         self.core = Some(writes.core.clone());
         for row in writes.rows {
+            let was_terminal = self.rows.get(&row.index).is_some_and(Row::terminal);
+            if row.terminal() && !was_terminal {
+                *self.ended.entry(row.index).or_default() += 1;
+            }
             self.rows.insert(row.index, row.clone());
         }
         if let Some(sent) = writes.sent {
@@ -60,9 +69,9 @@ impl Memory {
     }
 }
 
-/// Seven rows to seven different people (none share a quote).
-fn rows() -> Vec<JobRow> {
-    let mut rows = engine_rows(7);
+/// `n` rows to `n` different people (none share a quote); the name is the reference.
+fn rows(n: usize) -> Vec<JobRow> {
+    let mut rows = engine_rows(n);
     for (i, row) in rows.iter_mut().enumerate() {
         row.to_address = address(&format!("#{i}"), &format!("{} Elm St", i + 1));
     }
@@ -84,20 +93,47 @@ struct Run {
     job: Job,
     crashed: bool,
     request: u32,
+    /// How long the merchant takes to act once the job waits for them.
+    merchant_seconds: u64,
 }
 
 impl Run {
+    /// Seven rows in chunks of three.
     fn new(approval: Approval) -> Run {
-        let mut job = planned(rows(), approval, KeyEnv::Live, 3);
+        Run::of(rows(7), approval, 3, World::new(T0, 1_000_000))
+    }
+
+    /// A job planned in `world` as the object plans it: stored, then one
+    /// row quoted to learn the rates limit, and stored again.
+    fn of(rows: Vec<JobRow>, approval: Approval, max_chunk: u32, world: World) -> Run {
+        let mut job = planned(rows, approval, KeyEnv::Live, max_chunk);
         let mut store = Memory::default();
         save(&mut job, &mut store).unwrap();
-        Run {
-            world: World::new(T0, 1_000_000),
+        let mut run = Run {
+            world,
             store,
             job,
             crashed: false,
             request: 0,
+            merchant_seconds: 0,
+        };
+        if let Some(probe) = run.job.limit_probe() {
+            run.exchange(&probe);
+            let now = run.world.now();
+            run.job.probed(now);
+            save(&mut run.job, &mut run.store).unwrap();
         }
+        run
+    }
+
+    /// Makes `call` as the object does: the rates window its answer
+    /// reports goes to the job before the outcome.
+    fn exchange(&mut self, call: &Call) -> Outcome {
+        let (outcome, window) = self.world.answer(call);
+        if let Some(window) = window {
+            self.job.saw_rates_window(window);
+        }
+        outcome
     }
 
     /// The process dies: the job is what storage holds.
@@ -113,7 +149,6 @@ impl Run {
     /// accept, and for a lost creation release it, then buy again only
     /// the rows the service shows no batch for (acknowledged).
     fn merchant(&mut self) -> bool {
-        let now = self.world.now;
         let action = match (self.job.state(), self.job.problem()) {
             (JobState::Planned, _) | (JobState::Paused, Some(JobProblem::Refused { .. })) => {
                 Action::Start
@@ -141,7 +176,8 @@ impl Run {
             }
             (state, problem) => panic!("the job waits in {state:?} {problem:?}"),
         };
-        self.job.act(action, now).unwrap();
+        self.world.wait(self.merchant_seconds);
+        self.job.act(action, self.world.now()).unwrap();
         // A failed save is a 503 to the merchant, who asks again.
         if save(&mut self.job, &mut self.store).is_err() {
             self.restart();
@@ -151,14 +187,14 @@ impl Run {
 
     /// Runs to the end, crashing once where told.
     fn run_to_end(&mut self, crash: Option<Crash>) {
-        for _ in 0..2000 {
+        for _ in 0..2000 + 10 * self.job.rows().len() {
             if self.crash_due(crash).is_some() {
                 self.crashed = true;
                 self.restart();
             }
             self.request += 1;
             let request_id = format!("req_{}", self.request);
-            let now = self.world.now;
+            let now = self.world.now();
             match begin(&mut self.job, &mut self.store, now, &request_id) {
                 Err(_) => {
                     self.restart();
@@ -169,7 +205,7 @@ impl Run {
                         return;
                     }
                 }
-                Ok(Next::Wait { seconds }) => self.world.now += seconds,
+                Ok(Next::Wait { seconds }) => self.world.wait(seconds),
                 Ok(Next::Call(call)) => {
                     // The process dies with this call in flight.
                     if let Some(c) = self.crash_due(crash) {
@@ -180,8 +216,8 @@ impl Run {
                         self.restart();
                         continue;
                     }
-                    let outcome = self.world.answer(&call);
-                    let now = self.world.now;
+                    let outcome = self.exchange(&call);
+                    let now = self.world.now();
                     if finish(
                         &mut self.job,
                         &mut self.store,
@@ -197,11 +233,17 @@ impl Run {
                 }
             }
         }
-        panic!("the job did not end: {:?}", self.job.state());
+        panic!(
+            "the job did not end: {:?} after {} quotes",
+            self.job.state(),
+            self.job.core.stats.quote_calls
+        );
     }
 
     fn check(&self, what: &str) {
         assert_eq!(self.job.state(), JobState::Completed, "{what}");
+        let in_batches = self.world.in_batches();
+        let batches_of = |reference: &str| in_batches.get(reference).copied().unwrap_or(0);
         for row in self.job.rows().iter() {
             let reference = &row.row.reference;
             assert!(
@@ -209,7 +251,7 @@ impl Run {
                 "{what}: row {reference} ended {:?}",
                 row.state
             );
-            let batches = self.world.batches_of(reference);
+            let batches = batches_of(reference);
             assert!(
                 batches <= 1,
                 "{what}: row {reference} is in {batches} batches"
@@ -221,19 +263,12 @@ impl Run {
                 "{what}: row {reference} ({:?}) has {labels} labels",
                 row.state
             );
-        }
-        // Every row that can be bought is, once; none is lost to a released chunk
-        // the service never created.
-        for row in self
-            .job
-            .rows()
-            .iter()
-            .filter(|r| r.row.reference != UNDELIVERABLE)
-        {
-            if row.state != RowState::Bought {
+            // Every row that can be bought is, once; none is lost to a
+            // released chunk the service never created.
+            if *reference != UNDELIVERABLE && row.state != RowState::Bought {
                 assert_eq!(row.state, RowState::Released, "{what}");
                 assert_eq!(
-                    self.world.batches_of(&row.row.reference),
+                    batches_of(reference),
                     1,
                     "{what}: released, yet never in a batch"
                 );
@@ -305,7 +340,7 @@ fn defect_d_an_answer_that_cannot_be_stored_leaves_the_creation_unknown() {
         for _ in 0..500 {
             run.request += 1;
             let request_id = format!("req_{}", run.request);
-            let now = run.world.now;
+            let now = run.world.now();
             match begin(&mut run.job, &mut run.store, now, &request_id) {
                 Err(_) => run.restart(),
                 Ok(Next::Idle) => {
@@ -313,10 +348,10 @@ fn defect_d_an_answer_that_cannot_be_stored_leaves_the_creation_unknown() {
                         break;
                     }
                 }
-                Ok(Next::Wait { seconds }) => run.world.now += seconds,
+                Ok(Next::Wait { seconds }) => run.world.wait(seconds),
                 Ok(Next::Call(call)) => {
-                    let outcome = run.world.answer(&call);
-                    let now = run.world.now;
+                    let outcome = run.exchange(&call);
+                    let now = run.world.now();
                     let creation = matches!(call, Call::CreateBatch { .. });
                     if finish(
                         &mut run.job,
@@ -348,12 +383,11 @@ fn defect_d_an_answer_that_cannot_be_stored_leaves_the_creation_unknown() {
                             let batches = run.world.batches.len();
                             // Nothing is sent again: only the wallet is read.
                             for _ in 0..5 {
-                                let now = run.world.now;
+                                let now = run.world.now();
                                 match begin(&mut run.job, &mut run.store, now, "req_after").unwrap()
                                 {
                                     Next::Call(Call::ReadWallet { chunk: c }) => {
-                                        let outcome =
-                                            run.world.answer(&Call::ReadWallet { chunk: c });
+                                        let outcome = run.exchange(&Call::ReadWallet { chunk: c });
                                         finish(
                                             &mut run.job,
                                             &mut run.store,
