@@ -11,9 +11,10 @@
 // loader fetches each chunk with its SRI hash, and the link is replaced by
 // what Trunk writes for its own builds: the init script and the preloads
 // with their SRI hashes.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { withPacks } from './app-packs.mjs';
 
@@ -73,20 +74,50 @@ const bound = path.join(work, 'bindgen');
 run('wasm-bindgen', ['--target=web', '--keep-lld-exports', '--no-demangle', '--no-typescript', `--out-dir=${bound}`, `--out-name=${bin}`, path.join(split, `${bin}.wasm`)]);
 if (existsSync(path.join(bound, 'snippets'))) fail('wasm-bindgen wrote JS snippets, which this hook does not serve');
 
-// 4. wasm-opt on each part (release only, as Trunk does).
-const optimized = (file) => {
-  if (!release) return readFileSync(file);
-  const out = `${file}.opt`;
-  // quiet: it warns about the name subsections wasm-split-cli keeps.
-  run('wasm-opt', [`-O${optLevel}`, file, '-o', out], { quiet: true });
-  return readFileSync(out);
-};
-
 const hex = (...parts) => {
   const h = createHash('sha256');
   for (const p of parts) h.update(p);
   return h.digest('hex').slice(0, 16);
 };
+
+// 4. wasm-opt on each part (release only, as Trunk does), once per content:
+// each part's output is kept under the hash of its input, the level and
+// wasm-opt's version, so a rebuild reoptimises only the parts that changed
+// (a page's edit changes its chunk and the main module, not the other
+// ~300). The misses run in parallel, one per core; the cache keeps only
+// what the last build used.
+const parts = [...readdirSync(split).filter((f) => f.endsWith('.wasm') && f !== `${bin}.wasm`).map((f) => path.join(split, f)),
+  path.join(bound, `${bin}_bg.wasm`)];
+const cacheDir = path.join(path.dirname(artifact.executable), `${bin}-wasm-opt`);
+const cached = new Map();
+if (release) {
+  mkdirSync(cacheDir, { recursive: true });
+  const version = run('wasm-opt', ['--version'], { capture: true }).trim();
+  for (const file of parts) cached.set(file, path.join(cacheDir, `${hex(readFileSync(file), `-O${optLevel}`, version)}.wasm`));
+  const misses = parts.filter((file) => !existsSync(cached.get(file)));
+  const optimise = (file) => new Promise((resolve) => {
+    const out = `${cached.get(file)}.tmp`;
+    // quiet: it warns about the name subsections wasm-split-cli keeps.
+    const child = spawn('wasm-opt', [`-O${optLevel}`, file, '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('error', (e) => fail(`wasm-opt: ${e.message} (scripts/install installs it)`));
+    child.on('close', (status) => {
+      if (status !== 0) fail(`wasm-opt -O${optLevel} ${file} failed (exit ${status}):\n${stderr}`);
+      renameSync(out, cached.get(file));
+      resolve();
+    });
+  });
+  const queue = [...misses];
+  await Promise.all(Array.from({ length: availableParallelism() }, async () => {
+    while (queue.length) await optimise(queue.shift());
+  }));
+  const used = new Set([...cached.values()].map((f) => path.basename(f)));
+  for (const f of readdirSync(cacheDir)) if (!used.has(f)) rmSync(path.join(cacheDir, f), { force: true });
+  console.error(`app-wasm: wasm-opt on ${misses.length} of ${parts.length} parts (the rest unchanged)`);
+}
+const optimized = (file) => readFileSync(release ? cached.get(file) : file);
+
 // The first load's three files' integrity (index.html's preloads).
 const sri = (bytes) => `sha256-${createHash('sha256').update(bytes).digest('base64')}`;
 const write = (name, bytes) => writeFileSync(path.join(staging, name), bytes);
