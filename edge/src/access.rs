@@ -17,6 +17,7 @@ use domain::config::Config;
 use domain::errors::Failure;
 use domain::errors::Managed;
 use domain::errors::SettingError;
+use domain::orgs::via::Via;
 use domain::orgs::wire::Started;
 use domain::upstream::budget::with_budgets;
 use domain::upstream::key_scopes;
@@ -147,6 +148,7 @@ pub(crate) async fn sign_in(req: Request, cx: &mut Cx<'_>) -> Result<Response, E
         user: user.name.clone(),
         role: user.role,
         mode: config.keys.default_mode(),
+        via: Via::Token,
         expires_at: now + SESSION_SECONDS,
     };
     let principal = Principal::User {
@@ -190,6 +192,7 @@ pub(crate) async fn start(
         user: started.account.to_string(),
         role: started.role,
         mode: org_config.keys.default_mode(),
+        via: started.via,
         expires_at: now + SESSION_SECONDS,
     };
     let cookie = session.set_cookie(&config.access.session_secret, now);

@@ -321,6 +321,7 @@ mod tests {
             user: user.into(),
             role,
             mode: KeyEnv::Live,
+            via: crate::orgs::via::Via::Token,
             expires_at,
         };
         format!("{}={}", session::COOKIE_NAME, s.encode(SECRET.as_bytes()))
