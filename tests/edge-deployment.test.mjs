@@ -208,7 +208,10 @@ test('the deployment\'s webhook URL: deliveries signed with WEBHOOK_SECRET, and 
   const body = JSON.stringify({ event: 'label.created', data: { id: `lbl_forged_${randomUUID()}` } });
   const forged = await fetch(edge.url + HOOK, { method: 'POST', headers: { 'content-type': 'application/json', 'svc-signature': sign('not-the-secret-at-all', body) }, body });
   assert.equal(forged.status, 401);
-  assert.equal((await forged.json()).error.code, 'WEBHOOK.SIGNATURE.INVALID');
+  const refused = (await forged.json()).error;
+  assert.equal(refused.code, 'WEBHOOK.SIGNATURE.INVALID');
+  // Configured by its settings, it is told which one (an organization is told its page: edge-org-messages).
+  assert.match(refused.suggestion, /WEBHOOK_SECRET/);
 });
 
 test('the USERS tokens sign in as the deployment\'s own organization, which has no token page', async () => {
@@ -390,7 +393,8 @@ test('key rotation: a revoked key shows as a problem; an admin verifies the next
     // No downtime for anyone: the next call uses the new key; the alert is gone.
     assert.equal((await call('/api/v1/wallet', { session: viewer })).status, 200);
     assert.equal((await call('/api/session', { session: admin })).json.key_problem, null);
-    assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
+    const none = assertError(await call('/api/keys/sandbox/activate', { method: 'POST', session: admin }), 409, 'EDGE.KEY.NO_NEXT_KEY');
+    assert.match(none.message, /SVC_SANDBOX_KEY_NEXT/, 'the deployment is told the setting');
     // The dashboard works on the new key.
     await app.nav('Wallet');
     await page.getByTestId('balance').waitFor({ timeout: T });

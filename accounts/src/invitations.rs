@@ -18,6 +18,7 @@ use crate::error::AccountsError;
 use crate::input::{MAX_BODY, email_of, invalid, name_of};
 use crate::random::random_bytes;
 use crate::session::started;
+use domain::orgs::via::Via;
 use domain::orgs::wire::Caller;
 use domain::orgs::{CreateInvite, Joining, Org, RevokeInvite, SignedIn, rules, tokens};
 use platform::objects::ask;
@@ -136,5 +137,5 @@ pub(crate) async fn accept(req: Request, env: &Env) -> Result<Response, Accounts
         at: now,
     };
     ask::<Org, _>(env, org.as_str(), signed).await?;
-    started(org, &account.id, accepted.role)
+    started(org, &account.id, accepted.role, Via::Person)
 }

@@ -93,8 +93,12 @@ async fn person(env: &Env, caller: &Caller) -> Result<Option<Me>, AccountsError>
         .await?
         .map(|a| a.orgs)
         .unwrap_or_default();
-    // The object is the authority on this organization; the directory's copy lists the rest.
-    let mut orgs: Vec<OrgSummary> = listed.into_iter().filter(|o| o.id != org.id).collect();
+    // The object is the authority on this organization; the directory's
+    // copy lists the rest this session reaches.
+    let mut orgs: Vec<OrgSummary> = listed
+        .into_iter()
+        .filter(|o| o.id != org.id && caller.via.reaches(&caller.org, &o.id))
+        .collect();
     orgs.push(org.clone());
     orgs.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(Some(Me {

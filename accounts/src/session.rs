@@ -9,6 +9,7 @@ use worker::web_sys::Response;
 
 use crate::error::AccountsError;
 use domain::orgs::directory::Account;
+use domain::orgs::via::Via;
 use domain::orgs::wire::Started;
 use domain::orgs::{Org, SignedIn};
 use platform::objects::ask;
@@ -19,11 +20,13 @@ pub(crate) fn started(
     org: OrgId,
     account: &AccountId,
     role: Role,
+    via: Via,
 ) -> Result<Response, AccountsError> {
     let started = Started {
         org,
         account: account.clone(),
         role,
+        via,
     };
     reply::text(200, &started.encode())
 }
@@ -41,7 +44,7 @@ pub(crate) async fn signed_in_first_org(
             at: now,
         };
         if let Some(m) = ask::<Org, _>(env, org.id.as_str(), call).await? {
-            return started(org.id.clone(), &account.id, m.role);
+            return started(org.id.clone(), &account.id, m.role, Via::Person);
         }
     }
     Err(OrgError::NotFound.into())

@@ -13,6 +13,7 @@ use crate::attempts::Attempt;
 use crate::error::AccountsError;
 use crate::input::MAX_BODY;
 use crate::session::{signed_in_first_org, started};
+use domain::orgs::via::Via;
 use domain::orgs::wire::Caller;
 use domain::orgs::{Org, SignedIn, UseToken, tokens};
 use platform::objects::ask;
@@ -44,7 +45,7 @@ pub(crate) async fn token(req: Request, env: &Env) -> Result<Response, AccountsE
             at: now,
         };
         if let Some((account, role)) = ask::<Org, _>(env, org.as_str(), call).await? {
-            return started(org, &account, role);
+            return started(org, &account, role, Via::Token);
         }
     }
     Err(attempt
@@ -52,13 +53,18 @@ pub(crate) async fn token(req: Request, env: &Env) -> Result<Response, AccountsE
         .await)
 }
 
-/// Another of the caller's organizations, if they are a member of it.
+/// Another of the caller's organizations, if they are a member of it and
+/// the session reaches it (`via`: a token's stays in its organization,
+/// answered as any organization they are not in).
 pub(crate) async fn switch_org(
     req: Request,
     env: &Env,
     caller: &Caller,
 ) -> Result<Response, AccountsError> {
     let body: SwitchOrg = json_body(&req, MAX_BODY).await?;
+    if !caller.via.reaches(&caller.org, &body.org) {
+        return Err(OrgError::NotFound.into());
+    }
     let call = SignedIn {
         account: caller.account.clone(),
         at: now_s(),
@@ -66,5 +72,5 @@ pub(crate) async fn switch_org(
     let m = ask::<Org, _>(env, body.org.as_str(), call)
         .await?
         .ok_or(OrgError::NotFound)?;
-    started(body.org, &caller.account, m.role)
+    started(body.org, &caller.account, m.role, caller.via)
 }

@@ -16,6 +16,7 @@ use crate::input::{MAX_BODY, email_of, name_of};
 use crate::session::started;
 use domain::access::settings::SESSION_SECRET;
 use domain::orgs::directory::{self, Directory};
+use domain::orgs::via::Via;
 use domain::orgs::{Create, Joining, Members, Org, tokens};
 use platform::objects::ask;
 use platform::{header, json_body, now_s, random_hex, reply};
@@ -121,5 +122,5 @@ pub(crate) async fn create_org(req: Request, env: &Env) -> Result<Response, Acco
         role: Role::Admin,
     };
     joined(env, &email, summary).await?;
-    started(org, &account.id, Role::Admin)
+    started(org, &account.id, Role::Admin, Via::Person)
 }

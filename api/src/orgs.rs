@@ -54,6 +54,13 @@ pub const ORG_KEYS_PATH: &str = "/api/org/keys";
 pub const ORG_WEBHOOK_PATH: &str = "/api/org/webhook";
 pub const ORG_WIDGET_PATH: &str = "/api/org/widget";
 
+/// The dashboard page where an organization's admins enter its v1 keys
+/// (the “API key” field); messages about its keys name it.
+pub const KEYS_PAGE: &str = "/keys";
+/// The dashboard page with an organization's webhook URL and secret (the
+/// “Webhook secret” field); messages about its deliveries name it.
+pub const WEBHOOK_SETTINGS_PAGE: &str = "/webhooks/settings";
+
 /// The dashboard page an invitation link opens: `/invite#{token}` (the
 /// fragment never reaches a server log or a `Referer`).
 pub const INVITE_PAGE: &str = "/invite";

@@ -36,11 +36,10 @@ pub enum Guard {
 }
 
 /// The organization's API keys (admins): where the "no API key yet"
-/// banner and the API status page send them.
-pub const KEYS_PAGE: &str = "/keys";
-/// The organization's webhook URL and secret (admins): where the Webhooks
-/// page and the API keys page send them.
-pub const WEBHOOK_SETTINGS_PAGE: &str = "/webhooks/settings";
+/// banner and the API status page send them; the organization's webhook
+/// URL and secret (admins): where the Webhooks page and the API keys page
+/// send them. The Workers' messages name them too.
+pub use api::orgs::{KEYS_PAGE, WEBHOOK_SETTINGS_PAGE};
 /// The organization's storefront widget (admins): where the API keys page
 /// sends them. (Not under `/widget/`: that is the widget page itself.)
 pub const WIDGET_SETTINGS_PAGE: &str = "/storefront-widget";

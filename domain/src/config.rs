@@ -146,11 +146,11 @@ mod tests {
         assert_eq!(c.keys.default_mode(), KeyEnv::Live);
         assert_eq!(c.keys.modes(), vec![KeyEnv::Live, KeyEnv::Sandbox]);
         assert_eq!(
-            c.keys.keys_for(KeyEnv::Sandbox).unwrap().current.env(),
+            c.keys_for(KeyEnv::Sandbox).unwrap().current.env(),
             KeyEnv::Sandbox
         );
         assert_eq!(
-            c.keys.keys_for(KeyEnv::Live).unwrap().scopes,
+            c.keys_for(KeyEnv::Live).unwrap().scopes,
             Scope::ALL.to_vec()
         );
     }
@@ -198,13 +198,21 @@ mod tests {
     #[test]
     fn defect_h_a_mode_without_a_key_never_borrows_the_other_mode_s() {
         let c = config(&[UP, ("SVC_SANDBOX_KEY", TEST)]).unwrap();
-        let Err(crate::errors::ModeUnavailable { mode }) = c.keys.keys_for(KeyEnv::Live) else {
+        let Err(missing) = c.keys_for(KeyEnv::Live) else {
             panic!("a live job would run on the sandbox key")
         };
-        assert_eq!(mode, "live");
+        assert_eq!(missing.mode, "live");
+        // Each organization is told where its keys are entered.
+        assert!(missing.suggestion().contains("Worker secret"));
+        let org = c.for_org(OrgId::parse("org_a").unwrap());
+        let Err(missing) = org.keys_for(KeyEnv::Sandbox) else {
+            panic!("an organization holds none of the deployment's keys")
+        };
+        assert_eq!(missing.message(), "This organization has no sandbox key.");
+        assert!(missing.suggestion().contains("API keys page (/keys)"));
         let c = config(&[UP, ("SVC_LIVE_KEY", LIVE)]).unwrap();
         assert!(
-            c.keys.keys_for(KeyEnv::Sandbox).is_err(),
+            c.keys_for(KeyEnv::Sandbox).is_err(),
             "a sandbox job would spend live money"
         );
     }
@@ -212,17 +220,13 @@ mod tests {
     #[test]
     fn the_next_key_is_active_only_once_its_fingerprint_is_activated() {
         let c = config(&[UP, ("SVC_LIVE_KEY", LIVE), ("SVC_LIVE_KEY_NEXT", LIVE2)]).unwrap();
-        let keys = c.keys.keys_for(KeyEnv::Live).unwrap();
+        let keys = c.keys_for(KeyEnv::Live).unwrap();
         assert_eq!(keys.active(None).1, KeySlot::Current);
         let next_fp = fingerprint(keys.next.as_ref().unwrap());
         assert_eq!(keys.active(Some(&next_fp)).0.expose(), LIVE2);
         // After the operator moves the new key into SVC_LIVE_KEY and drops NEXT.
         let moved = config(&[UP, ("SVC_LIVE_KEY", LIVE2)]).unwrap();
-        let (key, slot) = moved
-            .keys
-            .keys_for(KeyEnv::Live)
-            .unwrap()
-            .active(Some(&next_fp));
+        let (key, slot) = moved.keys_for(KeyEnv::Live).unwrap().active(Some(&next_fp));
         assert_eq!((key.expose(), slot), (LIVE2, KeySlot::Current));
         assert!(!next_fp.contains(&LIVE2[9..]));
     }
@@ -329,7 +333,7 @@ mod tests {
         .unwrap();
         assert_eq!(c.upstream.timeout_ms, 2500);
         assert_eq!(
-            c.keys.keys_for(KeyEnv::Live).unwrap().scopes,
+            c.keys_for(KeyEnv::Live).unwrap().scopes,
             vec![Scope::RatesRead, Scope::WalletRead]
         );
         assert_eq!(

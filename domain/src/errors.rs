@@ -204,10 +204,31 @@ impl Failure for RouteError {
     }
 }
 
+/// Where the keys and webhook secrets of the organization a message is
+/// about are changed, so the message names that place: the deployment's
+/// own organization in the Worker's settings, any other on its pages in
+/// the app (`api::orgs::KEYS_PAGE`, `WEBHOOK_SETTINGS_PAGE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Managed {
+    BySettings,
+    InApp,
+}
+
+impl Managed {
+    pub fn of(org: &api::orgs::OrgId) -> Managed {
+        if org.is_deployment() {
+            Managed::BySettings
+        } else {
+            Managed::InApp
+        }
+    }
+}
+
 /// The mode has no key in these settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModeUnavailable {
     pub mode: &'static str,
+    pub managed: Managed,
 }
 
 impl Failure for ModeUnavailable {
@@ -215,10 +236,21 @@ impl Failure for ModeUnavailable {
         ErrorCode::EdgeModeUnavailable
     }
     fn message(&self) -> String {
-        format!("This deployment has no {} key.", self.mode)
+        match self.managed {
+            Managed::BySettings => format!("This deployment has no {} key.", self.mode),
+            Managed::InApp => format!("This organization has no {} key.", self.mode),
+        }
     }
     fn suggestion(&self) -> String {
-        "An admin can add it as a Worker secret (README, Configuration).".to_string()
+        match self.managed {
+            Managed::BySettings => {
+                "An admin can add it as a Worker secret (README, Configuration).".to_string()
+            }
+            Managed::InApp => format!(
+                "An admin enters it in the “API key” field of the API keys page ({}).",
+                api::orgs::KEYS_PAGE
+            ),
+        }
     }
 }
 

@@ -11,12 +11,13 @@ use api::{ApiKey, ErrorCode, ErrorEnvelope, KeyEnv};
 use domain::access::AccessError;
 use domain::access::SignInReason;
 use domain::access::console;
-use domain::access::gate::{self, Facts, Principal};
+use domain::access::gate::{self, Facts, Principal, Tenant};
 use domain::access::session::{self, SESSION_SECONDS, Session};
 use domain::config::Config;
 use domain::errors::Failure;
-use domain::errors::ModeUnavailable;
+use domain::errors::Managed;
 use domain::errors::SettingError;
+use domain::orgs::via::Via;
 use domain::orgs::wire::Started;
 use domain::upstream::budget::with_budgets;
 use domain::upstream::key_scopes;
@@ -40,7 +41,7 @@ pub(crate) async fn session_response(
     cookie: Option<String>,
 ) -> Result<Response, EdgeError> {
     let mode = principal.mode(config);
-    let (scopes, problem) = match config.keys.keys_for(mode) {
+    let (scopes, problem) = match config.keys_for(mode) {
         Ok(keys) => {
             let (key, _) = control::active_key(env, &config.org, keys).await;
             let problem = control::key_problem(env, &config.org, key).await;
@@ -147,6 +148,7 @@ pub(crate) async fn sign_in(req: Request, cx: &mut Cx<'_>) -> Result<Response, E
         user: user.name.clone(),
         role: user.role,
         mode: config.keys.default_mode(),
+        via: Via::Token,
         expires_at: now + SESSION_SECONDS,
     };
     let principal = Principal::User {
@@ -190,6 +192,7 @@ pub(crate) async fn start(
         user: started.account.to_string(),
         role: started.role,
         mode: org_config.keys.default_mode(),
+        via: started.via,
         expires_at: now + SESSION_SECONDS,
     };
     let cookie = session.set_cookie(&config.access.session_secret, now);
@@ -226,12 +229,7 @@ pub(crate) async fn set_mode(req: Request, cx: &mut Cx<'_>) -> Result<Response, 
     let config = &*cx.config;
     let session = gate::require_admin(&principal, "switch between live and sandbox")?;
     let request: ModeRequest = json_body(&req, 4096).await?;
-    if config.keys.mode(request.mode).is_none() {
-        return Err(ModeUnavailable {
-            mode: request.mode.as_str(),
-        }
-        .into());
-    }
+    config.keys_for(request.mode)?;
     let session = Session {
         mode: request.mode,
         ..session.clone()
@@ -288,7 +286,7 @@ pub(crate) async fn activate_key(_req: Request, cx: &mut Cx<'_>) -> Result<Respo
 async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> {
     let mut modes = Vec::new();
     for mode in config.keys.modes() {
-        let keys = config.keys.keys_for(mode)?;
+        let keys = config.keys_for(mode)?;
         let activated = control::activated(env, &config.org, keys).await;
         let (key, _) = keys.active(activated.as_deref());
         let problem = control::key_problem(env, &config.org, key).await;
@@ -305,14 +303,10 @@ async fn keys_status(env: &Env, config: &Config) -> Result<Response, EdgeError> 
 
 /// The mode's keys and its configured next key, or why there is none.
 fn next_key(config: &Config, mode: KeyEnv) -> Result<(&ModeKeys, &ApiKey), EdgeError> {
-    let keys = config.keys.mode(mode).ok_or(ModeUnavailable {
-        mode: mode.as_str(),
-    })?;
+    let keys = config.keys_for(mode)?;
     let next = keys.next.as_ref().ok_or(AccessError::NoNextKey {
-        setting: match mode {
-            KeyEnv::Live => domain::upstream::keys::LIVE_KEY_NEXT,
-            KeyEnv::Sandbox => domain::upstream::keys::SANDBOX_KEY_NEXT,
-        },
+        mode,
+        managed: Managed::of(&config.org),
     })?;
     Ok((keys, next))
 }

@@ -27,6 +27,7 @@ pub(crate) fn caller(session: &Session) -> Option<Caller> {
     Some(Caller {
         org: session.org.clone(),
         account: AccountId::parse(&session.user)?,
+        via: session.via,
     })
 }
 

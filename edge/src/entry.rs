@@ -14,7 +14,6 @@ use domain::config::Config;
 use domain::errors::Failure;
 use domain::errors::RouteError;
 use domain::log::RequestLog;
-use domain::orgs::OrgError;
 use domain::routes::{self, Route};
 use platform::{Incoming, Trace, header, now_ms, now_s, random_hex, reply};
 use std::rc::Rc;
@@ -138,7 +137,7 @@ async fn handle(
             None if widget_page => {
                 return crate::widget::framed(env, None, own_origin, query).await;
             }
-            None => return Err(OrgError::NotFound.into()),
+            None => crate::widget::closed(&config),
         },
         None if route.acts_for_session() && incoming.framed_by.is_none() => {
             let v1_scope = match &route {

@@ -8,6 +8,7 @@
 use crate::control;
 use crate::error::EdgeError;
 use api::{ApiKey, ErrorCode, ErrorEnvelope, KeyEnv, Scope};
+use domain::access::gate::Tenant;
 use domain::config::Config;
 use domain::control::is_key_problem;
 use domain::upstream::budget::{Window, with_budgets};
@@ -38,7 +39,7 @@ pub(crate) async fn call<'a>(
     body: &[u8],
     trace: &mut Trace,
 ) -> Result<Called<'a>, EdgeError> {
-    let keys = config.keys.keys_for(mode)?;
+    let keys = config.keys_for(mode)?;
     let (key, _) = control::active_key(env, &config.org, keys).await;
     let method = forward.endpoint.method.as_str();
     let answer = send::send(

@@ -11,8 +11,8 @@ use api::{KeyEnv, Scope};
 use domain::access::gate::{self, Principal};
 use domain::config::Config;
 use domain::errors::BadBody;
-use domain::errors::Failure;
 use domain::errors::RouteError;
+use domain::errors::{Failure, Managed};
 use domain::objects::Object;
 use domain::orgs::OrgError;
 use domain::routes::query_param;
@@ -46,8 +46,9 @@ async fn received(
     trace: &mut Trace,
 ) -> Result<Response, EdgeError> {
     trace.principal = Some("webhook".into());
+    let managed = Managed::of(&config.org);
     if config.webhook.is_empty() {
-        return Err(WebhookError::SecretMissing.into());
+        return Err(WebhookError::SecretMissing(managed).into());
     }
     let declared = header(&req, "Content-Length").and_then(|v| v.parse::<u64>().ok());
     let (body, body_len) = match declared {
@@ -93,7 +94,7 @@ async fn received(
             if let Err(e) = ask::<InboxStore, _>(env, &inbox_of(config), call).await {
                 worker::console_error!("a refused delivery was not recorded: {}", e.code());
             }
-            Err(WebhookError::Refused(reason).into())
+            Err(WebhookError::Refused(reason, managed).into())
         }
     }
 }

@@ -43,6 +43,14 @@ pub(crate) async fn org_settings(
     Ok(found)
 }
 
+/// The settings a call naming an unknown or closed widget id works with: a
+/// widget that allows no shop, so the call is refused exactly as one
+/// naming another organization's widget from a shop it does not list
+/// (which ids exist is nobody's business).
+pub(crate) fn closed(base: &Config) -> Rc<Config> {
+    Rc::new(base.for_org(OrgId::deployment()))
+}
+
 /// The storefront widget page (`domain::widget`): the built page with the
 /// configured ship-from and fallback written in, framed only by the shop
 /// its link names when that shop is one of the widget's origins; otherwise

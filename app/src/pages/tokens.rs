@@ -44,9 +44,13 @@ fn now_s() -> u64 {
 pub fn TokensPage() -> impl IntoView {
     let client = Client::get();
     let tokens = LocalResource::new(move || client.access_tokens());
-    let admin = client
-        .session
-        .with_untracked(|s| s.as_ref().is_some_and(|s| s.role == Role::Admin));
+    let (admin, org) = client.session.with_untracked(|s| {
+        let admin = s.as_ref().is_some_and(|s| s.role == Role::Admin);
+        (
+            admin,
+            s.as_ref().map(|s| s.org.name.clone()).unwrap_or_default(),
+        )
+    });
     view! {
         <h1>"Access tokens"</h1>
         <p>
@@ -54,6 +58,7 @@ pub fn TokensPage() -> impl IntoView {
             <code>"{\"token\": \"…\"}"</code> " to " <code>"POST /api/session"</code>
             ". Every token expires; revoke the ones you no longer use."
         </p>
+        <p class="hint">{format!("Tokens made here sign in to {org} only: their sessions cannot switch to your other organizations.")}</p>
         {admin.then(|| view! {
             <p class="hint">"As an admin you see every member's tokens and can revoke any of them."</p>
         })}

@@ -137,6 +137,7 @@ mod tests {
                 user: "u".into(),
                 role,
                 mode: KeyEnv::Sandbox,
+                via: crate::orgs::via::Via::Token,
                 expires_at: 9,
             },
             role,

@@ -1,9 +1,10 @@
 //! The access feature's refusals: who may call, and with which key.
 
 use api::session::Role;
-use api::{ApiError, ErrorCode, Scope};
+use api::{ApiError, ErrorCode, KeyEnv, Scope};
 
-use crate::errors::{Failure, ModeUnavailable};
+use crate::errors::{Failure, Managed, ModeUnavailable};
+use crate::upstream::keys::settings_of;
 
 /// Why a call needs the caller to sign in (again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,9 +36,10 @@ pub enum AccessError {
     },
     /// The principal's mode has no key.
     NoKey(ModeUnavailable),
-    /// Activating a next key that is not configured.
+    /// Verifying or activating a next key that is not configured.
     NoNextKey {
-        setting: &'static str,
+        mode: KeyEnv,
+        managed: Managed,
     },
 }
 
@@ -85,7 +87,13 @@ impl Failure for AccessError {
                 None => format!("The storefront widget may not use {required}."),
             },
             AccessError::NoKey(e) => e.message(),
-            AccessError::NoNextKey { setting } => format!("No new key is set in {setting}."),
+            AccessError::NoNextKey {
+                mode,
+                managed: Managed::BySettings,
+            } => format!("No new key is set in {}.", settings_of(*mode).1),
+            AccessError::NoNextKey { mode, .. } => {
+                format!("This organization has no next {mode} key.")
+            }
         }
     }
 
@@ -103,8 +111,16 @@ impl Failure for AccessError {
             ),
             AccessError::InsufficientScope { .. } => "Ask an admin for a role that allows it.".to_string(),
             AccessError::NoKey(e) => e.suggestion(),
-            AccessError::NoNextKey { setting } => format!(
-                "Set the new key with `wrangler secret put {setting}`, verify it, then activate it."
+            AccessError::NoNextKey {
+                mode,
+                managed: Managed::BySettings,
+            } => format!(
+                "Set the new key with `wrangler secret put {}`, verify it, then activate it.",
+                settings_of(*mode).1
+            ),
+            AccessError::NoNextKey { .. } => format!(
+                "An admin enters the new key in the “API key” field of the API keys page ({}), then verifies and activates it.",
+                api::orgs::KEYS_PAGE
             ),
         }
     }
@@ -120,5 +136,32 @@ impl Failure for AccessError {
             },
             _ => error,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_next_key_is_where_the_organization_enters_one() {
+        let mode = KeyEnv::Sandbox;
+        let org = AccessError::NoNextKey {
+            mode,
+            managed: Managed::InApp,
+        };
+        assert_eq!(org.message(), "This organization has no next sandbox key.");
+        assert!(
+            org.suggestion()
+                .contains("“API key” field of the API keys page (/keys)")
+        );
+        let deployment = AccessError::NoNextKey {
+            mode,
+            managed: Managed::BySettings,
+        };
+        assert_eq!(
+            deployment.message(),
+            "No new key is set in SVC_SANDBOX_KEY_NEXT."
+        );
     }
 }

@@ -5,7 +5,8 @@ use super::settings::Settings;
 use super::{AccessError, SignInReason};
 use crate::access::roles::{WIDGET_SCOPES, effective_scopes};
 use crate::access::session::{self, Session};
-use crate::upstream::keys::Keys;
+use crate::errors::{Managed, ModeUnavailable};
+use crate::upstream::keys::{Keys, ModeKeys};
 use api::orgs::OrgId;
 use api::session::Role;
 use api::{Endpoint, KeyEnv, Scope};
@@ -58,6 +59,15 @@ pub trait Tenant {
     fn keys(&self) -> &Keys;
     fn access(&self) -> &Settings;
     fn widget_origins(&self) -> &[String];
+
+    /// The keys of `mode`; never the other mode's, which would spend real
+    /// money for a sandbox job or buy unmailable labels for a live one.
+    fn keys_for(&self, mode: KeyEnv) -> Result<&ModeKeys, ModeUnavailable> {
+        self.keys().mode(mode).ok_or(ModeUnavailable {
+            mode: mode.as_str(),
+            managed: Managed::of(self.org()),
+        })
+    }
 }
 
 /// The parts of a request the gate looks at.
@@ -221,7 +231,7 @@ pub fn require_in(
     mode: KeyEnv,
     required: &[Scope],
 ) -> Result<KeyEnv, AccessError> {
-    let configured = &config.keys().keys_for(mode)?.scopes;
+    let configured = &config.keys_for(mode)?.scopes;
     let key_scopes = crate::upstream::key_scopes::current(config.org(), mode, configured);
     for scope in required {
         require_scope(principal, *scope, config, &key_scopes)?;
@@ -311,6 +321,7 @@ mod tests {
             user: user.into(),
             role,
             mode: KeyEnv::Live,
+            via: crate::orgs::via::Via::Token,
             expires_at,
         };
         format!("{}={}", session::COOKIE_NAME, s.encode(SECRET.as_bytes()))
@@ -369,7 +380,7 @@ mod tests {
         let c = config(&[("SVC_LIVE_KEY_SCOPES", "rates:read,wallet:read")]);
         let cookie = cookie("ada", Role::Admin, 2_000);
         let p = identify(&c, &facts("GET", Some(&cookie), None)).unwrap();
-        let key = &c.keys.keys_for(KeyEnv::Live).unwrap().scopes;
+        let key = &c.keys_for(KeyEnv::Live).unwrap().scopes;
         assert!(authorize(&p, endpoint(EndpointId::GetWallet), &c, key).is_ok());
         let err = authorize(&p, endpoint(EndpointId::BuyLabel), &c, key).unwrap_err();
         let body = err.to_body("r");

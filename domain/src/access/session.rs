@@ -7,6 +7,8 @@ use api::signing::{hmac_matches, hmac_sha256};
 use api::orgs::OrgId;
 use api::session::Role;
 
+use crate::orgs::via::Via;
+
 pub const COOKIE_NAME: &str = "__Host-parcel_session";
 /// Sessions last a working day; signing in again is one paste.
 pub const SESSION_SECONDS: u64 = 12 * 60 * 60;
@@ -22,6 +24,8 @@ pub struct Session {
     pub role: Role,
     /// Which key forwarded calls use for this session.
     pub mode: KeyEnv,
+    /// How its person signed in: a token's session stays in its organization.
+    pub via: Via,
     /// Unix seconds after which the cookie is refused.
     pub expires_at: u64,
 }
@@ -56,12 +60,13 @@ fn is_token(s: &str) -> bool {
 impl Session {
     fn payload(&self) -> String {
         format!(
-            "v2.{}.{}.{}.{}.{}.{}",
+            "v3.{}.{}.{}.{}.{}.{}.{}",
             self.sid,
             self.org,
             self.user,
             self.role.as_str(),
             self.mode.as_str(),
+            self.via.as_str(),
             self.expires_at
         )
     }
@@ -113,14 +118,21 @@ impl Session {
             return Err(SessionError::BadSignature);
         }
         let parts: Vec<&str> = payload.split('.').collect();
-        // v1 cookies (before organizations) are the deployment's organization's.
-        let (sid, org, user, role, mode, expires_at) = match parts.as_slice() {
+        let org_of = |org: &str| OrgId::parse(org).ok_or(SessionError::Malformed);
+        // v1 cookies (before organizations) are the deployment's
+        // organization's; v1 and v2 cookies (before a session said how it
+        // was started) stay in their organization, as a token's would.
+        let (sid, org, user, role, mode, via, expires_at) = match parts.as_slice() {
+            ["v3", sid, org, user, role, mode, via, expires_at] => {
+                let via = Via::from_name(via).ok_or(SessionError::Malformed)?;
+                (sid, org_of(org)?, user, role, mode, via, expires_at)
+            }
             ["v2", sid, org, user, role, mode, expires_at] => {
-                let org = OrgId::parse(org).ok_or(SessionError::Malformed)?;
-                (sid, org, user, role, mode, expires_at)
+                (sid, org_of(org)?, user, role, mode, Via::Token, expires_at)
             }
             ["v1", sid, user, role, mode, expires_at] => {
-                (sid, OrgId::deployment(), user, role, mode, expires_at)
+                let org = OrgId::deployment();
+                (sid, org, user, role, mode, Via::Token, expires_at)
             }
             _ => return Err(SessionError::Malformed),
         };
@@ -139,6 +151,7 @@ impl Session {
             user: user.to_string(),
             role,
             mode,
+            via,
             expires_at,
         })
     }
@@ -180,6 +193,7 @@ mod tests {
             user: "ada".into(),
             role: Role::Operator,
             mode: KeyEnv::Live,
+            via: Via::Token,
             expires_at: 2_000,
         }
     }
@@ -253,11 +267,34 @@ mod tests {
             Err(SessionError::BadSignature)
         );
         // A cookie signed before organizations existed.
-        let payload = "v1.s1a2b3.ada.operator.live.2000";
-        let sig = hex::encode(hmac_sha256(SECRET, payload.as_bytes()));
+        let signed = |payload: &str| {
+            let sig = hex::encode(hmac_sha256(SECRET, payload.as_bytes()));
+            format!("{payload}.{sig}")
+        };
         assert_eq!(
-            Session::decode(&format!("{payload}.{sig}"), SECRET, 1_000),
+            Session::decode(&signed("v1.s1a2b3.ada.operator.live.2000"), SECRET, 1_000),
             Ok(session())
+        );
+        // One signed before sessions said how they were started stays in its organization.
+        let v2 = signed("v2.s1a2b3.org_0123456789abcdef.acct_00aa.operator.live.2000");
+        let decoded = Session::decode(&v2, SECRET, 1_000).unwrap();
+        assert_eq!(decoded.via, Via::Token);
+        assert_eq!(decoded.org.as_str(), "org_0123456789abcdef");
+    }
+
+    #[test]
+    fn how_the_session_was_started_is_signed() {
+        let person = Session {
+            via: Via::Person,
+            ..session()
+        };
+        let cookie = person.encode(SECRET);
+        assert!(cookie.contains(".person."), "{cookie}");
+        assert_eq!(Session::decode(&cookie, SECRET, 1_000), Ok(person));
+        let bound = session().encode(SECRET);
+        assert_eq!(
+            Session::decode(&bound.replace(".token.", ".person."), SECRET, 1_000),
+            Err(SessionError::BadSignature)
         );
     }
 

@@ -30,6 +30,7 @@ pub mod sealing;
 pub mod settings;
 pub mod throttle;
 pub mod tokens;
+pub mod via;
 pub mod widget;
 pub mod wire;
 

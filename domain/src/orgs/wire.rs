@@ -18,6 +18,8 @@ use api::orgs::{AccountId, AuditAction, OrgId, OrgSummary};
 use api::session::{KeySlot, Role};
 use api::{KeyEnv, Scope};
 
+use super::via::Via;
+
 pub const BINDING: &str = "ACCOUNTS";
 /// `POST` with the caller: [`Checked`] (plain text: it is on every request).
 pub const CHECK_URL: &str = "https://accounts/check";
@@ -38,43 +40,54 @@ pub const RECORD_URL: &str = "https://accounts/record";
 pub const TOKEN_URL: &str = "https://accounts/token";
 /// Where forwarded endpoints go: this origin and the request's own path.
 pub const ORIGIN: &str = "https://accounts";
-/// `{org} {account}`: the signed-in caller of a forwarded endpoint.
+/// `{org} {account} {via}`: the signed-in caller of a forwarded endpoint.
 pub const CALLER_HEADER: &str = "parcel-caller";
 /// The main Worker's request id, for the envelopes the accounts Worker makes.
 pub const REQUEST_ID_HEADER: &str = "parcel-request-id";
 
+/// The session's person, and how they signed in (`via`: what the session reaches).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     pub org: OrgId,
     pub account: AccountId,
+    pub via: Via,
 }
 
 impl Caller {
     pub fn header(&self) -> String {
-        format!("{} {}", self.org, self.account)
+        format!("{} {} {}", self.org, self.account, self.via.as_str())
     }
 
     pub fn from_header(value: &str) -> Option<Caller> {
-        let (org, account) = value.split_once(' ')?;
-        Some(Caller {
-            org: OrgId::parse(org)?,
-            account: AccountId::parse(account)?,
-        })
+        let mut parts = value.split(' ');
+        let caller = Caller {
+            org: OrgId::parse(parts.next()?)?,
+            account: AccountId::parse(parts.next()?)?,
+            via: Via::from_name(parts.next()?)?,
+        };
+        parts.next().is_none().then_some(caller)
     }
 }
 
 /// A sign-in, a new organization, an accepted invitation or a switch
-/// succeeded: the session to start. As text: `{org} {account} {role}`.
+/// succeeded: the session to start. As text: `{org} {account} {role} {via}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Started {
     pub org: OrgId,
     pub account: AccountId,
     pub role: Role,
+    pub via: Via,
 }
 
 impl Started {
     pub fn encode(&self) -> String {
-        format!("{} {} {}", self.org, self.account, self.role)
+        format!(
+            "{} {} {} {}",
+            self.org,
+            self.account,
+            self.role,
+            self.via.as_str()
+        )
     }
 
     pub fn decode(text: &str) -> Option<Started> {
@@ -83,6 +96,7 @@ impl Started {
             org: OrgId::parse(parts.next()?)?,
             account: AccountId::parse(parts.next()?)?,
             role: Role::from_name(parts.next()?)?,
+            via: Via::from_name(parts.next()?)?,
         };
         parts.next().is_none().then_some(started)
     }
@@ -355,9 +369,18 @@ mod tests {
         let caller = Caller {
             org: OrgId::parse("org_0123456789abcdef").unwrap(),
             account: AccountId::parse("acct_00ff").unwrap(),
+            via: Via::Token,
         };
         assert_eq!(Caller::from_header(&caller.header()), Some(caller));
-        for bad in ["", "org_a", "org_a acct_", "acct_1 org_a", "org_a acct_1 x"] {
+        for bad in [
+            "",
+            "org_a",
+            "org_a acct_",
+            "acct_1 org_a",
+            "org_a acct_1",
+            "org_a acct_1 x",
+            "org_a acct_1 token x",
+        ] {
             assert_eq!(Caller::from_header(bad), None, "{bad}");
         }
     }
@@ -383,9 +406,11 @@ mod tests {
             org: OrgId::parse("org_a").unwrap(),
             account: AccountId::parse("acct_1").unwrap(),
             role: Role::Viewer,
+            via: Via::Person,
         };
         assert_eq!(Started::decode(&started.encode()), Some(started));
-        assert_eq!(Started::decode("org_a acct_1 viewer extra"), None);
+        assert_eq!(Started::decode("org_a acct_1 viewer"), None);
+        assert_eq!(Started::decode("org_a acct_1 viewer person extra"), None);
         let checked = Checked {
             role: Some(Role::Operator),
             keys: vec![

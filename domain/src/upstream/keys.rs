@@ -5,7 +5,7 @@ use api::session::KeySlot;
 use api::{ApiKey, KeyEnv, Scope};
 use sha2::{Digest, Sha256};
 
-use crate::errors::{ModeUnavailable, SettingError};
+use crate::errors::SettingError;
 use crate::settings::Lookup;
 
 pub const LIVE_KEY: &str = "SVC_LIVE_KEY";
@@ -101,14 +101,6 @@ impl Keys {
             Keys::Live(keys) | Keys::Sandbox(keys) | Keys::Both { live: keys, .. } => keys.mode,
             Keys::None => KeyEnv::Sandbox,
         }
-    }
-
-    /// The keys of `mode`; never the other mode's, which would spend real
-    /// money for a sandbox job or buy unmailable labels for a live one.
-    pub fn keys_for(&self, mode: KeyEnv) -> Result<&ModeKeys, ModeUnavailable> {
-        self.mode(mode).ok_or(ModeUnavailable {
-            mode: mode.as_str(),
-        })
     }
 
     /// The mode a session works in: its own while there is a key for it,

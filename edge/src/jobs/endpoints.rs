@@ -10,7 +10,7 @@ use api::jobs::{Approval, CreateJob, Job, MAX_PAGE_ROWS, RowState};
 use api::validation::{MAX_BODY_BYTES, parse_json};
 use api::{EndpointId, KeyEnv, OwnId, Scope};
 use domain::access::AccessError;
-use domain::access::gate::{self, Principal};
+use domain::access::gate::{self, Principal, Tenant};
 use domain::config::Config;
 use domain::errors::BadBody;
 use domain::errors::RouteError;
@@ -312,7 +312,7 @@ async fn merged_labels(
         .collect::<Result<Vec<_>, EdgeError>>()?;
     // The key goes along only for labels on the service's own origin.
     let key = if labels.iter().any(|l| l.with_key) {
-        let (key, _) = control::active_key(env, &config.org, config.keys.keys_for(mode)?).await;
+        let (key, _) = control::active_key(env, &config.org, config.keys_for(mode)?).await;
         Some(key.expose().to_string())
     } else {
         None
