@@ -43,6 +43,8 @@ test('a member makes a token, copies it once, and a fresh browser signs in with 
   const page = op.page;
   await page.getByRole('heading', { name: 'Access tokens', level: 1 }).waitFor({ timeout: T });
   await page.getByText('No access tokens yet.').or(page.getByRole('table')).first().waitFor({ timeout: T });
+  // The page says which organization its tokens open (the only one: tests/edge-org-token-scope.test.mjs).
+  await page.getByText('Tokens made here sign in to Token Goods only').waitFor({ timeout: T });
 
   // A missing name is said at the field; nothing is made.
   await page.getByRole('button', { name: 'Create token' }).click();
