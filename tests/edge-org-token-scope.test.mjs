@@ -11,24 +11,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { sharedStack } from './support/stack.mjs';
-import { Person, PASSWORD, assertError, newOrgLink } from './support/orgs.mjs';
+import { Person, PASSWORD, assertError, newOrgAdmin } from './support/orgs.mjs';
 
 const { edge, sessionSecret } = await sharedStack();
 
 /** A client at an address of its own (the sign-in throttle counts by address). */
 const person = () => new Person(edge.url);
-const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
-
 /** A new organization made through a setup link; returns its admin, signed in. */
-async function newOrg(name) {
-  const link = await newOrgLink(sessionSecret, edge.url);
-  const admin = person();
-  admin.email = email('admin');
-  const res = await admin.createOrg(link.token, { orgName: name, name: `${name} Admin`, email: admin.email, password: PASSWORD });
-  assert.equal(res.status, 200, res.text);
-  admin.org = res.json.org.id;
-  return admin;
-}
+const newOrg = (name) => newOrgAdmin(edge.url, sessionSecret, name);
 
 /** The answer's header names, but those that differ per answer anyway. */
 const headerNames = (res) => [...res.headers.keys()].filter((h) => !['date', 'x-request-id'].includes(h)).sort();

@@ -87,6 +87,21 @@ export class Person {
 export const PASSWORD = 'correct horse battery staple';
 
 /**
+ * A new organization `orgName` on the Worker at `url` (whose SESSION_SECRET
+ * is `sessionSecret`), made from a setup link; returns its first admin,
+ * signed in: a `Person` with `email` and `org` (the organization's id).
+ */
+export async function newOrgAdmin(url, sessionSecret, orgName) {
+  const link = await newOrgLink(sessionSecret, url);
+  const admin = new Person(url);
+  admin.email = `admin.${randomBytes(4).toString('hex')}@example.com`;
+  const res = await admin.createOrg(link.token, { orgName, name: `${orgName} Admin`, email: admin.email, password: PASSWORD });
+  assert.equal(res.status, 200, res.text);
+  admin.org = res.json.org.id;
+  return admin;
+}
+
+/**
  * An organization on the Worker at `url` (whose SESSION_SECRET is
  * `sessionSecret`) standing in for the deployment `newUsers()` describes:
  * made through a scripts/new-org link, its admin enters `keys` (the
