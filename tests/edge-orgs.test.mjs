@@ -149,7 +149,7 @@ test('a removed member is refused at the next request; the last admin stays', as
   assert.equal((await admin.call('GET', '/api/session')).json.role, 'viewer');
 });
 
-test('sign-in: wrong passwords past the threshold get 429 with Retry-After; unknown emails answer the same', async () => {
+test('sign-in: wrong passwords past the free tries wait, with Retry-After; unknown emails answer the same', async () => {
   const { admin } = await newOrg('Throttle Inc');
   const timed = async (p, who) => {
     const t0 = performance.now();
@@ -161,7 +161,7 @@ test('sign-in: wrong passwords past the threshold get 429 with Retry-After; unkn
   const unknownEmail = email('nobody');
   const knownMs = [];
   const unknownMs = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 3; i++) {
     const a = await timed(known, admin.email);
     const b = await timed(stranger, unknownEmail);
     const ea = assertError(a.res, 401, 'EDGE.SIGN_IN.FAILED');
@@ -171,14 +171,15 @@ test('sign-in: wrong passwords past the threshold get 429 with Retry-After; unkn
     knownMs.push(a.ms);
     unknownMs.push(b.ms);
   }
-  const median = (xs) => xs.sort((x, y) => x - y)[2];
+  const median = (xs) => xs.sort((x, y) => x - y)[1];
   // Both paths derive the password: the unknown email is not answered early.
   assert.ok(median(unknownMs) > median(knownMs) / 3, `unknown ${median(unknownMs)} ms, known ${median(knownMs)} ms`);
+  // The fourth try at once waits, even with the right password (docs/organizations.md, "Sign-in throttling").
   for (const [p, who] of [[known, admin.email], [stranger, unknownEmail]]) {
     const res = await p.signIn(who, PASSWORD);
     const e = assertError(res, 429, 'EDGE.SIGN_IN.THROTTLED');
     const wait = Number(res.headers.get('retry-after'));
-    assert.ok(wait > 800 && wait <= 900, `Retry-After ${wait}`);
+    assert.ok(wait >= 1 && wait <= 5, `Retry-After ${wait}`);
     assert.equal(e.retry_after_seconds, wait);
   }
   // Per client address: many emails from one address are stopped too.

@@ -232,7 +232,7 @@ test('only the passkey\'s own person, a fresh challenge, our origin and a rising
   const again = await person.call('POST', '/api/session/passkey', assertion(credential, { challenge: await challenge(), signCount: ++count }));
   assert.equal(again.status, 200, again.text);
 
-  // Failures count against the address like wrong passwords: 30 in 15 minutes, then 429.
+  // Failures count against the address's passkey sign-ins: 30 in 15 minutes, then 429.
   const address = new Person(base);
   for (let i = 0; i < 30; i++) {
     assertError(await address.call('POST', '/api/session/passkey', {}), 401, 'EDGE.PASSKEY.REFUSED');

@@ -43,7 +43,9 @@ pub(crate) async fn account_for(
         email: email.to_string(),
     };
     if ask::<Directory, _>(env, &shard, find).await?.is_some() {
-        return Attempt::new(req, email).verify(env, password, now).await;
+        return Attempt::password(req, email)
+            .verify(env, password, now)
+            .await;
     }
     new_password(password)?;
     let id = AccountId::from_hex(&random_hex(8)?).ok_or(Internal {
@@ -61,7 +63,9 @@ pub(crate) async fn account_for(
     };
     if !ask::<Directory, _>(env, &shard, register).await? {
         // Made by a concurrent request a moment ago: it must be signed in to.
-        return Attempt::new(req, email).verify(env, password, now).await;
+        return Attempt::password(req, email)
+            .verify(env, password, now)
+            .await;
     }
     Ok(account)
 }

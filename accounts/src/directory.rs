@@ -1,6 +1,7 @@
 //! The `AccountDirectory` Durable Object (one per shard, SQLite): accounts
-//! by email, and the failed sign-in counters of the emails and client
-//! addresses that hash to this shard (`orgs::directory`, `orgs::throttle`).
+//! by email with their sign-in counts and the addresses that signed their
+//! person in, and the failed sign-in counters of the client addresses that
+//! hash to this shard (`orgs::directory`, `orgs::throttle`).
 
 use std::cell::Cell;
 
@@ -9,17 +10,22 @@ use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, d
 
 use domain::objects::reply;
 use domain::orgs::directory::{
-    Account, AddPasskey, Challenge, Cleared, Directory, DirectoryCall, Failed, Find, FindPasskey,
-    Join, Leave, PasskeyRefusal, PasskeyUsed, Passkeys, Register, RemovePasskey, StoredPasskey,
-    TakeChallenge, Throttled,
+    Account, AddPasskey, Challenge, Directory, DirectoryCall, Failed, Find, FindPasskey, Gate,
+    Join, Leave, Outcome, PasskeyRefusal, PasskeyUsed, Passkeys, Register, RemovePasskey,
+    StoredPasskey, TakeChallenge, Throttled,
 };
-use domain::orgs::throttle::Failures;
+use domain::orgs::throttle::{
+    self, ACCOUNT_MEMORY, AccountCount, Failures, Held, KNOWN_MAX, KNOWN_MEMORY, PAIR_MEMORY, Pair,
+};
 
 #[durable_object]
 pub struct AccountDirectory {
     state: State,
     tables_ready: Cell<bool>,
 }
+
+/// The address of an account's own row in `counts` (no client's is empty).
+const ACCOUNT_ROW: &str = "";
 
 fn internal(e: impl std::fmt::Display) -> worker::Error {
     worker::Error::RustError(e.to_string())
@@ -32,6 +38,11 @@ impl AccountDirectory {
             for ddl in [
                 "CREATE TABLE IF NOT EXISTS accounts (email TEXT PRIMARY KEY, json TEXT NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, window_start INTEGER NOT NULL)",
+                // An account's sign-in counts (`throttle::AccountCount` by
+                // email, `throttle::Pair` by email and address), each kept
+                // until `forget_at`, and the addresses that signed its person in.
+                "CREATE TABLE IF NOT EXISTS counts (email TEXT NOT NULL, address TEXT NOT NULL, json TEXT NOT NULL, forget_at INTEGER NOT NULL, PRIMARY KEY (email, address))",
+                "CREATE TABLE IF NOT EXISTS known (email TEXT NOT NULL, address TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (email, address))",
                 // A person's passkeys (this shard holds them by account id) and
                 // the ceremonies' challenges (by a hash of the challenge).
                 "CREATE TABLE IF NOT EXISTS passkeys (credential_id TEXT PRIMARY KEY, account TEXT NOT NULL, json TEXT NOT NULL)",
@@ -87,6 +98,115 @@ impl AccountDirectory {
             count: r.count,
             window_start: r.window_start,
         }))
+    }
+
+    /// One row of `counts` (the account's own is [`ACCOUNT_ROW`]'s), if kept.
+    fn count<T: serde::de::DeserializeOwned>(
+        sql: &SqlStorage,
+        email: &str,
+        address: &str,
+        now: u64,
+    ) -> Result<Option<T>> {
+        #[derive(Deserialize)]
+        struct Row {
+            json: String,
+        }
+        let rows: Vec<Row> = sql
+            .exec(
+                "SELECT json FROM counts WHERE email = ? AND address = ? AND forget_at > ?",
+                vec![email.into(), address.into(), (now as i64).into()],
+            )?
+            .to_array()?;
+        rows.first()
+            .map(|r| serde_json::from_str(&r.json).map_err(internal))
+            .transpose()
+    }
+
+    fn keep_count(
+        sql: &SqlStorage,
+        email: &str,
+        address: &str,
+        json: String,
+        forget_at: u64,
+    ) -> Result<()> {
+        sql.exec(
+            "INSERT OR REPLACE INTO counts (email, address, json, forget_at) VALUES (?, ?, ?, ?)",
+            vec![
+                email.into(),
+                address.into(),
+                json.into(),
+                (forget_at as i64).into(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// What is held about `email` and `address` at `now`.
+    fn held(sql: &SqlStorage, email: &str, address: &str, now: u64) -> Result<Held> {
+        #[derive(Deserialize)]
+        struct Row {
+            at: u64,
+        }
+        let known: Vec<Row> = sql
+            .exec(
+                "SELECT at FROM known WHERE email = ? AND address = ?",
+                vec![email.into(), address.into()],
+            )?
+            .to_array()?;
+        Ok(Held {
+            pair: Self::count(sql, email, address, now)?.unwrap_or_default(),
+            account: Self::count(sql, email, ACCOUNT_ROW, now)?.unwrap_or_default(),
+            known: known
+                .first()
+                .is_some_and(|k| now < k.at.saturating_add(KNOWN_MEMORY)),
+        })
+    }
+
+    /// Stores `held` (with the address as the person's if they `signed_in`
+    /// from it); bounded: forgotten counts and addresses go with every
+    /// write, and an account keeps its newest [`KNOWN_MAX`] addresses.
+    fn keep(
+        sql: &SqlStorage,
+        email: &str,
+        address: &str,
+        held: &Held,
+        signed_in: bool,
+        now: u64,
+    ) -> Result<()> {
+        sql.exec(
+            "DELETE FROM counts WHERE forget_at <= ?",
+            vec![(now as i64).into()],
+        )?;
+        if held.pair == Pair::default() {
+            sql.exec(
+                "DELETE FROM counts WHERE email = ? AND address = ?",
+                vec![email.into(), address.into()],
+            )?;
+        } else {
+            let forget_at = held.pair.last.saturating_add(PAIR_MEMORY);
+            let json = serde_json::to_string(&held.pair).map_err(internal)?;
+            Self::keep_count(sql, email, address, json, forget_at)?;
+        }
+        if held.account != AccountCount::default() {
+            let forget_at = held.account.last.saturating_add(ACCOUNT_MEMORY);
+            let json = serde_json::to_string(&held.account).map_err(internal)?;
+            Self::keep_count(sql, email, ACCOUNT_ROW, json, forget_at)?;
+        }
+        if signed_in {
+            sql.exec(
+                "DELETE FROM known WHERE at <= ?",
+                vec![(now.saturating_sub(KNOWN_MEMORY) as i64).into()],
+            )?;
+            sql.exec(
+                "INSERT OR REPLACE INTO known (email, address, at) VALUES (?, ?, ?)",
+                vec![email.into(), address.into(), (now as i64).into()],
+            )?;
+            sql.exec(
+                "DELETE FROM known WHERE email = ? AND address NOT IN (SELECT address FROM known WHERE email = ? ORDER BY at DESC LIMIT ?)",
+                vec![email.into(), email.into(), (KNOWN_MAX as i64).into()],
+            )?;
+        }
+        Ok(())
     }
 
     /// The passkeys `column` names `value` (an account's, or one credential).
@@ -185,9 +305,26 @@ impl AccountDirectory {
                 )?;
                 reply::<Directory, Failed>(&next.retry_after(limit, at))
             }
-            DirectoryCall::Cleared(Cleared { key }) => {
-                sql.exec("DELETE FROM failures WHERE key = ?", vec![key.into()])?;
-                reply::<Directory, Cleared>(&())
+            DirectoryCall::Gate(Gate { email, address, at }) => {
+                let mut held = Self::held(&sql, &email, &address, at)?;
+                let gated = held.gate(at);
+                Self::keep(&sql, &email, &address, &held, false, at)?;
+                reply::<Directory, Gate>(&gated)
+            }
+            DirectoryCall::Outcome(Outcome {
+                email,
+                address,
+                signed_in,
+                at,
+            }) => {
+                let mut held = Self::held(&sql, &email, &address, at)?;
+                let events: Vec<throttle::Event> = if signed_in {
+                    held.signed_in(at).into_iter().collect()
+                } else {
+                    held.failed(&address, at)
+                };
+                Self::keep(&sql, &email, &address, &held, signed_in, at)?;
+                reply::<Directory, Outcome>(&events)
             }
             DirectoryCall::Challenge(Challenge {
                 challenge,

@@ -14,9 +14,9 @@ use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, d
 use domain::objects::reply;
 use domain::orgs::keys::Sealed;
 use domain::orgs::{
-    Access, ChangeSaved, Check, Create, CreateInvite, CreateToken, MoveKey, MoveWebhookSecret, Org,
-    OrgCall, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetRole, SetWebhookSecret,
-    SetWidget, SignedIn, Tokens, UseToken,
+    Access, AuditLine, ChangeSaved, Check, Create, CreateInvite, CreateToken, MoveKey,
+    MoveWebhookSecret, Org, OrgCall, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetRole,
+    SetWebhookSecret, SetWidget, SignedIn, Tokens, UseToken,
 };
 
 mod access_tokens;
@@ -161,6 +161,14 @@ impl Organization {
                 reply::<Org, MoveWebhookSecret>(&Self::move_secret(sql, m)?)
             }
             OrgCall::Record(r) => reply::<Org, domain::orgs::Record>(&Self::record(sql, r)?),
+            OrgCall::Protected(p) => {
+                let line = AuditLine {
+                    actor: domain::orgs::PROTECTION_ACTOR.into(),
+                    action: p.action,
+                    detail: p.detail,
+                };
+                reply::<Org, domain::orgs::Protected>(&Self::audit(sql, p.at, line)?)
+            }
             OrgCall::CreateToken(c) => reply::<Org, CreateToken>(&Self::create_token(sql, c)?),
             OrgCall::Tokens(Tokens { owner }) => {
                 reply::<Org, Tokens>(&Self::tokens(sql, owner.as_ref())?)

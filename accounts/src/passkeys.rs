@@ -95,7 +95,7 @@ async fn take_challenge(
 /// address gets none.
 pub(super) async fn sign_in_options(req: Request, env: &Env) -> Result<Response, AccountsError> {
     let now = now_s();
-    Attempt::from_address(&req).allowed(env, now).await?;
+    Attempt::passkey(&req).allowed(env, now).await?;
     let rp = relying_party(env)?;
     let options = RequestOptions {
         challenge: new_challenge(env, Ceremony::Get, None, now).await?,
@@ -180,16 +180,21 @@ async fn verify(env: &Env, rp: &RelyingParty, body: &[u8], now: u64) -> Result<A
 }
 
 /// `POST /api/session/passkey`: the session of the passkey's owner, in the
-/// organization a password sign-in would choose. Every refusal is the same
-/// answer, logged with its reason, and counts against the client address.
+/// organization a password sign-in would choose, whatever wrong passwords
+/// were tried for them (it lifts a lock at this address). Every refusal is
+/// the same answer, logged with its reason, and counts against the client
+/// address's passkey sign-ins.
 pub(super) async fn sign_in(req: Request, env: &Env) -> Result<Response, AccountsError> {
-    let attempt = Attempt::from_address(&req);
+    let attempt = Attempt::passkey(&req);
     let now = now_s();
     attempt.allowed(env, now).await?;
     let rp = relying_party(env)?;
     let body = body_bytes(&req).await;
     match verify(env, &rp, &body, now).await {
-        Ok(account) => signed_in_first_org(env, &account, now).await,
+        Ok(account) => {
+            attempt.signed_in(env, &account, now).await?;
+            signed_in_first_org(env, &account, now).await
+        }
         Err(Failure::Error(e)) => Err(e),
         Err(Failure::Refused(reason)) => {
             let request_id = header(&req, wire::REQUEST_ID_HEADER).unwrap_or_default();
@@ -254,7 +259,7 @@ pub(super) async fn create_options(
     let m = member(env, caller).await?;
     let rp = relying_party(env)?;
     let now = now_s();
-    let account = Attempt::new(&req, &m.email)
+    let account = Attempt::password(&req, &m.email)
         .verify(env, &body.password, now)
         .await?;
     if account.id != caller.account {

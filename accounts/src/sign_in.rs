@@ -24,7 +24,7 @@ pub(crate) async fn password(req: Request, env: &Env) -> Result<Response, Accoun
     let body: PasswordSignIn = json_body(&req, MAX_BODY).await?;
     let email = normalize_email(&body.email).ok_or(AccountError::SignInFailed)?;
     let now = now_s();
-    let account = Attempt::new(&req, &email)
+    let account = Attempt::password(&req, &email)
         .verify(env, &body.password, now)
         .await?;
     signed_in_first_org(env, &account, now).await
@@ -36,7 +36,7 @@ pub(crate) async fn password(req: Request, env: &Env) -> Result<Response, Accoun
 pub(crate) async fn token(req: Request, env: &Env) -> Result<Response, AccountsError> {
     let body = platform::request::body_bytes(&req).await;
     let token = std::str::from_utf8(&body).unwrap_or_default().trim();
-    let attempt = Attempt::from_address(&req);
+    let attempt = Attempt::token(&req);
     let now = now_s();
     attempt.allowed(env, now).await?;
     if let Some((org, token_hash)) = tokens::read_access_token(token) {

@@ -341,6 +341,13 @@ crate::names! {
         PasskeyRemoved = "passkey_removed",
         AddressSaved = "address_saved",
         PackageSaved = "package_saved",
+        /// Sign-in protection (`domain::orgs::throttle`) refused an
+        /// address for a member's account.
+        SignInLocked = "sign_in_locked",
+        /// It slowed new addresses for a member's account.
+        SignInSlowed = "sign_in_slowed",
+        /// A passkey lifted a lock.
+        SignInUnlocked = "sign_in_unlocked",
     }
 }
 

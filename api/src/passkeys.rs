@@ -28,8 +28,9 @@
 //! credential, a bad signature, user verification missing, another
 //! origin or site, a used or expired challenge, a counter that went back)
 //! is the same `EDGE.PASSKEY.REFUSED` (401); the Worker logs which. They
-//! count against the client address like wrong passwords
-//! (`EDGE.SIGN_IN.THROTTLED`, 429 with `Retry-After`). Adding one past
+//! count against the client address's passkey sign-ins
+//! (`EDGE.SIGN_IN.THROTTLED`, 429 with `Retry-After`); wrong passwords
+//! never hold a passkey up. Adding one past
 //! [`MAX_PASSKEYS`] is `EDGE.PASSKEY.LIMIT` (409); a credential that does
 //! not check out is `VALIDATION.FIELD.INVALID` on `credential`; removing
 //! one that is not the person's is `EDGE.PASSKEY.NOT_FOUND` (404). A

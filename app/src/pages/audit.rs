@@ -29,6 +29,9 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::PasskeyRemoved => "Removed a passkey",
         AuditAction::AddressSaved => "Changed a saved address",
         AuditAction::PackageSaved => "Changed a package preset",
+        AuditAction::SignInLocked => "Refused an address's sign-ins",
+        AuditAction::SignInSlowed => "Slowed sign-ins to an account",
+        AuditAction::SignInUnlocked => "Lifted a sign-in lock",
     }
 }
 

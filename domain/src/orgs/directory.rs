@@ -1,8 +1,10 @@
 //! The account directory: who a person is, found by email. Sharded by a
 //! hash of the email over [`SHARDS`] `AccountDirectory` objects, so no one
-//! object carries every sign-in; the per-address sign-in counters are
-//! sharded the same way by address. Touched only by sign-in, invitations,
-//! new organizations and membership changes, never by a forwarded call.
+//! object carries every sign-in; with each account, its sign-in counts
+//! (`throttle`) and the addresses that signed its person in; the
+//! per-address sign-in counters are sharded the same way by address.
+//! Touched only by sign-in, invitations, new organizations and membership
+//! changes, never by a forwarded call.
 //!
 //! Which organizations a person belongs to is kept here too (the menu's
 //! switcher lists them at sign-in), as a copy: the organization's object
@@ -13,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::AccountError;
+use super::throttle;
 use crate::objects::Object;
 
 /// Fixed: changing it moves accounts between objects (a migration).
@@ -106,7 +109,8 @@ pub enum DirectoryCall {
     Leave(Leave),
     Throttled(Throttled),
     Failed(Failed),
-    Cleared(Cleared),
+    Gate(Gate),
+    Outcome(Outcome),
     Challenge(Challenge),
     TakeChallenge(TakeChallenge),
     AddPasskey(AddPasskey),
@@ -156,9 +160,23 @@ pub struct Failed {
     pub at: u64,
 }
 
+/// Before a password of `email` is checked from `address`: may it be
+/// checked now (`throttle::Held::gate`)?
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cleared {
-    pub key: String,
+pub struct Gate {
+    pub email: String,
+    pub address: String,
+    pub at: u64,
+}
+
+/// After: a wrong password (or no such account) from `address`, or the
+/// person signed in from there (by password or passkey); what to audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub email: String,
+    pub address: String,
+    pub signed_in: bool,
+    pub at: u64,
 }
 
 /// Keeps a new challenge of `ceremony` (for `account`'s enrolment, or a
@@ -234,7 +252,8 @@ crate::calls! {
     Leave(Leave) => (),
     Throttled(Throttled) => Option<u64>,
     Failed(Failed) => Option<u64>,
-    Cleared(Cleared) => (),
+    Gate(Gate) => throttle::Gated,
+    Outcome(Outcome) => Vec<throttle::Event>,
     Challenge(Challenge) => (),
     TakeChallenge(TakeChallenge) => bool,
     AddPasskey(AddPasskey) => Result<Vec<StoredPasskey>, PasskeyRefusal>,

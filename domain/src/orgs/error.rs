@@ -228,9 +228,9 @@ impl Failure for AccountError {
 
     fn suggestion(&self) -> String {
         match self {
-            AccountError::SignInFailed => "Check both and try again; after 5 failed tries the account waits 15 minutes. An admin can invite you again if you have no account yet.".to_string(),
+            AccountError::SignInFailed => "Check both and try again; after 3 failed tries each next one waits longer (a passkey is never held up). An admin can invite you again if you have no account yet.".to_string(),
             AccountError::SignInThrottled { retry_after } | AccountError::SignupThrottled { retry_after } => {
-                format!("Try again in {} minutes.", retry_after.div_ceil(60))
+                format!("Try again in {}.", in_words(*retry_after))
             }
             AccountError::PasswordWeak(problem) => problem.clone(),
             AccountError::InviteUnknown => "Copy the whole link from the message you were sent, or ask an admin for a new invitation.".to_string(),
@@ -276,5 +276,28 @@ impl Failure for AccountError {
             },
             _ => error,
         }
+    }
+}
+
+/// A wait in words: seconds up to two minutes, then minutes (rounded up).
+fn in_words(seconds: u64) -> String {
+    match seconds {
+        1 => "1 second".to_string(),
+        s if s < 120 => format!("{s} seconds"),
+        s => format!("{} minutes", s.div_ceil(60)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_is_said_in_seconds_while_short() {
+        let wait = |retry_after| AccountError::SignInThrottled { retry_after }.suggestion();
+        assert_eq!(wait(1), "Try again in 1 second.");
+        assert_eq!(wait(5), "Try again in 5 seconds.");
+        assert_eq!(wait(119), "Try again in 119 seconds.");
+        assert_eq!(wait(900), "Try again in 15 minutes.");
     }
 }

@@ -131,6 +131,7 @@ pub enum OrgCall {
     SetWebhookSecret(SetWebhookSecret),
     MoveWebhookSecret(MoveWebhookSecret),
     Record(Record),
+    Protected(Protected),
     CreateToken(CreateToken),
     Tokens(Tokens),
     RevokeToken(RevokeToken),
@@ -248,6 +249,18 @@ pub struct Record {
     pub detail: String,
     pub at: u64,
 }
+
+/// What the sign-in protection did about a member's account
+/// (`throttle::Event::audit`), for the audit log; nobody did it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Protected {
+    pub action: AuditAction,
+    pub detail: String,
+    pub at: u64,
+}
+
+/// Who the audit log names as the actor of [`Protected`] entries.
+pub const PROTECTION_ACTOR: &str = "sign-in protection";
 
 /// The audit log, newest first, before `seq`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -411,6 +424,7 @@ crate::calls! {
     SetWebhookSecret(SetWebhookSecret) => Vec<keys::StoredSecret>,
     MoveWebhookSecret(MoveWebhookSecret) => Result<Vec<keys::StoredSecret>, Refusal>,
     Record(Record) => (),
+    Protected(Protected) => (),
     CreateToken(CreateToken) => Option<AccessToken>,
     Tokens(Tokens) => Vec<AccessToken>,
     RevokeToken(RevokeToken) => Result<Vec<AccessToken>, Refusal>,
