@@ -1,5 +1,5 @@
 // A/B of two builds of our Worker in one workerd, alternating wrk runs
-// (medians), e.g. before and after a change to the Worker:
+// (medians of the throughput at 16 connections and of one connection's p50), e.g. before and after a change to the Worker:
 //   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates|webhook]
 // `webhook`: one signed label.created delivery, again and again (each a
 // write to the inbox object, stored once and counted).
@@ -57,12 +57,18 @@ for (const name of ['a', 'b']) {
 }
 const url = which === 'webhook' ? `${base}/hooks/v1/label-created` : `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
 const runs = { a: [], b: [] };
+// One connection's p50 (wrk --latency), each build in turn, beside the throughput at 16.
+const p50 = { a: [], b: [] };
+const ms = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 try {
   for (let i = 0; i < REPS; i++) {
     for (const name of ['a', 'b']) {
       const { stdout } = await promisify(execFile)('wrk', ['-t2', '-c16', `-d${SECONDS}s`, '-s', scripts[name], url]);
       if (/Non-2xx/.test(stdout)) throw new Error(`non-2xx answers from ${name}:\n${stdout}`);
       runs[name].push(Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]));
+      const one = (await promisify(execFile)('wrk', ['-t1', '-c1', '--latency', `-d${SECONDS}s`, '-s', scripts[name], url])).stdout;
+      const [, value, unit] = /^\s+50%\s+([\d.]+)(us|ms|s)$/m.exec(one);
+      p50[name].push(ms(value, unit));
     }
   }
 } finally {
@@ -71,3 +77,4 @@ try {
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 console.log(`${which}, 16 connections, ${SECONDS} s × ${REPS}: a ${runs.a.map(Math.round).join('/')} (median ${Math.round(median(runs.a))}), b ${runs.b.map(Math.round).join('/')} (median ${Math.round(median(runs.b))}) req/s: b/a = ${(median(runs.b) / median(runs.a)).toFixed(3)}`);
+console.log(`${which}, 1 connection, p50 ms: a ${p50.a.map((x) => x.toFixed(2)).join('/')} (median ${median(p50.a).toFixed(2)}), b ${p50.b.map((x) => x.toFixed(2)).join('/')} (median ${median(p50.b).toFixed(2)}): b − a = ${(median(p50.b) - median(p50.a)).toFixed(2)} ms`);
