@@ -84,9 +84,7 @@ impl WebhookInbox {
 
     pub(super) async fn bought(
         &self,
-        RecordPurchase {
-            label, user, offer, ..
-        }: RecordPurchase,
+        RecordPurchase { label, user, offer }: RecordPurchase,
         now: u64,
     ) -> Result<()> {
         let label: Label = serde_json::from_str(&label).map_err(internal)?;
