@@ -86,7 +86,9 @@ const hex = (...parts) => {
 // (a page's edit changes its chunk and the main module, not the other
 // ~300). The misses run in parallel, one per core; the cache keeps only
 // what the last build used.
-const parts = [...readdirSync(split).filter((f) => f.endsWith('.wasm') && f !== `${bin}.wasm`).map((f) => path.join(split, f)),
+// The chunk files wasm-split-cli wrote beside the main module.
+const chunks = readdirSync(split).filter((f) => f.endsWith('.wasm') && f !== `${bin}.wasm`).sort();
+const parts = [...chunks.map((f) => path.join(split, f)),
   path.join(bound, `${bin}_bg.wasm`)];
 const cacheDir = path.join(path.dirname(artifact.executable), `${bin}-wasm-opt`);
 const cached = new Map();
@@ -128,7 +130,6 @@ const write = (name, bytes) => writeFileSync(path.join(staging, name), bytes);
 // SRI string from the name. Measured: 3.5 KB brotli less than a hex name
 // beside a separate integrity hash.
 let loader = readFileSync(path.join(split, '__wasm_split.js'), 'utf8');
-const chunks = readdirSync(split).filter((f) => f.endsWith('.wasm') && f !== `${bin}.wasm`).sort();
 const chunkBytes = new Map();
 for (const file of chunks) {
   const bytes = optimized(path.join(split, file));
