@@ -314,6 +314,7 @@ pub enum OwnId {
     Insights,
     LabelHistory,
     ExportLabels,
+    Shipments,
 }
 
 /// Who calls one of the Worker's own endpoints, and so which settings it
@@ -373,13 +374,15 @@ const fn own(id: OwnId, method: Method, pattern: &'static str, caller: Caller) -
     }
 }
 
-use crate::{access_tokens, inbox, insights, jobs, orgs, passkeys, presets, session, widget};
+use crate::{
+    access_tokens, inbox, insights, jobs, orgs, passkeys, presets, session, shipments, widget,
+};
 
 // The table reads as one row per endpoint.
 use Caller::{Anyone, Service, Session, SessionStartsSession, StartsSession, Storefront};
 use Method::{Delete, Get, Head, Post, Put};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 72] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 73] = [
     own(OwnId::SignIn, Post, session::SESSION_PATH, StartsSession),
     own(OwnId::GetSession, Get, session::SESSION_PATH, Session),
     own(OwnId::SignOut, Delete, session::SESSION_PATH, Session),
@@ -527,6 +530,7 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 72] = [
     own(OwnId::Insights, Get, insights::INSIGHTS_PATH, Session),
     own(OwnId::LabelHistory, Get, insights::HISTORY_PATH, Session),
     own(OwnId::ExportLabels, Get, insights::EXPORT_PATH, Session),
+    own(OwnId::Shipments, Get, shipments::SHIPMENTS_PATH, Session),
 ];
 
 /// A request to one of the Worker's own endpoints.

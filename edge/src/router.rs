@@ -35,6 +35,7 @@ pub(crate) async fn own(
         OwnId::Insights => webhooks::insights(req, cx).await,
         OwnId::LabelHistory => webhooks::history(req, cx).await,
         OwnId::ExportLabels => webhooks::export(req, cx).await,
+        OwnId::Shipments => webhooks::shipments(req, cx).await,
         OwnId::LabelPdf => label_pdf::pdf(req, cx).await,
         OwnId::WidgetPage => widget::page(req, cx).await,
         OwnId::CreateJob => jobs::create(req, cx).await,

@@ -167,6 +167,23 @@ pub(crate) async fn history(_req: Request, cx: &mut Cx<'_>) -> Result<Response, 
     buffered(resp).await
 }
 
+/// `GET /api/shipments`: the labels of the mode `?mode=` asks for (else the session's) as their trackers
+/// were last read (the ledger Worker follows them).
+pub(crate) async fn shipments(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (principal, mode) = reader(cx).await?;
+    let mode = asked_mode(&principal, &cx.config, mode, cx.query)?;
+    let resp = read(
+        cx.env,
+        &cx.config,
+        "shipments",
+        mode,
+        cx.query,
+        cx.request_id,
+    )
+    .await?;
+    buffered(resp).await
+}
+
 /// `GET /api/labels/export`: the CSV streams through, page by page, never
 /// held whole here.
 pub(crate) async fn export(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {

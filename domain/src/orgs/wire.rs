@@ -28,6 +28,10 @@ pub const ORG_HEADER: &str = "parcel-org";
 /// `POST` with [`ORG_HEADER`]: as [`KEYS_URL`], with the widget's settings
 /// (`Checked::widget`), for the widget's page and calls.
 pub const WIDGET_URL: &str = "https://accounts/widget";
+/// `POST` with [`ORG_HEADER`], from the ledger Worker: [`Checked`] with
+/// only the current key of each mode that has `tracking:read`, no secrets,
+/// for following the organization's labels.
+pub const TRACKING_KEYS_URL: &str = "https://accounts/tracking-keys";
 /// `POST` with the caller: [`Me`], or an empty body if they are no longer a member.
 pub const ME_URL: &str = "https://accounts/me";
 /// `POST` with the caller and a [`Record`]: the main Worker adds an entry

@@ -158,7 +158,7 @@ pub struct InboxStore;
 /// Where the inbox object takes a live feed's WebSocket (`?mode=live|sandbox`).
 pub const LIVE_URL: &str = "https://object/live";
 /// Where it answers the dashboard's reads that pass through the main Worker
-/// as they are: `{READ_URL}{insights|history|export}/{live|sandbox}?<the
+/// as they are: `{READ_URL}{insights|history|shipments|export}/{live|sandbox}?<the
 /// client's query>`, with the main Worker's request id in
 /// [`REQUEST_ID_HEADER`] for the envelope of a bad query.
 pub const READ_URL: &str = "https://object/read/";

@@ -64,6 +64,12 @@ impl WebhookInbox {
             bounds(),
         )?;
         sql.exec(
+            &format!(
+                "DELETE FROM follows WHERE label IN (SELECT id FROM labels WHERE rowid IN ({old}))"
+            ),
+            bounds(),
+        )?;
+        sql.exec(
             &format!("DELETE FROM labels WHERE rowid IN ({old})"),
             bounds(),
         )?;

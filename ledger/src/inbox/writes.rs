@@ -73,6 +73,7 @@ impl WebhookInbox {
             .and_then(LabelRow::entry)
             .ok_or_else(|| internal("the upsert returned no row"))?;
         self.index_label(&label.id)?;
+        self.follow(&label.id, now).await?;
         let deliveries = entry.event.as_ref().map_or(0, |e| e.deliveries);
         self.broadcast(
             Some(mode_tag(label.sandbox)),
@@ -124,6 +125,7 @@ impl WebhookInbox {
             values,
         )?;
         self.index_label(&label.id)?;
+        self.follow(&label.id, now).await?;
         self.schedule_prune().await?;
         Ok(())
     }
@@ -173,6 +175,7 @@ impl WebhookInbox {
                 values,
             )?;
             self.index_label(&label.id)?;
+            self.follow(&label.id, now).await?;
         }
         self.schedule_prune().await?;
         Ok(())
@@ -184,8 +187,11 @@ impl WebhookInbox {
         self.sql().exec(
             "UPDATE labels SET status = CASE WHEN ?2 THEN 'voided' ELSE 'void_requested' END, \
              refund = CASE WHEN ?2 THEN price ELSE 0 END WHERE id = ?1 AND status != 'voided'",
-            vec![id.into(), (confirmed as i32).into()],
+            vec![id.as_str().into(), (confirmed as i32).into()],
         )?;
+        if confirmed {
+            self.unfollow(&id)?;
+        }
         Ok(())
     }
 
