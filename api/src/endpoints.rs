@@ -315,6 +315,10 @@ pub enum OwnId {
     LabelHistory,
     ExportLabels,
     Shipments,
+    TrackingSettings,
+    SetTrackingSettings,
+    TrackingPage,
+    TrackingLookup,
 }
 
 /// Who calls one of the Worker's own endpoints, and so which settings it
@@ -382,7 +386,7 @@ use crate::{
 use Caller::{Anyone, Service, Session, SessionStartsSession, StartsSession, Storefront};
 use Method::{Delete, Get, Head, Post, Put};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 73] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 77] = [
     own(OwnId::SignIn, Post, session::SESSION_PATH, StartsSession),
     own(OwnId::GetSession, Get, session::SESSION_PATH, Session),
     own(OwnId::SignOut, Delete, session::SESSION_PATH, Session),
@@ -531,6 +535,30 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 73] = [
     own(OwnId::LabelHistory, Get, insights::HISTORY_PATH, Session),
     own(OwnId::ExportLabels, Get, insights::EXPORT_PATH, Session),
     own(OwnId::Shipments, Get, shipments::SHIPMENTS_PATH, Session),
+    own(
+        OwnId::TrackingSettings,
+        Get,
+        shipments::TRACKING_SETTINGS_PATH,
+        Session,
+    ),
+    own(
+        OwnId::SetTrackingSettings,
+        Put,
+        shipments::TRACKING_SETTINGS_PATH,
+        Session,
+    ),
+    own(
+        OwnId::TrackingPage,
+        Get,
+        shipments::TRACKING_PAGE_PATH,
+        Anyone,
+    ),
+    own(
+        OwnId::TrackingLookup,
+        Get,
+        shipments::TRACKING_LOOKUP_PATH,
+        Anyone,
+    ),
 ];
 
 /// A request to one of the Worker's own endpoints.

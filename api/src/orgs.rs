@@ -334,6 +334,7 @@ crate::names! {
         PasskeyRemoved = "passkey_removed",
         AddressSaved = "address_saved",
         PackageSaved = "package_saved",
+        TrackingChanged = "tracking_changed",
     }
 }
 

@@ -8,8 +8,8 @@
 //! This file answers each call; below it the tables (`schema`), the
 //! writes, the reads (insights, history, the CSV export, the inbox page),
 //! the rows as stored (`rows`), the live feeds (`live`), the pruning
-//! (`retention`) and the labels followed (`trackers`), whose calls share
-//! the alarm with the pruning.
+//! (`retention`), the labels followed (`trackers`), whose calls share
+//! the alarm with the pruning, and the shoppers' tracking page (`page`).
 
 use std::cell::Cell;
 
@@ -25,6 +25,7 @@ use domain::webhooks::{
 };
 
 mod live;
+mod page;
 mod reads;
 mod retention;
 mod rows;
@@ -106,6 +107,12 @@ impl DurableObject for WebhookInbox {
         if let Some(mode) = url.strip_prefix(domain::webhooks::LIVE_URL) {
             // The Worker checked the session; the tag is the session's mode.
             return self.open_feed(mode == "?mode=sandbox");
+        }
+        if let Some(rest) = url.strip_prefix(domain::tracking::PAGE_URL) {
+            return self.page(rest).await;
+        }
+        if url == domain::tracking::SETTINGS_URL {
+            return self.brand_settings(req).await;
         }
         if let Some(rest) = url.strip_prefix(domain::webhooks::READ_URL) {
             let (path, query) = match rest.split_once('?') {

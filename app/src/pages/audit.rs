@@ -29,6 +29,7 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::PasskeyRemoved => "Removed a passkey",
         AuditAction::AddressSaved => "Changed a saved address",
         AuditAction::PackageSaved => "Changed a package preset",
+        AuditAction::TrackingChanged => "Changed the tracking page",
     }
 }
 

@@ -266,8 +266,8 @@ impl Me {
 }
 
 /// An audit entry only the main Worker sees happen: money committed by a
-/// batch's approval, or a label bought above the organization's threshold.
-/// As text: `{action}\n{detail}`; the accounts Worker takes no other action
+/// batch's approval, a label bought above the organization's threshold, or
+/// the tracking page's settings (kept by the ledger Worker). As text: `{action}\n{detail}`; the accounts Worker takes no other action
 /// from it (every other entry it writes itself, with the change).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -326,8 +326,14 @@ impl Record {
 
     pub fn decode(text: &str) -> Option<Record> {
         let (action, detail) = text.split_once('\n')?;
-        let action = AuditAction::from_name(action)
-            .filter(|a| matches!(a, AuditAction::BatchApproved | AuditAction::LargePurchase))?;
+        let action = AuditAction::from_name(action).filter(|a| {
+            matches!(
+                a,
+                AuditAction::BatchApproved
+                    | AuditAction::LargePurchase
+                    | AuditAction::TrackingChanged
+            )
+        })?;
         let detail = detail.trim();
         (!detail.is_empty() && detail.len() <= 1_000).then(|| Record {
             action,

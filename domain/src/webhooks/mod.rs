@@ -224,6 +224,8 @@ pub struct JobLabel {
     pub carbon_grams: i64,
     /// What the row's quote offered (jobs quoted before it was kept: none).
     pub offered: Option<Offered>,
+    #[serde(default)]
+    pub destination: Option<offers::Destination>,
 }
 
 /// A void requested through the dashboard, or seen confirmed in a read of

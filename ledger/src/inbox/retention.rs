@@ -78,6 +78,10 @@ impl WebhookInbox {
             vec![(now.saturating_sub(QUOTE_SECONDS) as f64).into()],
         )?;
         sql.exec(
+            "DELETE FROM lookups WHERE at < ?",
+            vec![(now.saturating_sub(3600) as f64).into()],
+        )?;
+        sql.exec(
             "DELETE FROM rejected WHERE received_at < ?",
             vec![(now.saturating_sub(RETAIN_REJECTED_SECONDS) as f64).into()],
         )?;

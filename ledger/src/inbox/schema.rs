@@ -10,8 +10,8 @@ use super::WebhookInbox;
 /// The ledger's own schema changes, in order; `ledger_schema` says how many
 /// ran. 1: insights (time, price, carbon, status, refunds, buyer's batch and
 /// the quote's cheapest and lowest-carbon rates beside the one chosen);
-/// 2: the labels followed.
-const MIGRATIONS: [&[&str]; 2] = [
+/// 2: the labels followed; 3: the tracking page.
+const MIGRATIONS: [&[&str]; 3] = [
     &[
         "ALTER TABLE labels ADD COLUMN at INTEGER",
         "ALTER TABLE labels ADD COLUMN service TEXT NOT NULL DEFAULT ''",
@@ -58,6 +58,20 @@ const MIGRATIONS: [&[&str]; 2] = [
         "CREATE INDEX follows_bought ON follows (sandbox, bought_at)",
         // The organization the object belongs to and the trackers' budgets.
         "CREATE TABLE tracking_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ],
+    &[
+        // 3: the tracking page: each shipment's link token, where a label
+        // goes (the lookup by reference and postcode), the rate's estimated
+        // day, and the failed lookups of the last hour.
+        "ALTER TABLE follows ADD COLUMN token TEXT",
+        "CREATE UNIQUE INDEX follows_token ON follows (token)",
+        "ALTER TABLE labels ADD COLUMN street TEXT",
+        "ALTER TABLE labels ADD COLUMN city TEXT",
+        "ALTER TABLE labels ADD COLUMN postcode TEXT",
+        "ALTER TABLE labels ADD COLUMN eta TEXT",
+        "CREATE INDEX labels_reference ON labels (reference, postcode)",
+        "CREATE TABLE lookups (ref TEXT NOT NULL, at INTEGER NOT NULL)",
+        "CREATE INDEX lookups_ref ON lookups (ref, at)",
     ],
 ];
 

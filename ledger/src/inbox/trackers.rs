@@ -62,6 +62,7 @@ struct ShipmentRow {
     read_at: Option<f64>,
     estimated: Option<String>,
     events: Option<String>,
+    token: Option<String>,
 }
 
 /// The stored name of a budget: mode and endpoint.
@@ -101,7 +102,7 @@ impl WebhookInbox {
         Ok(())
     }
 
-    fn value(&self, name: &str) -> Result<Option<String>> {
+    pub(super) fn value(&self, name: &str) -> Result<Option<String>> {
         let rows: Vec<Value> = self
             .sql()
             .exec(
@@ -112,7 +113,7 @@ impl WebhookInbox {
         Ok(rows.into_iter().next().map(|v| v.value))
     }
 
-    fn put_value(&self, name: &str, value: &str) -> Result<()> {
+    pub(super) fn put_value(&self, name: &str, value: &str) -> Result<()> {
         self.sql().exec(
             "INSERT OR REPLACE INTO tracking_state (name, value) VALUES (?, ?)",
             vec![name.into(), value.into()],
@@ -123,10 +124,13 @@ impl WebhookInbox {
     /// A label just written: followed from now (once), and the alarm woken.
     pub(super) async fn follow(&self, label: &str, now: u64) -> Result<()> {
         let follow = serde_json::to_string(&Follow::new(now)).map_err(internal)?;
+        // The shipment's link: unguessable, made once with its row.
+        let token =
+            platform::random_hex(domain::tracking::TOKEN_BYTES).map_err(|e| internal(e.what))?;
         self.sql().exec(
-            "INSERT OR IGNORE INTO follows (label, sandbox, tracking, carrier, bought_at, due, follow) \
-             SELECT id, sandbox, tracking, carrier, ?2, ?2, ?3 FROM labels WHERE id = ?1",
-            vec![label.into(), (now as f64).into(), follow.into()],
+            "INSERT OR IGNORE INTO follows (label, sandbox, tracking, carrier, bought_at, due, follow, token) \
+             SELECT id, sandbox, tracking, carrier, ?2, ?2, ?3, ?4 FROM labels WHERE id = ?1",
+            vec![label.into(), (now as f64).into(), follow.into(), token.into()],
         )?;
         self.wake(now).await
     }
@@ -412,11 +416,12 @@ impl WebhookInbox {
 
     /// `GET /api/shipments`: the mode's followed labels, newest first.
     pub(super) fn shipments(&self, sandbox: bool) -> Result<String> {
+        let org = self.value("org")?;
         let rows: Vec<ShipmentRow> = self
             .sql()
             .exec(
                 "SELECT l.id, l.tracking, l.carrier, l.service, l.reference, f.bought_at, f.follow, \
-                 f.status, f.tracker, f.read_at, f.estimated, f.events \
+                 f.status, f.tracker, f.read_at, coalesce(f.estimated, l.eta) AS estimated, f.events, f.token \
                  FROM follows f JOIN labels l ON l.id = f.label WHERE f.sandbox = ? \
                  ORDER BY f.bought_at DESC, l.id LIMIT ?",
                 vec![(sandbox as i32).into(), (SHIPMENTS_PAGE as i32).into()],
@@ -444,6 +449,10 @@ impl WebhookInbox {
                     carrier: r.carrier,
                     service: r.service,
                     reference: r.reference,
+                    link: org
+                        .as_deref()
+                        .zip(r.token.as_deref())
+                        .map(|(org, token)| domain::tracking::link(org, token)),
                     bought_at: r.bought_at as u64,
                     following,
                     status,
