@@ -239,15 +239,22 @@ impl WebhookInbox {
     async fn read_soon(&self, rows: &[PageRow], now: u64) -> Result<()> {
         let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         let ids = serde_json::to_string(&ids).map_err(internal)?;
-        self.sql().exec(
-            "UPDATE follows SET due = ?1 WHERE label IN (SELECT value FROM json_each(?2)) \
-             AND registering = 0 AND due > ?1 AND coalesce(read_at, 0) <= ?3",
-            vec![
-                (now as f64).into(),
-                ids.into(),
-                (now.saturating_sub(READ_ON_VIEW_AFTER) as f64).into(),
-            ],
-        )?;
-        self.wake(now).await
+        let moved: Vec<serde::de::IgnoredAny> = self
+            .sql()
+            .exec(
+                "UPDATE follows SET due = ?1 WHERE label IN (SELECT value FROM json_each(?2)) \
+             AND registering = 0 AND due > ?1 AND coalesce(read_at, 0) <= ?3 RETURNING label",
+                vec![
+                    (now as f64).into(),
+                    ids.into(),
+                    (now.saturating_sub(READ_ON_VIEW_AFTER) as f64).into(),
+                ],
+            )?
+            .to_array()?;
+        // A view of fresh trackers costs no alarm.
+        if !moved.is_empty() {
+            self.wake(now).await?;
+        }
+        Ok(())
     }
 }
