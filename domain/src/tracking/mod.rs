@@ -5,6 +5,7 @@
 //! Worker's (`ledger/`, the `WebhookInbox` object's alarms); design:
 //! docs/tracking.md.
 
+pub mod events;
 pub mod page;
 pub mod schedule;
 pub mod share;

@@ -98,14 +98,19 @@ pub fn estimate_words(parcel: &Parcel, today: &str) -> Option<String> {
         let at = parcel.events.last()?.occurred_at;
         return Some(format!("Delivered {}", long_date(days_of(at))));
     }
-    let day = parse_day(parcel.estimated.as_deref()?)?;
-    let today = parse_day(today)?;
-    Some(match day - today {
+    let estimated = parcel.estimated.as_deref()?;
+    let day = parse_day(estimated)?;
+    Some(match days_between(today, estimated)? {
         ..0 => format!("Expected {}: later than estimated", long_date(day)),
         0 => "Arriving today".to_string(),
         1 => format!("Arriving soon: tomorrow, {}", long_date(day)),
         _ => format!("Estimated delivery {}", long_date(day)),
     })
+}
+
+/// Days from `from` to `to` (both `YYYY-MM-DD`).
+pub fn days_between(from: &str, to: &str) -> Option<i64> {
+    Some(parse_day(to)? - parse_day(from)?)
 }
 
 /// "This delivery: N g CO₂e".
