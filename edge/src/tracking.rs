@@ -7,13 +7,10 @@
 use api::Scope;
 use api::orgs::{AuditAction, OrgId};
 use domain::access::gate;
-use domain::objects::Object;
 use domain::orgs::wire::Record;
 use domain::orgs::{Named, OrgError, object_name};
 use domain::tracking;
-use domain::webhooks::{InboxStore, REQUEST_ID_HEADER};
 use platform::body_bytes;
-use platform::objects::{new_request, stub};
 use worker::web_sys::{Request, Response};
 
 use crate::access::signed_in;
@@ -68,8 +65,7 @@ pub(crate) async fn set_settings(req: Request, cx: &mut Cx<'_>) -> Result<Respon
     Ok(resp.into())
 }
 
-/// One request to `org`'s ledger object, its answer as it came (a 5xx is
-/// the object's unavailability).
+/// One request to `org`'s ledger object, its answer as it came.
 async fn to_inbox(
     cx: &Cx<'_>,
     org: &OrgId,
@@ -77,15 +73,6 @@ async fn to_inbox(
     method: &str,
     body: Option<&str>,
 ) -> Result<worker::Response, EdgeError> {
-    let stub = stub::<InboxStore>(cx.env, &object_name(org, Named::Inbox))?;
-    let headers = [(REQUEST_ID_HEADER, cx.request_id)];
-    let req = new_request(url, method, &headers, body).ok_or_else(InboxStore::unavailable)?;
-    let resp = stub.fetch_with_request(req).await.map_err(|e| {
-        worker::console_error!("durable object {}: {e}", InboxStore::BINDING);
-        InboxStore::unavailable()
-    })?;
-    if resp.status_code() >= 500 {
-        return Err(InboxStore::unavailable().into());
-    }
-    Ok(resp)
+    let name = object_name(org, Named::Inbox);
+    crate::webhooks::inbox_request(cx.env, &name, url, method, cx.request_id, body).await
 }

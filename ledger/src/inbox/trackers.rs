@@ -145,10 +145,12 @@ impl WebhookInbox {
         Ok(())
     }
 
-    /// The alarm rings at `at` (unix seconds) or earlier.
+    /// The alarm rings by a second after `at` (unix seconds).
     pub(super) async fn wake(&self, at: u64) -> Result<()> {
         let storage = self.state.storage();
-        let at_ms = (at * 1000) as i64;
+        // A second after `at`: a burst of writes sets the alarm once
+        // (setting it again and again makes workerd run it out of step).
+        let at_ms = (at * 1000) as i64 + 1000;
         match storage.get_alarm().await? {
             Some(set) if set <= at_ms => Ok(()),
             _ => {
