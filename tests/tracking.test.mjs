@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
 import { until } from './support/wait.mjs';
+import { buyOnSim } from './support/ledger-seed.mjs';
 
 const address = (name, street1, zip, state, city) => ({ name, street1, city, state, zip, country: 'US' });
 const RATE_REQUEST = {
@@ -82,4 +83,42 @@ test('a label announced by label.created is followed too, and a scanned parcel r
   assert.equal(followed.following, 'following');
   assert.deepEqual(followed.events.map((e) => e.status), ['pre_transit', 'in_transit']);
   assert.ok(followed.estimated_delivery, 'the carrier estimates the day once scanned');
+});
+
+test('200 labels at raised limits: each registered once with no 429, the trackers taking at most their quarter of the window', async () => {
+  // An organization of its own whose keys have raised tracker limits; its
+  // labels are bought by another integration of its account and announced
+  // by label.created, so its own key is used by the trackers alone.
+  const limits = { 'POST /v1/trackers': 1000, 'GET /v1/trackers/{id}': 1500 };
+  const own = await orgStack(shared, { limits });
+  await own.webhookSecret(`whsec_${randomBytes(16).toString('hex')}`);
+  const person = await own.edge.session(own.users.admin);
+  const calls = async (env) => (await own.sim.control('GET', `/__sim/keys/${own.keys[env]}`)).calls;
+  // Setting the keys up checked them with the service: counted from here.
+  const before = { live: await calls('live'), sandbox: await calls('sandbox') };
+  const now = Math.floor(Date.now() / 1000);
+  const ids = await buyOnSim(own, { count: 200, days: 1, now, account: own.accountId });
+  const list = async () => {
+    const res = await fetch(`${own.edge.url}/api/shipments?mode=live`, { headers: { cookie: person.cookie, origin: person.origin } });
+    assert.equal(res.status, 200);
+    return (await res.json()).shipments;
+  };
+  const followed = await until('200 labels followed', async () => {
+    const l = await list();
+    return l.filter((x) => x.following === 'following').length === 200 && l;
+  }, 120_000, 500);
+  assert.deepEqual(new Set(followed.map((x) => x.label_id)), new Set(ids));
+  // One registration each: a 429 would have been counted and tried again.
+  assert.equal((await calls('live')) - before.live, 200);
+  assert.equal((await calls('sandbox')) - before.sandbox, 0);
+  // A person's call now still finds at least the others' three quarters
+  // of the window (the trackers' 250 a minute at most).
+  const res = await fetch(`${own.edge.url}/api/v1/trackers`, {
+    method: 'POST',
+    headers: { cookie: person.cookie, origin: person.origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ tracking_number: followed[0].tracking_number }),
+  });
+  assert.ok(res.ok, `${res.status} ${await res.clone().text()}`);
+  assert.equal(res.headers.get('x-ratelimit-limit'), '1000');
+  assert.ok(Number(res.headers.get('x-ratelimit-remaining')) >= 749, res.headers.get('x-ratelimit-remaining'));
 });
