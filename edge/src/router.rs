@@ -11,7 +11,7 @@ use worker::web_sys::{Request, Response};
 
 use crate::context::Cx;
 use crate::error::EdgeError;
-use crate::{access, jobs, label_pdf, orgs, webhooks, widget};
+use crate::{access, jobs, label_pdf, orgs, tracking, webhooks, widget};
 
 pub(crate) async fn own(
     endpoint: &'static OwnEndpoint,
@@ -35,6 +35,11 @@ pub(crate) async fn own(
         OwnId::Insights => webhooks::insights(req, cx).await,
         OwnId::LabelHistory => webhooks::history(req, cx).await,
         OwnId::ExportLabels => webhooks::export(req, cx).await,
+        OwnId::Shipments => webhooks::shipments(req, cx).await,
+        OwnId::TrackingSettings => tracking::settings(req, cx).await,
+        OwnId::SetTrackingSettings => tracking::set_settings(req, cx).await,
+        OwnId::TrackingPage => tracking::page(req, cx).await,
+        OwnId::TrackingLookup => tracking::lookup(req, cx).await,
         OwnId::LabelPdf => label_pdf::pdf(req, cx).await,
         OwnId::WidgetPage => widget::page(req, cx).await,
         OwnId::CreateJob => jobs::create(req, cx).await,

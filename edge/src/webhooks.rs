@@ -168,6 +168,24 @@ pub(crate) async fn history(_req: Request, cx: &mut Cx<'_>) -> Result<Response, 
     buffered(resp).await
 }
 
+/// `GET /api/shipments`: the labels of the mode `?mode=` asks for (else
+/// the session's) as their trackers were last read (the ledger Worker
+/// follows them).
+pub(crate) async fn shipments(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let (principal, mode) = reader(cx).await?;
+    let mode = asked_mode(&principal, &cx.config, mode, cx.query)?;
+    let resp = read(
+        cx.env,
+        &cx.config,
+        "shipments",
+        mode,
+        cx.query,
+        cx.request_id,
+    )
+    .await?;
+    buffered(resp).await
+}
+
 /// `GET /api/labels/export`: the CSV streams through, page by page, never
 /// held whole here.
 pub(crate) async fn export(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
@@ -252,19 +270,28 @@ async fn read(
     query: Option<&str>,
     request_id: &str,
 ) -> Result<worker::Response, EdgeError> {
-    let stub = stub::<InboxStore>(env, &inbox_of(config))?;
     let url = format!(
         "{}{kind}/{mode}?{}",
         domain::webhooks::READ_URL,
         query.unwrap_or_default()
     );
-    let req = new_request(
-        &url,
-        "GET",
-        &[(domain::webhooks::REQUEST_ID_HEADER, request_id)],
-        None,
-    )
-    .ok_or_else(InboxStore::unavailable)?;
+    inbox_request(env, &inbox_of(config), &url, "GET", request_id, None).await
+}
+
+/// One request to the inbox object `name` at `url` (its own URL space),
+/// naming the request for the envelopes it makes: its answer as it came,
+/// a 5xx as the object's unavailability.
+pub(crate) async fn inbox_request(
+    env: &Env,
+    name: &str,
+    url: &str,
+    method: &str,
+    request_id: &str,
+    body: Option<&str>,
+) -> Result<worker::Response, EdgeError> {
+    let stub = stub::<InboxStore>(env, name)?;
+    let headers = [(domain::webhooks::REQUEST_ID_HEADER, request_id)];
+    let req = new_request(url, method, &headers, body).ok_or_else(InboxStore::unavailable)?;
     let resp = stub.fetch_with_request(req).await.map_err(|e| {
         worker::console_error!("durable object {}: {e}", InboxStore::BINDING);
         InboxStore::unavailable()

@@ -158,7 +158,7 @@ pub struct InboxStore;
 /// Where the inbox object takes a live feed's WebSocket (`?mode=live|sandbox`).
 pub const LIVE_URL: &str = "https://object/live";
 /// Where it answers the dashboard's reads that pass through the main Worker
-/// as they are: `{READ_URL}{insights|history|export}/{live|sandbox}?<the
+/// as they are: `{READ_URL}{insights|history|shipments|export}/{live|sandbox}?<the
 /// client's query>`, with the main Worker's request id in
 /// [`REQUEST_ID_HEADER`] for the envelope of a bad query.
 pub const READ_URL: &str = "https://object/read/";
@@ -224,6 +224,8 @@ pub struct JobLabel {
     pub carbon_grams: i64,
     /// What the row's quote offered (jobs quoted before it was kept: none).
     pub offered: Option<Offered>,
+    #[serde(default)]
+    pub destination: Option<offers::Destination>,
 }
 
 /// A void requested through the dashboard, or seen confirmed in a read of

@@ -42,6 +42,7 @@ use domain::jobs::runner::{self, Store, Writes};
 use domain::jobs::{Act, Acted, Create, Get, JobCall, Jobs, Labels, Results, Rows};
 use domain::objects::reply;
 use domain::orgs::{Named, object_name};
+use domain::webhooks::offers::Destination;
 use domain::webhooks::{InboxStore, JobLabel, RecordJobLabels};
 use platform::objects::ask;
 use platform::random_hex;
@@ -312,6 +313,7 @@ impl BatchJob {
                     recipient: r.to_address.name.clone(),
                     carbon_grams: quote.carbon_grams,
                     offered: quote.offered,
+                    destination: Some(Destination::of(&r.to_address, &quote.carrier_eta)),
                 })
             })
             .collect();
