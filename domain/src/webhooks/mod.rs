@@ -228,6 +228,36 @@ pub struct JobLabel {
     pub destination: Option<offers::Destination>,
 }
 
+impl JobLabel {
+    /// A job's row that became a label, as the ledger learns it; `None`
+    /// for a row not bought.
+    pub fn of_bought(row: &api::jobs::RowView, sandbox: bool) -> Option<JobLabel> {
+        if row.state != api::jobs::RowState::Bought {
+            return None;
+        }
+        let (quote, id) = (row.quote.as_ref()?, row.label_id.clone()?);
+        let label = Label {
+            id,
+            tracking_number: row.tracking_number.clone().unwrap_or_default(),
+            label_url: String::new(),
+            carrier: quote.carrier.clone(),
+            service: quote.service.clone(),
+            rate_cents: quote.rate_cents,
+            sandbox,
+            wallet_balance_after_cents: 0,
+            created_at: None,
+        };
+        Some(JobLabel {
+            label: serde_json::to_string(&label).ok()?,
+            reference: row.reference.clone(),
+            recipient: row.to_address.name.clone(),
+            carbon_grams: quote.carbon_grams,
+            offered: quote.offered,
+            destination: Some(offers::Destination::of(&row.to_address, &quote.carrier_eta)),
+        })
+    }
+}
+
 /// A void requested through the dashboard, or seen confirmed in a read of
 /// the label.
 #[derive(Debug, Serialize, Deserialize)]

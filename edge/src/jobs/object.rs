@@ -42,7 +42,6 @@ use domain::jobs::runner::{self, Store, Writes};
 use domain::jobs::{Act, Acted, Create, Get, JobCall, Jobs, Labels, Results, Rows};
 use domain::objects::reply;
 use domain::orgs::{Named, object_name};
-use domain::webhooks::offers::Destination;
 use domain::webhooks::{InboxStore, JobLabel, RecordJobLabels};
 use platform::objects::ask;
 use platform::random_hex;
@@ -293,29 +292,7 @@ impl BatchJob {
         };
         let labels: Vec<JobLabel> = rows
             .iter()
-            .filter(|r| r.state == RowState::Bought)
-            .filter_map(|r| {
-                let (quote, id) = (r.quote.as_ref()?, r.label_id.clone()?);
-                let label = Label {
-                    id,
-                    tracking_number: r.tracking_number.clone().unwrap_or_default(),
-                    label_url: String::new(),
-                    carrier: quote.carrier.clone(),
-                    service: quote.service.clone(),
-                    rate_cents: quote.rate_cents,
-                    sandbox,
-                    wallet_balance_after_cents: 0,
-                    created_at: None,
-                };
-                Some(JobLabel {
-                    label: serde_json::to_string(&label).ok()?,
-                    reference: r.reference.clone(),
-                    recipient: r.to_address.name.clone(),
-                    carbon_grams: quote.carbon_grams,
-                    offered: quote.offered,
-                    destination: Some(Destination::of(&r.to_address, &quote.carrier_eta)),
-                })
-            })
+            .filter_map(|r| JobLabel::of_bought(r, sandbox))
             .collect();
         if labels.is_empty() {
             return;
