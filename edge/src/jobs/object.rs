@@ -33,8 +33,7 @@ use worker::{
 use super::calls::{self, Caller};
 use crate::control;
 use crate::error::EdgeError;
-use api::jobs::RowState;
-use api::{KeyEnv, Label};
+use api::KeyEnv;
 use domain::config::Config;
 use domain::jobs::engine::{Call, Core, Job, Next, Outcome, Plan, Row};
 use domain::jobs::plan::{self, Pace};
