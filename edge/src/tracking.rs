@@ -4,7 +4,8 @@
 //! through as it answers them (it parses and checks the brand, so none of
 //! that is in this Worker's wasm). A brand an admin set is audited here.
 
-use api::Scope;
+use api::{OwnId, Scope};
+
 use api::orgs::{AuditAction, OrgId};
 use domain::access::gate;
 use domain::orgs::wire::Record;
@@ -17,34 +18,30 @@ use crate::access::signed_in;
 use crate::context::Cx;
 use crate::error::EdgeError;
 
-/// `GET /t/{id}`: a shipment's page.
-pub(crate) async fn page(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
-    let (org, token) = tracking::parse_link(&cx.param).ok_or(OrgError::NotFound)?;
-    let url = format!("{}{token}", tracking::PAGE_URL);
-    cx.trace.principal = Some("shopper".into());
+/// `GET /t/{id}` (a shipment's page), `GET /track/{org}?ref=&postcode=`
+/// (the lookup form, or an order's page) and `GET /api/org/tracking` (the
+/// page's brand, for members who read labels).
+pub(crate) async fn read(_req: Request, cx: &mut Cx<'_>, id: OwnId) -> Result<Response, EdgeError> {
+    let (org, url) = match id {
+        OwnId::TrackingPage => {
+            let (org, token) = tracking::parse_link(&cx.param).ok_or(OrgError::NotFound)?;
+            (org, format!("{}{token}", tracking::PAGE_URL))
+        }
+        OwnId::TrackingLookup => {
+            let org = OrgId::parse(&cx.param).ok_or(OrgError::NotFound)?;
+            let query = cx.query.unwrap_or_default();
+            (org, format!("{}lookup?{query}", tracking::PAGE_URL))
+        }
+        _ => {
+            let principal = signed_in(cx).await?;
+            gate::require(&principal, &*cx.config, &[Scope::LabelsRead])?;
+            (cx.config.org.clone(), tracking::SETTINGS_URL.to_string())
+        }
+    };
+    if id != OwnId::TrackingSettings {
+        cx.trace.principal = Some("shopper".into());
+    }
     Ok(to_inbox(cx, &org, &url, "GET", None).await?.into())
-}
-
-/// `GET /track/{org}?ref=&postcode=`: the lookup form, or an order's page.
-pub(crate) async fn lookup(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
-    let org = OrgId::parse(&cx.param).ok_or(OrgError::NotFound)?;
-    let url = format!(
-        "{}lookup?{}",
-        tracking::PAGE_URL,
-        cx.query.unwrap_or_default()
-    );
-    cx.trace.principal = Some("shopper".into());
-    Ok(to_inbox(cx, &org, &url, "GET", None).await?.into())
-}
-
-/// `GET /api/org/tracking`: the page's brand (members who read labels).
-pub(crate) async fn settings(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
-    let principal = signed_in(cx).await?;
-    gate::require(&principal, &*cx.config, &[Scope::LabelsRead])?;
-    let org = cx.config.org.clone();
-    Ok(to_inbox(cx, &org, tracking::SETTINGS_URL, "GET", None)
-        .await?
-        .into())
 }
 
 /// `PUT /api/org/tracking` (admins): the object checks and keeps the
