@@ -34,6 +34,17 @@ pub(crate) async fn keys(req: &Request, env: &Env) -> Result<Response, AccountsE
     reply::text(200, &checked.encode())
 }
 
+/// `TRACKING_KEYS_URL`: the named organization's current keys that may
+/// read trackers, and nothing else (the ledger Worker asks).
+pub(crate) async fn tracking_keys(req: &Request, env: &Env) -> Result<Response, AccountsError> {
+    let mut checked = checked(env, &named_org(req)?, None).await?;
+    checked.keys.retain(|k| {
+        k.slot == api::session::KeySlot::Current && k.scopes.contains(&api::Scope::TrackingRead)
+    });
+    checked.webhook.clear();
+    reply::text(200, &checked.encode())
+}
+
 /// `WIDGET_URL`: as `keys`, with the organization's widget settings.
 pub(crate) async fn widget(req: &Request, env: &Env) -> Result<Response, AccountsError> {
     let org = named_org(req)?;

@@ -36,6 +36,7 @@ async fn handle(req: Request, env: &Env) -> Result<Response, AccountsError> {
         "/check" => return main_worker::check(env, &asked()?).await,
         "/keys" => return main_worker::keys(&req, env).await,
         "/widget" => return main_worker::widget(&req, env).await,
+        "/tracking-keys" => return main_worker::tracking_keys(&req, env).await,
         "/record" => return main_worker::record(&req, env, asked()?).await,
         "/token" => return sign_in::token(req, env).await,
         "/me" => return main_worker::me(env, &asked()?).await,

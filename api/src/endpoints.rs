@@ -314,6 +314,11 @@ pub enum OwnId {
     Insights,
     LabelHistory,
     ExportLabels,
+    Shipments,
+    TrackingSettings,
+    SetTrackingSettings,
+    TrackingPage,
+    TrackingLookup,
 }
 
 /// Who calls one of the Worker's own endpoints, and so which settings it
@@ -373,13 +378,15 @@ const fn own(id: OwnId, method: Method, pattern: &'static str, caller: Caller) -
     }
 }
 
-use crate::{access_tokens, inbox, insights, jobs, orgs, passkeys, presets, session, widget};
+use crate::{
+    access_tokens, inbox, insights, jobs, orgs, passkeys, presets, session, shipments, widget,
+};
 
 // The table reads as one row per endpoint.
 use Caller::{Anyone, Service, Session, SessionStartsSession, StartsSession, Storefront};
 use Method::{Delete, Get, Head, Post, Put};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 72] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 77] = [
     own(OwnId::SignIn, Post, session::SESSION_PATH, StartsSession),
     own(OwnId::GetSession, Get, session::SESSION_PATH, Session),
     own(OwnId::SignOut, Delete, session::SESSION_PATH, Session),
@@ -527,6 +534,31 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 72] = [
     own(OwnId::Insights, Get, insights::INSIGHTS_PATH, Session),
     own(OwnId::LabelHistory, Get, insights::HISTORY_PATH, Session),
     own(OwnId::ExportLabels, Get, insights::EXPORT_PATH, Session),
+    own(OwnId::Shipments, Get, shipments::SHIPMENTS_PATH, Session),
+    own(
+        OwnId::TrackingSettings,
+        Get,
+        shipments::TRACKING_SETTINGS_PATH,
+        Session,
+    ),
+    own(
+        OwnId::SetTrackingSettings,
+        Put,
+        shipments::TRACKING_SETTINGS_PATH,
+        Session,
+    ),
+    own(
+        OwnId::TrackingPage,
+        Get,
+        shipments::TRACKING_PAGE_PATH,
+        Anyone,
+    ),
+    own(
+        OwnId::TrackingLookup,
+        Get,
+        shipments::TRACKING_LOOKUP_PATH,
+        Anyone,
+    ),
 ];
 
 /// A request to one of the Worker's own endpoints.

@@ -26,6 +26,7 @@ pub mod rates;
 pub mod role;
 pub mod scopes;
 pub mod session;
+pub mod shipments;
 pub mod signing;
 pub mod trackers;
 pub mod validation;

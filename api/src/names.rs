@@ -24,19 +24,20 @@ macro_rules! names {
             /// Every variant, in declaration order.
             pub const ALL: [$name; [$($wire),+].len()] = [$($name::$variant),+];
 
+            /// The wire names, in declaration order: the one table that
+            /// `as_str`, `from_name` and an unknown name's error read (a
+            /// `match` on the names would link each table twice).
+            pub const NAMES: [&'static str; [$($wire),+].len()] = [$($wire),+];
+
             /// Its name on the wire.
             pub const fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $wire,)+
-                }
+                Self::NAMES[self as usize]
             }
 
             /// The variant with this wire name.
             pub fn from_name(name: &str) -> Option<Self> {
-                match name {
-                    $($wire => Some($name::$variant),)+
-                    _ => None,
-                }
+                let i = Self::NAMES.iter().position(|n| *n == name)?;
+                Some(Self::ALL[i])
             }
         }
 
@@ -50,7 +51,7 @@ macro_rules! names {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let name = <::std::string::String as ::serde::Deserialize>::deserialize(d)?;
                 $name::from_name(&name).ok_or_else(|| {
-                    <D::Error as ::serde::de::Error>::unknown_variant(&name, &[$($wire),+])
+                    <D::Error as ::serde::de::Error>::unknown_variant(&name, &Self::NAMES)
                 })
             }
         }

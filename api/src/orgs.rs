@@ -348,6 +348,7 @@ crate::names! {
         SignInSlowed = "sign_in_slowed",
         /// A passkey lifted a lock.
         SignInUnlocked = "sign_in_unlocked",
+        TrackingChanged = "tracking_changed",
     }
 }
 

@@ -14,6 +14,7 @@
 //! | `control/` | what holds across isolates: signed-out sessions, the active key, key alerts |
 //! | `dashboard` | which paths are the app's wasm |
 //! | `label_pdf` | where a label's PDF is fetched from |
+//! | `tracking/` | following every label: when its tracker is registered and read, within a share of the key's limits |
 //! | `widget/` | the widget page's CSP and ship-from; its CORS; shopper counters and cached quotes |
 
 // A panic aborts the isolate (`panic = "abort"`): the caller would get a
@@ -45,6 +46,7 @@ pub mod prints;
 pub mod purchases;
 pub mod routes;
 pub mod settings;
+pub mod tracking;
 pub mod upstream;
 pub mod webhooks;
 pub mod widget;

@@ -53,5 +53,6 @@ macro_rules! calls {
     )*};
 }
 
-/// The path every call is posted to (the object's own URL space is private).
+/// The path every call is posted to, followed by `/{the object's name}`
+/// (the object's own URL space is private).
 pub const CALL_URL: &str = "https://object/call";

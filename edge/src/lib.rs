@@ -35,6 +35,7 @@ mod orgs;
 mod purchases;
 mod router;
 mod settings;
+mod tracking;
 mod upstream;
 mod webhooks;
 mod widget;

@@ -2,8 +2,8 @@
 //! names them (path, method, who calls), this says which handler answers.
 //! Every handler has one signature (`context::Cx`). The organizations'
 //! endpoints are the accounts Worker's, forwarded after the origin and
-//! session checks; the job actions without a body share one handler. Each
-//! group is one arm: an `.await` per arm is a state of this future, and
+//! session checks; the job actions share one handler, as do the ledger's
+//! reads and the tracking page's. Each group is one arm: an `.await` per arm is a state of this future, and
 //! every state costs the Worker's wasm.
 
 use api::{OwnEndpoint, OwnId};
@@ -11,7 +11,7 @@ use worker::web_sys::{Request, Response};
 
 use crate::context::Cx;
 use crate::error::EdgeError;
-use crate::{access, jobs, label_pdf, orgs, webhooks, widget};
+use crate::{access, jobs, label_pdf, orgs, tracking, webhooks, widget};
 
 pub(crate) async fn own(
     endpoint: &'static OwnEndpoint,
@@ -32,17 +32,19 @@ pub(crate) async fn own(
         OwnId::Inbox => webhooks::inbox(req, cx).await,
         OwnId::Live => webhooks::live(req, cx).await,
         OwnId::VerifyWebhook => webhooks::verify(req, cx).await,
-        OwnId::Insights => webhooks::insights(req, cx).await,
-        OwnId::LabelHistory => webhooks::history(req, cx).await,
-        OwnId::ExportLabels => webhooks::export(req, cx).await,
+        id @ (OwnId::Insights | OwnId::LabelHistory | OwnId::ExportLabels | OwnId::Shipments) => {
+            webhooks::ledger_read(req, cx, id).await
+        }
+        id @ (OwnId::TrackingPage | OwnId::TrackingLookup | OwnId::TrackingSettings) => {
+            tracking::read(req, cx, id).await
+        }
+        OwnId::SetTrackingSettings => tracking::set_settings(req, cx).await,
         OwnId::LabelPdf => label_pdf::pdf(req, cx).await,
         OwnId::WidgetPage => widget::page(req, cx).await,
         OwnId::CreateJob => jobs::create(req, cx).await,
         OwnId::ListJobs => jobs::list(req, cx).await,
         OwnId::GetJob => jobs::get(req, cx).await,
         OwnId::JobRows => jobs::rows(req, cx).await,
-        OwnId::DecideJob => jobs::decide(req, cx).await,
-        OwnId::RetryReleasedRows => jobs::retry_released(req, cx).await,
         OwnId::JobLive => jobs::live(req, cx).await,
         OwnId::JobResults => jobs::results(req, cx).await,
         OwnId::JobLabels => jobs::labels(req, cx).await,
@@ -50,7 +52,9 @@ pub(crate) async fn own(
         | OwnId::ApproveJob
         | OwnId::RetryJob
         | OwnId::ReleaseJob
-        | OwnId::CancelJob) => jobs::act(req, cx, id).await,
+        | OwnId::CancelJob
+        | OwnId::DecideJob
+        | OwnId::RetryReleasedRows) => jobs::act(req, cx, id).await,
         OwnId::PasswordSignIn
         | OwnId::SwitchOrg
         | OwnId::CreateOrg

@@ -7,7 +7,8 @@ use crate::error::EdgeError;
 use api::inbox::{MAX_BODY_BYTES, RejectReason, VerifyRequest};
 use api::orgs::OrgId;
 use api::webhooks::SIGNATURE_HEADER;
-use api::{KeyEnv, Scope};
+
+use api::{KeyEnv, OwnId, Scope};
 use domain::access::gate::{self, Principal};
 use domain::config::Config;
 use domain::errors::BadBody;
@@ -145,39 +146,34 @@ pub(crate) async fn verify(req: Request, cx: &mut Cx<'_>) -> Result<Response, Ed
     )
 }
 
-/// `GET /api/insights`.
-pub(crate) async fn insights(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
-    let (_, mode) = reader(cx).await?;
-    let resp = read(
-        cx.env,
-        &cx.config,
-        "insights",
-        mode,
-        cx.query,
-        cx.request_id,
-    )
-    .await?;
-    buffered(resp).await
-}
-
-/// `GET /api/labels` (the label history), of the mode `?mode=` asks for.
-pub(crate) async fn history(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+/// The ledger's reads: `GET /api/insights` (the session's mode), the
+/// label history `GET /api/labels`, `GET /api/shipments` (the labels as
+/// their trackers were last read; the ledger Worker follows them) and
+/// `GET /api/labels/export`, of the mode `?mode=` asks for. The object
+/// parses the query; the CSV streams through, page by page, never held
+/// whole here; the others are read whole first (`buffered`).
+pub(crate) async fn ledger_read(
+    _req: Request,
+    cx: &mut Cx<'_>,
+    id: OwnId,
+) -> Result<Response, EdgeError> {
     let (principal, mode) = reader(cx).await?;
-    let mode = asked_mode(&principal, &cx.config, mode, cx.query)?;
-    let resp = read(cx.env, &cx.config, "history", mode, cx.query, cx.request_id).await?;
+    let kind = match id {
+        OwnId::Insights => "insights",
+        OwnId::LabelHistory => "history",
+        OwnId::Shipments => "shipments",
+        _ => "export",
+    };
+    let mode = if id == OwnId::Insights {
+        mode
+    } else {
+        asked_mode(&principal, &cx.config, mode, cx.query)?
+    };
+    let resp = read(cx.env, &cx.config, kind, mode, cx.query, cx.request_id).await?;
+    if kind == "export" {
+        return Ok(resp.into());
+    }
     buffered(resp).await
-}
-
-/// `GET /api/labels/export`: the CSV streams through, page by page, never
-/// held whole here.
-pub(crate) async fn export(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
-    let (principal, mode) = reader(cx).await?;
-    let mode = asked_mode(&principal, &cx.config, mode, cx.query)?;
-    Ok(
-        read(cx.env, &cx.config, "export", mode, cx.query, cx.request_id)
-            .await?
-            .into(),
-    )
 }
 
 /// `GET /api/webhooks/live`: the inbox keeps the feed's socket, tagged
@@ -252,19 +248,28 @@ async fn read(
     query: Option<&str>,
     request_id: &str,
 ) -> Result<worker::Response, EdgeError> {
-    let stub = stub::<InboxStore>(env, &inbox_of(config))?;
     let url = format!(
         "{}{kind}/{mode}?{}",
         domain::webhooks::READ_URL,
         query.unwrap_or_default()
     );
-    let req = new_request(
-        &url,
-        "GET",
-        &[(domain::webhooks::REQUEST_ID_HEADER, request_id)],
-        None,
-    )
-    .ok_or_else(InboxStore::unavailable)?;
+    inbox_request(env, &inbox_of(config), &url, "GET", request_id, None).await
+}
+
+/// One request to the inbox object `name` at `url` (its own URL space),
+/// naming the request for the envelopes it makes: its answer as it came,
+/// a 5xx as the object's unavailability.
+pub(crate) async fn inbox_request(
+    env: &Env,
+    name: &str,
+    url: &str,
+    method: &str,
+    request_id: &str,
+    body: Option<&str>,
+) -> Result<worker::Response, EdgeError> {
+    let stub = stub::<InboxStore>(env, name)?;
+    let headers = [(domain::webhooks::REQUEST_ID_HEADER, request_id)];
+    let req = new_request(url, method, &headers, body).ok_or_else(InboxStore::unavailable)?;
     let resp = stub.fetch_with_request(req).await.map_err(|e| {
         worker::console_error!("durable object {}: {e}", InboxStore::BINDING);
         InboxStore::unavailable()

@@ -7,8 +7,9 @@
 //!
 //! This file answers each call; below it the tables (`schema`), the
 //! writes, the reads (insights, history, the CSV export, the inbox page),
-//! the rows as stored (`rows`), the live feeds (`live`) and the pruning
-//! (`retention`).
+//! the rows as stored (`rows`), the live feeds (`live`), the pruning
+//! (`retention`), the labels followed (`trackers`), whose calls share
+//! the alarm with the pruning, and the shoppers' tracking page (`page`).
 
 use std::cell::Cell;
 
@@ -24,15 +25,23 @@ use domain::webhooks::{
 };
 
 mod live;
+mod page;
 mod reads;
 mod retention;
 mod rows;
 mod schema;
+mod trackers;
 mod writes;
 
 #[durable_object]
 pub struct WebhookInbox {
     state: State,
+    /// The ACCOUNTS binding and UPSTREAM_URL, for following labels.
+    env: Env,
+    /// Whether this instance stored its organization already.
+    org_known: Cell<bool>,
+    /// When this instance last pruned (unix seconds).
+    pruned_at: Cell<u64>,
     /// Whether this instance already knows a prune alarm is set (saves a
     /// storage read per delivery).
     prune_set: Cell<bool>,
@@ -80,9 +89,12 @@ async fn fetch(_req: Request, _env: Env, _ctx: worker::Context) -> Result<Respon
 }
 
 impl DurableObject for WebhookInbox {
-    fn new(state: State, _env: Env) -> Self {
+    fn new(state: State, env: Env) -> Self {
         Self {
             state,
+            env,
+            org_known: Cell::new(false),
+            pruned_at: Cell::new(0),
             prune_set: Cell::new(false),
             tables_ready: Cell::new(false),
         }
@@ -96,6 +108,12 @@ impl DurableObject for WebhookInbox {
             // The Worker checked the session; the tag is the session's mode.
             return self.open_feed(mode == "?mode=sandbox");
         }
+        if let Some(rest) = url.strip_prefix(domain::tracking::PAGE_URL) {
+            return self.page(rest).await;
+        }
+        if url == domain::tracking::SETTINGS_URL {
+            return self.brand_settings(req).await;
+        }
         if let Some(rest) = url.strip_prefix(domain::webhooks::READ_URL) {
             let (path, query) = match rest.split_once('?') {
                 Some((p, q)) => (p, Some(q)),
@@ -107,12 +125,23 @@ impl DurableObject for WebhookInbox {
                 .unwrap_or_default();
             return self.read(path, query, &request_id);
         }
+        if let Some(name) = url.strip_prefix(domain::objects::CALL_URL) {
+            self.tables()?;
+            self.remember_org(name.trim_start_matches('/'))?;
+        }
         let call: InboxCall = req.json().await?;
         Response::ok(self.call(call).await?)
     }
 
     async fn alarm(&self) -> Result<Response> {
-        self.prune()?;
+        let now = now();
+        if now >= self.pruned_at.get() + 60 {
+            self.prune()?;
+            self.pruned_at.set(now);
+        }
+        if let Some(at) = self.track(now).await? {
+            self.wake(at).await?;
+        }
         Response::empty()
     }
 

@@ -49,7 +49,9 @@ pub async fn ask<O: Object, A: Ask<O>>(
     let stub = stub::<O>(env, name)?;
     let request: O::Request = call.into();
     let json = serde_json::to_string(&request).map_err(|_| O::unavailable())?;
-    let req = new_request(CALL_URL, "POST", &[], Some(&json)).ok_or_else(O::unavailable)?;
+    // The object learns its own name from the URL (workerd does not tell it).
+    let url = format!("{CALL_URL}/{name}");
+    let req = new_request(&url, "POST", &[], Some(&json)).ok_or_else(O::unavailable)?;
     let mut resp = stub.fetch_with_request(req).await.map_err(|e| {
         worker::console_error!("durable object {} failed: {e}", O::BINDING);
         O::unavailable()

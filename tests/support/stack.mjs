@@ -223,7 +223,7 @@ export async function startEdge({
         createInterface({ input: stdout }).on('line', line);
         createInterface({ input: stderr }).on('line', line);
       },
-      workers: fourWorkers({ main, accounts }),
+      workers: fourWorkers({ main, accounts, ledger: { UPSTREAM_URL: upstream } }),
     });
     try {
       return { mf, url: (await mf.ready).origin };

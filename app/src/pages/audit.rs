@@ -32,6 +32,7 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::SignInLocked => "Refused an address's sign-ins",
         AuditAction::SignInSlowed => "Slowed sign-ins to an account",
         AuditAction::SignInUnlocked => "Lifted a sign-in lock",
+        AuditAction::TrackingChanged => "Changed the tracking page",
     }
 }
 

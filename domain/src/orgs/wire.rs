@@ -30,6 +30,10 @@ pub const ORG_HEADER: &str = "parcel-org";
 /// `POST` with [`ORG_HEADER`]: as [`KEYS_URL`], with the widget's settings
 /// (`Checked::widget`), for the widget's page and calls.
 pub const WIDGET_URL: &str = "https://accounts/widget";
+/// `POST` with [`ORG_HEADER`], from the ledger Worker: [`Checked`] with
+/// only the current key of each mode that has `tracking:read`, no secrets,
+/// for following the organization's labels.
+pub const TRACKING_KEYS_URL: &str = "https://accounts/tracking-keys";
 /// `POST` with the caller: [`Me`], or an empty body if they are no longer a member.
 pub const ME_URL: &str = "https://accounts/me";
 /// `POST` with the caller and a [`Record`]: the main Worker adds an entry
@@ -276,8 +280,8 @@ impl Me {
 }
 
 /// An audit entry only the main Worker sees happen: money committed by a
-/// batch's approval, or a label bought above the organization's threshold.
-/// As text: `{action}\n{detail}`; the accounts Worker takes no other action
+/// batch's approval, a label bought above the organization's threshold, or
+/// the tracking page's settings (kept by the ledger Worker). As text: `{action}\n{detail}`; the accounts Worker takes no other action
 /// from it (every other entry it writes itself, with the change).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -336,8 +340,14 @@ impl Record {
 
     pub fn decode(text: &str) -> Option<Record> {
         let (action, detail) = text.split_once('\n')?;
-        let action = AuditAction::from_name(action)
-            .filter(|a| matches!(a, AuditAction::BatchApproved | AuditAction::LargePurchase))?;
+        let action = AuditAction::from_name(action).filter(|a| {
+            matches!(
+                a,
+                AuditAction::BatchApproved
+                    | AuditAction::LargePurchase
+                    | AuditAction::TrackingChanged
+            )
+        })?;
         let detail = detail.trim();
         (!detail.is_empty() && detail.len() <= 1_000).then(|| Record {
             action,

@@ -158,7 +158,7 @@ pub struct InboxStore;
 /// Where the inbox object takes a live feed's WebSocket (`?mode=live|sandbox`).
 pub const LIVE_URL: &str = "https://object/live";
 /// Where it answers the dashboard's reads that pass through the main Worker
-/// as they are: `{READ_URL}{insights|history|export}/{live|sandbox}?<the
+/// as they are: `{READ_URL}{insights|history|shipments|export}/{live|sandbox}?<the
 /// client's query>`, with the main Worker's request id in
 /// [`REQUEST_ID_HEADER`] for the envelope of a bad query.
 pub const READ_URL: &str = "https://object/read/";
@@ -224,6 +224,38 @@ pub struct JobLabel {
     pub carbon_grams: i64,
     /// What the row's quote offered (jobs quoted before it was kept: none).
     pub offered: Option<Offered>,
+    #[serde(default)]
+    pub destination: Option<offers::Destination>,
+}
+
+impl JobLabel {
+    /// A job's row that became a label, as the ledger learns it; `None`
+    /// for a row not bought.
+    pub fn of_bought(row: &api::jobs::RowView, sandbox: bool) -> Option<JobLabel> {
+        if row.state != api::jobs::RowState::Bought {
+            return None;
+        }
+        let (quote, id) = (row.quote.as_ref()?, row.label_id.clone()?);
+        let label = Label {
+            id,
+            tracking_number: row.tracking_number.clone().unwrap_or_default(),
+            label_url: String::new(),
+            carrier: quote.carrier.clone(),
+            service: quote.service.clone(),
+            rate_cents: quote.rate_cents,
+            sandbox,
+            wallet_balance_after_cents: 0,
+            created_at: None,
+        };
+        Some(JobLabel {
+            label: serde_json::to_string(&label).ok()?,
+            reference: row.reference.clone(),
+            recipient: row.to_address.name.clone(),
+            carbon_grams: quote.carbon_grams,
+            offered: quote.offered,
+            destination: Some(offers::Destination::of(&row.to_address, &quote.carrier_eta)),
+        })
+    }
 }
 
 /// A void requested through the dashboard, or seen confirmed in a read of

@@ -31,6 +31,31 @@ pub struct Offer {
     /// The quote's `to_address.name`, for the history's search.
     pub recipient: Option<String>,
     pub offered: Offered,
+    /// Where it goes (the tracking page's lookup by postcode) and the
+    /// chosen rate's `carrier_eta`.
+    #[serde(default)]
+    pub destination: Option<Destination>,
+}
+
+/// A label's destination as the tracking page uses it: the street and
+/// city are shown only to someone who gave the postcode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Destination {
+    pub street: String,
+    pub city: String,
+    pub postcode: String,
+    pub eta: String,
+}
+
+impl Destination {
+    pub fn of(to: &api::Address, eta: &str) -> Destination {
+        Destination {
+            street: to.street1.clone(),
+            city: to.city.clone(),
+            postcode: to.zip.clone(),
+            eta: eta.to_string(),
+        }
+    }
 }
 
 /// What buying `rate_id` from this quote learns; `None` if the quote has
@@ -39,11 +64,15 @@ pub struct Offer {
 pub fn offer_in(request: &[u8], answer: &str, rate_id: &str) -> Option<Offer> {
     let rates = serde_json::from_str::<RatesResponse>(answer).ok()?.rates;
     let chosen = rates.iter().find(|r| r.id == rate_id)?;
+    let to = serde_json::from_slice::<RatesRequest>(request)
+        .ok()
+        .map(|r| r.to_address);
     Some(Offer {
         carbon_grams: chosen.carbon_grams,
-        recipient: serde_json::from_slice::<RatesRequest>(request)
-            .ok()
-            .map(|r| r.to_address.name),
+        destination: to
+            .as_ref()
+            .map(|to| Destination::of(to, &chosen.carrier_eta)),
+        recipient: to.map(|to| to.name),
         offered: Offered::of(&rates)?,
     })
 }
@@ -149,7 +178,8 @@ mod tests {
     }
 
     #[test]
-    fn a_purchase_learns_its_rate_s_carbon_the_recipient_and_the_quote_s_extremes() {
+    fn a_purchase_learns_its_rate_s_carbon_the_recipient_the_destination_and_the_quote_s_extremes()
+    {
         let rates = [
             rate("r1", 900, 400),
             rate("r2", 700, 800),
@@ -168,6 +198,12 @@ mod tests {
                     greenest_cents: 1400,
                     greenest_carbon_grams: 300,
                 },
+                destination: Some(Destination {
+                    street: "12 Elm St".into(),
+                    city: "Brooklyn".into(),
+                    postcode: "11201".into(),
+                    eta: "2026-11-30".into(),
+                }),
             }
         );
         assert_eq!(offer_in(&request("G"), &answer, "r4"), None);

@@ -112,31 +112,24 @@ pub(crate) async fn rows(_req: Request, cx: &mut Cx<'_>) -> Result<Response, Edg
     reply::json(200, &page, &[])
 }
 
-/// A merchant's action without a body (start, approve, retry, release,
-/// cancel), as the endpoint `id` names it.
+/// A merchant's action on a job, as the endpoint `id` names it: start,
+/// approve, retry, release or cancel (no body); decisions on rows the job
+/// could not settle alone, or released rows bought again, acknowledged
+/// (`api::jobs`; the body is read once the caller may act on the job).
 pub(crate) async fn act(req: Request, cx: &mut Cx<'_>, id: OwnId) -> Result<Response, EdgeError> {
-    let action = match id {
-        OwnId::ApproveJob => Action::Approve,
-        OwnId::RetryJob => Action::Retry,
-        OwnId::ReleaseJob => Action::Release,
-        OwnId::CancelJob => Action::Cancel,
-        _ => Action::Start,
+    let asked = match id {
+        OwnId::ApproveJob => Asked::Plain(Action::Approve),
+        OwnId::RetryJob => Asked::Plain(Action::Retry),
+        OwnId::ReleaseJob => Asked::Plain(Action::Release),
+        OwnId::CancelJob => Asked::Plain(Action::Cancel),
+        OwnId::DecideJob => Asked::Decide,
+        OwnId::RetryReleasedRows => Asked::RetryReleased,
+        _ => Asked::Plain(Action::Start),
     };
-    acted(req, cx, Asked::Plain(action)).await
+    acted(req, cx, asked).await
 }
 
-/// The merchant's decisions on rows the job could not settle alone.
-pub(crate) async fn decide(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
-    acted(req, cx, Asked::Decide).await
-}
-
-/// Released rows bought again, acknowledged (`api::jobs`).
-pub(crate) async fn retry_released(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
-    acted(req, cx, Asked::RetryReleased).await
-}
-
-/// An action as its path names it; one with a body reads it once the
-/// caller may act on the job.
+/// An action as its path names it.
 enum Asked {
     Plain(Action),
     Decide,

@@ -5,6 +5,4 @@ mod calls;
 mod endpoints;
 pub(crate) mod object;
 
-pub(crate) use endpoints::{
-    act, create, decide, get, labels, list, live, results, retry_released, rows,
-};
+pub(crate) use endpoints::{act, create, get, labels, list, live, results, rows};

@@ -33,8 +33,7 @@ use worker::{
 use super::calls::{self, Caller};
 use crate::control;
 use crate::error::EdgeError;
-use api::jobs::RowState;
-use api::{KeyEnv, Label};
+use api::KeyEnv;
 use domain::config::Config;
 use domain::jobs::engine::{Call, Core, Job, Next, Outcome, Plan, Row};
 use domain::jobs::plan::{self, Pace};
@@ -292,28 +291,7 @@ impl BatchJob {
         };
         let labels: Vec<JobLabel> = rows
             .iter()
-            .filter(|r| r.state == RowState::Bought)
-            .filter_map(|r| {
-                let (quote, id) = (r.quote.as_ref()?, r.label_id.clone()?);
-                let label = Label {
-                    id,
-                    tracking_number: r.tracking_number.clone().unwrap_or_default(),
-                    label_url: String::new(),
-                    carrier: quote.carrier.clone(),
-                    service: quote.service.clone(),
-                    rate_cents: quote.rate_cents,
-                    sandbox,
-                    wallet_balance_after_cents: 0,
-                    created_at: None,
-                };
-                Some(JobLabel {
-                    label: serde_json::to_string(&label).ok()?,
-                    reference: r.reference.clone(),
-                    recipient: r.to_address.name.clone(),
-                    carbon_grams: quote.carbon_grams,
-                    offered: quote.offered,
-                })
-            })
+            .filter_map(|r| JobLabel::of_bought(r, sandbox))
             .collect();
         if labels.is_empty() {
             return;

@@ -1,5 +1,5 @@
-//! The inbox's reads: the dashboards' insights, history pages and CSV
-//! export (`domain::webhooks::READ_URL`, their SQL and sums decided in
+//! The inbox's reads: the dashboards' insights, history pages, shipments
+//! (`trackers`) and CSV export (`domain::webhooks::READ_URL`, their SQL and sums decided in
 //! `webhooks::ledger`), and the inbox page's accepted and refused deliveries.
 
 use api::inbox::{Inbox, LedgerEntry, PAGE_ROWS, Rejected};
@@ -108,6 +108,7 @@ impl WebhookInbox {
         let answer = match kind {
             "insights" => InsightsQuery::from_params(param).map(|q| self.insights(sandbox, &q)),
             "history" => HistoryQuery::from_params(param).map(|q| self.history(sandbox, &q)),
+            "shipments" => Ok(self.shipments(sandbox)),
             "export" => match HistoryQuery::from_params(param) {
                 Ok(q) => return self.export(sandbox, q),
                 Err(e) => Err(e),

@@ -64,12 +64,22 @@ impl WebhookInbox {
             bounds(),
         )?;
         sql.exec(
+            &format!(
+                "DELETE FROM follows WHERE label IN (SELECT id FROM labels WHERE rowid IN ({old}))"
+            ),
+            bounds(),
+        )?;
+        sql.exec(
             &format!("DELETE FROM labels WHERE rowid IN ({old})"),
             bounds(),
         )?;
         sql.exec(
             "DELETE FROM quotes WHERE at < ?",
             vec![(now.saturating_sub(QUOTE_SECONDS) as f64).into()],
+        )?;
+        sql.exec(
+            "DELETE FROM lookups WHERE at < ?",
+            vec![(now.saturating_sub(3600) as f64).into()],
         )?;
         sql.exec(
             "DELETE FROM rejected WHERE received_at < ?",

@@ -11,7 +11,8 @@ use worker::{Result, SqlStorageValue};
 use super::live::mode_tag;
 use super::rows::{LABEL_COLUMNS, LabelRow, RejectedRow};
 use super::{WebhookInbox, internal};
-use domain::webhooks::offers::Offer;
+use domain::tracking::page::postcode_key;
+use domain::webhooks::offers::{Destination, Offer};
 use domain::webhooks::{
     AcceptEvent, Accepted, JobLabel, RecordJobLabels, RecordPurchase, RecordRefusal, RecordVoid,
 };
@@ -34,6 +35,24 @@ fn label_values(label: &Label, now: u64) -> Result<Vec<SqlStorageValue>> {
         label.service.as_str().into(),
         label.rate_cents.into(),
     ])
+}
+
+/// The destination's columns, after a write's others.
+const DESTINATION: &str = "street, city, postcode, eta";
+const DESTINATION_KEPT: &str = "street = coalesce(excluded.street, street), city = coalesce(excluded.city, city), \
+     postcode = coalesce(excluded.postcode, postcode), eta = coalesce(excluded.eta, eta)";
+
+/// Their values (the postcode as the lookup compares it), or NULLs.
+fn destination(to: Option<&Destination>) -> [SqlStorageValue; 4] {
+    match to {
+        Some(d) => [
+            d.street.as_str().into(),
+            d.city.as_str().into(),
+            postcode_key(&d.postcode).into(),
+            d.eta.as_str().into(),
+        ],
+        None => std::array::from_fn(|_| SqlStorageValue::Null),
+    }
 }
 
 fn text<T: serde::Serialize>(value: &T) -> Result<String> {
@@ -73,6 +92,7 @@ impl WebhookInbox {
             .and_then(LabelRow::entry)
             .ok_or_else(|| internal("the upsert returned no row"))?;
         self.index_label(&label.id)?;
+        self.follow(&label.id, now).await?;
         let deliveries = entry.event.as_ref().map_or(0, |e| e.deliveries);
         self.broadcast(
             Some(mode_tag(label.sandbox)),
@@ -107,12 +127,15 @@ impl WebhookInbox {
             column(|o| o.offered.greenest_cents.into()),
             column(|o| o.offered.greenest_carbon_grams.into()),
         ]);
+        values.extend(destination(
+            offer.as_ref().and_then(|o| o.destination.as_ref()),
+        ));
         self.sql().exec(
             &format!(
                 "INSERT INTO labels ({LABEL_WRITE}, bought_by, carbon, recipient, \
-                 cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
-                 ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, \
+                 cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon, {DESTINATION}) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) \
+                 ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, {DESTINATION_KEPT}, \
                  carbon = coalesce(excluded.carbon, carbon), recipient = coalesce(excluded.recipient, recipient), \
                  cheapest_cents = coalesce(excluded.cheapest_cents, cheapest_cents), \
                  cheapest_carbon = coalesce(excluded.cheapest_carbon, cheapest_carbon), \
@@ -122,6 +145,7 @@ impl WebhookInbox {
             values,
         )?;
         self.index_label(&label.id)?;
+        self.follow(&label.id, now).await?;
         self.schedule_prune().await?;
         Ok(())
     }
@@ -137,6 +161,7 @@ impl WebhookInbox {
             recipient,
             carbon_grams,
             offered,
+            destination: to,
         } in labels
         {
             let label: Label = serde_json::from_str(&label).map_err(internal)?;
@@ -157,13 +182,14 @@ impl WebhookInbox {
                 offer(|o| o.greenest_cents),
                 offer(|o| o.greenest_carbon_grams),
             ]);
+            values.extend(destination(to.as_ref()));
             // Its event may have come first: it keeps the service's copy.
             self.sql().exec(
                 &format!(
                     "INSERT INTO labels ({LABEL_WRITE}, bought_by, job, reference, recipient, carbon, \
-                     cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) \
-                     ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, job = excluded.job, \
+                     cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon, {DESTINATION}) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) \
+                     ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, job = excluded.job, {DESTINATION_KEPT}, \
                      reference = excluded.reference, recipient = excluded.recipient, carbon = excluded.carbon, \
                      cheapest_cents = excluded.cheapest_cents, cheapest_carbon = excluded.cheapest_carbon, \
                      greenest_cents = excluded.greenest_cents, greenest_carbon = excluded.greenest_carbon"
@@ -171,6 +197,7 @@ impl WebhookInbox {
                 values,
             )?;
             self.index_label(&label.id)?;
+            self.follow(&label.id, now).await?;
         }
         self.schedule_prune().await?;
         Ok(())
@@ -182,8 +209,11 @@ impl WebhookInbox {
         self.sql().exec(
             "UPDATE labels SET status = CASE WHEN ?2 THEN 'voided' ELSE 'void_requested' END, \
              refund = CASE WHEN ?2 THEN price ELSE 0 END WHERE id = ?1 AND status != 'voided'",
-            vec![id.into(), (confirmed as i32).into()],
+            vec![id.as_str().into(), (confirmed as i32).into()],
         )?;
+        if confirmed {
+            self.unfollow(&id)?;
+        }
         Ok(())
     }
 

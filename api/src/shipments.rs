@@ -1,0 +1,90 @@
+//! The dashboard's shipments: each label bought through the product, as
+//! its tracker was last read (`GET /api/shipments`, the session's mode).
+
+use serde::{Deserialize, Serialize};
+
+use crate::trackers::{TrackerEvent, TrackerStatus};
+
+pub const SHIPMENTS_PATH: &str = "/api/shipments";
+/// `GET` (members who read labels) and `PUT` (admins) the tracking page's [`Brand`].
+pub const TRACKING_SETTINGS_PATH: &str = "/api/org/tracking";
+/// A shipment's tracking page (`{id}`: the link's segment) and an order's lookup (`{id}`: the organization).
+pub const TRACKING_PAGE_PATH: &str = "/t/{id}";
+pub const TRACKING_LOOKUP_PATH: &str = "/track/{id}";
+
+/// At most this many shipments per answer, newest first.
+pub const SHIPMENTS_PAGE: u32 = 200;
+
+/// Where following one label stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Following {
+    /// Its tracker is not registered yet (being tried again).
+    Registering,
+    /// Its tracker is read on the status's schedule.
+    Following,
+    /// Delivered: no more reads.
+    Done,
+    /// The service refused to track it, or it is past the time labels are followed.
+    Stopped,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shipment {
+    pub label_id: String,
+    pub tracking_number: String,
+    pub carrier: String,
+    pub service: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// Unix seconds.
+    pub bought_at: u64,
+    pub following: Following,
+    /// The shopper's page of this shipment (a path on the Worker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    /// As last read; `None` before the first read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<TrackerStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracker_id: Option<String>,
+    /// Unix seconds of the last read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at: Option<u64>,
+    /// `YYYY-MM-DD`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_delivery: Option<String>,
+    /// Oldest first.
+    #[serde(default)]
+    pub events: Vec<TrackerEvent>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShipmentList {
+    pub shipments: Vec<Shipment>,
+}
+
+/// The organization's look and contacts for its tracking page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Brand {
+    /// The shop's name as shoppers know it.
+    pub name: String,
+    /// An `https://` image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logo_url: Option<String>,
+    /// An `https://` page or a `mailto:` address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub support_url: Option<String>,
+    /// `#rgb` or `#rrggbb`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accent: Option<String>,
+    /// Corner radius in px, 0 to 24.
+    #[serde(default)]
+    pub radius: Option<u8>,
+    /// A font family name (letters, digits, spaces, hyphens).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub font: Option<String>,
+    /// `light`, `dark` or `auto` (the reader's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+}

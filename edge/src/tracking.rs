@@ -1,0 +1,75 @@
+//! The tracking page's routes and settings (docs/tracking.md): the page of
+//! a shipment (`/t/{id}`), an order's lookup (`/track/{org}`) and the
+//! page's brand (`/api/org/tracking`) are the ledger object's, passed
+//! through as it answers them (it parses and checks the brand, so none of
+//! that is in this Worker's wasm). A brand an admin set is audited here.
+
+use api::{OwnId, Scope};
+
+use api::orgs::{AuditAction, OrgId};
+use domain::access::gate;
+use domain::orgs::wire::Record;
+use domain::orgs::{Named, OrgError, object_name};
+use domain::tracking;
+use platform::body_bytes;
+use worker::web_sys::{Request, Response};
+
+use crate::access::signed_in;
+use crate::context::Cx;
+use crate::error::EdgeError;
+
+/// `GET /t/{id}` (a shipment's page), `GET /track/{org}?ref=&postcode=`
+/// (the lookup form, or an order's page) and `GET /api/org/tracking` (the
+/// page's brand, for members who read labels).
+pub(crate) async fn read(_req: Request, cx: &mut Cx<'_>, id: OwnId) -> Result<Response, EdgeError> {
+    let (org, url) = match id {
+        OwnId::TrackingPage => {
+            let (org, token) = tracking::parse_link(&cx.param).ok_or(OrgError::NotFound)?;
+            (org, format!("{}{token}", tracking::PAGE_URL))
+        }
+        OwnId::TrackingLookup => {
+            let org = OrgId::parse(&cx.param).ok_or(OrgError::NotFound)?;
+            let query = cx.query.unwrap_or_default();
+            (org, format!("{}lookup?{query}", tracking::PAGE_URL))
+        }
+        _ => {
+            let principal = signed_in(cx).await?;
+            gate::require(&principal, &*cx.config, &[Scope::LabelsRead])?;
+            (cx.config.org.clone(), tracking::SETTINGS_URL.to_string())
+        }
+    };
+    if id != OwnId::TrackingSettings {
+        cx.trace.principal = Some("shopper".into());
+    }
+    Ok(to_inbox(cx, &org, &url, "GET", None).await?.into())
+}
+
+/// `PUT /api/org/tracking` (admins): the object checks and keeps the
+/// brand; a kept one goes to the audit log.
+pub(crate) async fn set_settings(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let principal = signed_in(cx).await?;
+    let session = gate::require_admin(&principal, "change the tracking page")?;
+    let body = String::from_utf8(body_bytes(&req).await).unwrap_or_default();
+    let org = cx.config.org.clone();
+    let resp = to_inbox(cx, &org, tracking::SETTINGS_URL, "PUT", Some(&body)).await?;
+    if resp.status_code() == 200 {
+        let record = Record {
+            action: AuditAction::TrackingChanged,
+            detail: "the tracking page's brand".into(),
+        };
+        crate::accounts::record(cx.env, session, &record).await;
+    }
+    Ok(resp.into())
+}
+
+/// One request to `org`'s ledger object, its answer as it came.
+async fn to_inbox(
+    cx: &Cx<'_>,
+    org: &OrgId,
+    url: &str,
+    method: &str,
+    body: Option<&str>,
+) -> Result<worker::Response, EdgeError> {
+    let name = object_name(org, Named::Inbox);
+    crate::webhooks::inbox_request(cx.env, &name, url, method, cx.request_id, body).await
+}
