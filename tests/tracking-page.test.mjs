@@ -12,6 +12,7 @@ import { launch, screenshot, watchProblems } from './support/browser.mjs';
 import { engines } from './support/widget.mjs';
 import { act, address, advanceWhileProcessing, createJob, FROM, jobsOn, untilJob } from './support/jobs.mjs';
 import { until } from './support/wait.mjs';
+import { openSignedIn } from './support/pages.mjs';
 
 const BRAND = { name: 'Ada Shop', accent: '#0b6e4f', radius: 12, font: 'Georgia', theme: 'auto', support_url: 'mailto:help@ada.example' };
 const parcel = (oz) => ({ weight_oz: oz, length: 10, width: 8, height: 4 });
@@ -125,6 +126,42 @@ test('the page follows the parcel as the clock moves: scanned, in transit, out f
   const after = (await s.json('/api/shipments')).shipments.find((x) => x.label_id === one.label_id);
   assert.equal(after.status, 'delivered');
   assert.equal(after.following, 'done');
+});
+
+test('the Shipments view: parcels in motion by default, the delivered one on asking, each linking to its tracking page', async () => {
+  const { context, page, app } = await openSignedIn(browser, s, s.users.viewer, { path: '/shipments' });
+  try {
+    const problems = watchProblems(page);
+    const table = page.getByRole('table', { name: 'Shipments, newest first' });
+    const numbers = async () => (await table.locator('tbody tr td[data-label="Tracking number"]').allTextContents()).sort();
+    await table.waitFor();
+    const [one] = of('#A-101');
+    // #A-101 was delivered by the test before; #A-100's two parcels are not.
+    assert.deepEqual(await numbers(), of('#A-100').map((x) => x.tracking_number).sort());
+    await page.getByRole('status').filter({ hasText: 'shipments shown' }).waitFor();
+    assert.match(await page.getByRole('status').filter({ hasText: 'shown' }).textContent(), /^2 of 3 shipments shown; 0 late/);
+    await page.getByLabel('Status').selectOption('delivered');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/\/shipments\?status=delivered$/);
+    await until('only the delivered parcel', async () => (await numbers()).join() === one.tracking_number);
+    const row = table.locator('tbody tr');
+    assert.match(await row.locator('td[data-label="Status"]').textContent(), /Delivered/);
+    const link = row.getByRole('link', { name: `Tracking page of ${one.tracking_number}` });
+    assert.equal(await link.getAttribute('href'), one.link);
+    // The shopper's page it opens says the same.
+    const [shopper] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await shopper.waitForLoadState();
+    assert.match(await shopper.content(), /Delivered<\/p>/);
+    // A filter nothing matches says so, and offers the way back.
+    await app.go('/shipments?status=out_for_delivery&still=30');
+    await page.getByText('No shipment matches these filters.').waitFor();
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await page.waitForURL(/\/shipments$/);
+    await until('the parcels in motion again', async () => (await numbers()).length === 2);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
 });
 
 async function axe(page, name) {

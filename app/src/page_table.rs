@@ -48,7 +48,7 @@ const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 23] = [
+pub static PAGES: [Page; 24] = [
     Page {
         path: "/",
         title: "Ship",
@@ -91,6 +91,12 @@ pub static PAGES: [Page; 23] = [
         title: "Batch",
         in_menu: false,
         guard: BATCHES,
+    },
+    Page {
+        path: "/shipments",
+        title: "Shipments",
+        in_menu: true,
+        guard: LABELS,
     },
     Page {
         path: "/tracking",

@@ -10,6 +10,7 @@ pub mod live;
 mod orgs;
 mod passkeys;
 mod presets;
+mod shipments;
 
 pub use error::ClientError;
 pub use insights::export_href;

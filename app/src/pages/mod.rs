@@ -16,6 +16,7 @@ pub mod not_found;
 pub mod passkeys;
 pub mod presets;
 pub mod ship;
+pub mod shipments;
 pub mod status;
 pub mod team;
 pub mod tokens;
