@@ -301,6 +301,7 @@ mod tests {
                 "Ship",
                 "Labels",
                 "Batches",
+                "Shipments",
                 "Tracking",
                 "Carrier accounts",
                 "Wallet",
