@@ -174,6 +174,14 @@ test('two organizations: labels, idempotency keys and jobs stay with their own; 
   const idem = randomUUID();
   const a = await buy(acme, idem);
   assert.equal(a.status, 201, JSON.stringify(a.json));
+  // The ledger follows Acme's label with Acme's key (one tracker
+  // registration, off the purchase path; the next read is an hour away):
+  // counted before what follows.
+  await until(`Acme's label ${a.json.id} followed`, async () => {
+    const r = await acme.call('GET', '/api/shipments?mode=sandbox');
+    assert.equal(r.status, 200, r.text);
+    return r.json.shipments.some((x) => x.label_id === a.json.id && x.tracker_id);
+  });
   const acmeCalls = await calls(acmeSandbox);
 
   // Beta's session on Acme's label: the service finds no such label for
