@@ -4,9 +4,8 @@
 //! through as it answers them (it parses and checks the brand, so none of
 //! that is in this Worker's wasm). A brand an admin set is audited here.
 
-use api::{OwnId, Scope};
-
 use api::orgs::{AuditAction, OrgId};
+use api::{OwnId, Scope};
 use domain::access::gate;
 use domain::orgs::wire::Record;
 use domain::orgs::{Named, OrgError, object_name};
