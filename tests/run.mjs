@@ -3,7 +3,7 @@
 // `node --test` (each file in its own process, one at a time: the
 // simulator's clock is one for all), hands each file the stack's
 // coordinates in PARCEL_STACK, stops the stack at the end and prints how
-// many stacks the run started, failing past MAX_STACKS.
+// many stacks the run started, failing past MAX_STACKS, and each file's time.
 // Usage: node tests/run.mjs [FILE...] (default: every tests/*.test.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,7 +30,9 @@ const stack = await startShared();
 // --test-force-exit: a file whose tests have all ended exits even if a
 // process it started is still alive (a failed start once left the
 // simulator running and the run waited for CI's limit).
-const child = spawn(process.execPath, ['--test', '--test-force-exit', '--test-concurrency=1', ...files], {
+// Beside the usual report (spec on a terminal, TAP otherwise), each file's time at the end.
+const reporters = [process.stdout.isTTY ? 'spec' : 'tap', './tests/support/file-times.mjs'].flatMap((r) => [`--test-reporter=${r}`, '--test-reporter-destination=stdout']);
+const child = spawn(process.execPath, ['--test', '--test-force-exit', '--test-concurrency=1', ...reporters, ...files], {
   cwd: ROOT,
   stdio: 'inherit',
   env: { ...process.env, PARCEL_STACK: JSON.stringify(stack.coordinates) },
