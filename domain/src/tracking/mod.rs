@@ -46,6 +46,20 @@ pub fn lookup_path(org: &str) -> String {
 /// (within the trackers' share: the view only moves the read forward).
 pub const READ_ON_VIEW_AFTER: u64 = 10;
 
+/// The ledger Worker's setting for `READ_ON_VIEW_AFTER`, in seconds: how
+/// fresh a viewed page is against how many reads views may ask for.
+pub const READ_ON_VIEW_AFTER_SETTING: &str = "TRACKING_READ_ON_VIEW_AFTER";
+
+pub fn read_on_view_after(value: Option<String>) -> Result<u64, crate::errors::SettingError> {
+    crate::settings::bounded(
+        value,
+        READ_ON_VIEW_AFTER_SETTING,
+        READ_ON_VIEW_AFTER,
+        1..=3600,
+        "a whole number of seconds from 1 to 3600",
+    )
+}
+
 #[cfg(test)]
 mod in_motion;
 
@@ -64,5 +78,15 @@ mod tests {
         assert_eq!((parsed.as_str(), t), (org, token));
         assert!(parse_link("abc-0011").is_none());
         assert!(parse_link("ABC-00112233445566778899aa").is_none());
+    }
+
+    #[test]
+    fn a_view_reads_after_the_setting_or_ten_seconds() {
+        assert_eq!(read_on_view_after(None), Ok(READ_ON_VIEW_AFTER));
+        assert_eq!(read_on_view_after(Some("1".into())), Ok(1));
+        for bad in ["0", "3601", "soon"] {
+            let e = read_on_view_after(Some(bad.into())).unwrap_err();
+            assert_eq!(e.setting, READ_ON_VIEW_AFTER_SETTING, "{bad}");
+        }
     }
 }

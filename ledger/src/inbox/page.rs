@@ -11,8 +11,8 @@ use api::shipments::Brand;
 use api::validation::BodyError;
 use domain::errors::BadBody;
 use domain::routes::query_param;
-use domain::tracking::READ_ON_VIEW_AFTER;
 use domain::tracking::page::{self, LOOKUP_TRIES_PER_HOUR, Page, Parcel, Recipient, postcode_key};
+use domain::tracking::{READ_ON_VIEW_AFTER, READ_ON_VIEW_AFTER_SETTING, read_on_view_after};
 use serde::Deserialize;
 use worker::{Method, Request, Response, Result};
 
@@ -235,8 +235,21 @@ impl WebhookInbox {
     }
 
     /// The trackers of the parcels shown, read again soon if their last
-    /// read is older than `READ_ON_VIEW_AFTER`.
+    /// read is older than `READ_ON_VIEW_AFTER` (or the deployment's setting).
     async fn read_soon(&self, rows: &[PageRow], now: u64) -> Result<()> {
+        let setting = self
+            .env
+            .var(READ_ON_VIEW_AFTER_SETTING)
+            .ok()
+            .map(|v| v.to_string());
+        let after = read_on_view_after(setting).unwrap_or_else(|e| {
+            worker::console_error!(
+                "tracking: {} is invalid ({}); a view reads after {READ_ON_VIEW_AFTER} s",
+                e.setting,
+                e.problem
+            );
+            READ_ON_VIEW_AFTER
+        });
         let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         let ids = serde_json::to_string(&ids).map_err(internal)?;
         let moved: Vec<serde::de::IgnoredAny> = self
@@ -247,7 +260,7 @@ impl WebhookInbox {
                 vec![
                     (now as f64).into(),
                     ids.into(),
-                    (now.saturating_sub(READ_ON_VIEW_AFTER) as f64).into(),
+                    (now.saturating_sub(after) as f64).into(),
                 ],
             )?
             .to_array()?;
