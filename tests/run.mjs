@@ -6,9 +6,10 @@
 // many stacks the run started, failing past MAX_STACKS, and each file's time.
 // Usage: node tests/run.mjs [FILE...] (default: every tests/*.test.mjs).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileTimesReport } from './support/file-times.mjs';
 import { ROOT } from './support/workers.mjs';
 
 /** The issue's bound: more means a test started a stack it could share. */
@@ -23,6 +24,8 @@ const dir = mkdtempSync(path.join(tmpdir(), 'parcel-run-'));
 const stacksFile = path.join(dir, 'stacks');
 writeFileSync(stacksFile, '');
 process.env.PARCEL_STACKS_FILE = stacksFile;
+const timesFile = path.join(dir, 'times');
+process.env.PARCEL_FILE_TIMES = timesFile;
 // Imported after PARCEL_STACKS_FILE is set: the shared start is counted there too.
 const { startShared } = await import('./support/stack.mjs');
 const stack = await startShared();
@@ -42,6 +45,7 @@ const code = await new Promise((resolve) => child.once('exit', (c, signal) => re
 await stack.stop({ keepLog: code !== 0 });
 if (code !== 0) console.log(`\n[stacks] the shared Workers' log (every line they wrote, panics included): ${stack.coordinates.logFile}`);
 
+if (existsSync(timesFile)) console.log(`\n${fileTimesReport(readFileSync(timesFile, 'utf8'))}`);
 const starts = readFileSync(stacksFile, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
 rmSync(dir, { recursive: true, force: true });
 const started = starts.filter(([kind]) => kind !== 'restart');
