@@ -1,9 +1,9 @@
 // The shoppers' tracking page (docs/tracking.md): a batch job's labels of a
 // split order and of a single one, their pages in the brand the admin set,
 // the lookup by reference and postcode, and the page following a parcel as
-// the simulator's clock moves it from scan to delivery. Chromium (axe at
-// phone and desktop width, light and dark) and Firefox. On the shared
-// stack, with an organization of its own.
+// the simulator's clock moves it from scan to delivery, and the brand set
+// in the dashboard. Chromium (axe at phone and desktop width, light and
+// dark) and Firefox. On the shared stack, with an organization of its own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
@@ -135,6 +135,8 @@ test('the Shipments view: parcels in motion by default, the delivered one on ask
     const table = page.getByRole('table', { name: 'Shipments, newest first' });
     const numbers = async () => (await table.locator('tbody tr td[data-label="Tracking number"]').allTextContents()).sort();
     await table.waitFor();
+    // Its settings are an admin's.
+    assert.equal(await page.getByRole('link', { name: /tracking page: its name/ }).count(), 0);
     const [one] = of('#A-101');
     // #A-101 was delivered by the test before; #A-100's two parcels are not.
     assert.deepEqual(await numbers(), of('#A-100').map((x) => x.tracking_number).sort());
@@ -206,5 +208,47 @@ test('firefox: the order page renders, and the lookup form finds it', async () =
     await close();
   } finally {
     await firefox.close();
+  }
+});
+
+// Last: it changes the brand the tests above assert.
+test('in the dashboard: an admin opens the tracking page from Shipments, sees the brand, has a bad logo refused at its field, and renames the page; the shopper sees it', async () => {
+  const { context, page } = await openSignedIn(browser, s, s.users.admin, { path: '/shipments' });
+  try {
+    // A refused save answers 422, which the browser reports; nothing else may appear.
+    const problems = watchProblems(page);
+    await page.getByRole('link', { name: "Your shoppers' tracking page: its name and look" }).click();
+    await page.waitForURL(/\/tracking-page$/);
+    const field = (label) => page.getByLabel(label, { exact: true });
+    const save = page.getByRole('button', { name: 'Save the tracking page' });
+    await until('the brand set before, in the form', async () => (await field('Shop name').inputValue()) === BRAND.name);
+    assert.equal(await field('Accent colour (optional)').inputValue(), BRAND.accent);
+    assert.equal(await field('Corner radius in px (optional)').inputValue(), '12');
+    assert.equal(await field('Support link (optional)').inputValue(), BRAND.support_url);
+    await axe(page, 'tracking page settings');
+    await screenshot(page, 'tracking-brand-settings');
+    const audited = async () => (await (await adminCall('GET', '/api/org/audit')).json()).entries.filter((e) => e.action === 'tracking_changed').length;
+    const before = await audited();
+
+    await field('Logo (optional)').fill('http://insecure.example/logo.png');
+    await save.click();
+    await until('the logo marked as refused', async () => (await field('Logo (optional)').getAttribute('aria-invalid')) === 'true');
+    assert.equal(await page.getByRole('status').filter({ hasText: 'Saved.' }).count(), 0);
+    assert.doesNotMatch((await get(`/track/${s.org.id}`)).html, /insecure\.example/);
+
+    await field('Logo (optional)').fill('');
+    await field('Shop name').fill('Ada & Co');
+    await field('Accent colour (optional)').fill('#ffb000');
+    await page.getByLabel('Theme').selectOption('dark');
+    await save.click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    assert.equal(await field('Logo (optional)').getAttribute('aria-invalid'), null);
+    const shown = await get(`/track/${s.org.id}`);
+    assert.match(shown.html, /Ada &amp; Co/);
+    assert.match(shown.html, /--accent:#ffb000/);
+    assert.equal(await audited(), before + 1);
+    assert.deepEqual(problems.filter((p) => !/422/.test(p)), []);
+  } finally {
+    await context.close();
   }
 });

@@ -8,7 +8,8 @@ use app::pages::login::{LoginChunks, PasskeySignIn};
 use app::pages::ship::ShipChunks;
 use app::pages::{
     audit, carriers, insights, invite, keys, label, labels, new_org, passkeys, presets, ship,
-    shipments, status, team, tokens, tracking, wallet, webhook_settings, webhooks, widget_settings,
+    shipments, status, team, tokens, tracking, tracking_brand, wallet, webhook_settings, webhooks,
+    widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -41,6 +42,7 @@ chunk_pages! {
     "/labels/:id" => labels: label_page => view! { <label::LabelPage /> };
     "/tracking" => tracking: tracking_page => view! { <tracking::TrackingPage /> };
     "/shipments" => shipments: shipments_page => view! { <shipments::ShipmentsPage /> };
+    "/tracking-page" => shipments: tracking_brand_page => view! { <tracking_brand::TrackingBrandPage /> };
     "/batches" => batches: batch_jobs => view! { <app::batches::list::JobsPage /> };
     "/batches/new" => batches: new_batch => view! { <app::batches::new::NewBatchPage /> };
     "/batches/:id" => batches: batch_job => view! { <app::batches::job::JobPage /> };

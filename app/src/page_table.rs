@@ -43,12 +43,15 @@ pub use api::orgs::{KEYS_PAGE, WEBHOOK_SETTINGS_PAGE};
 /// The organization's storefront widget (admins): where the API keys page
 /// sends them. (Not under `/widget/`: that is the widget page itself.)
 pub const WIDGET_SETTINGS_PAGE: &str = "/storefront-widget";
+/// The shoppers' tracking page's name and look (admins): where the
+/// Shipments page sends them.
+pub const TRACKING_BRAND_PAGE: &str = "/tracking-page";
 
 const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 24] = [
+pub static PAGES: [Page; 25] = [
     Page {
         path: "/",
         title: "Ship",
@@ -97,6 +100,12 @@ pub static PAGES: [Page; 24] = [
         title: "Shipments",
         in_menu: true,
         guard: LABELS,
+    },
+    Page {
+        path: TRACKING_BRAND_PAGE,
+        title: "Tracking page",
+        in_menu: false,
+        guard: Guard::Admin("change the tracking page"),
     },
     Page {
         path: "/tracking",

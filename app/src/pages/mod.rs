@@ -21,6 +21,7 @@ pub mod status;
 pub mod team;
 pub mod tokens;
 pub mod tracking;
+pub mod tracking_brand;
 pub mod wallet;
 pub mod webhook_settings;
 pub mod webhooks;

@@ -9,6 +9,7 @@ use crate::components::dates::{calendar_day, datetime};
 use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::components::timeline::status_text;
+use crate::page_table::{TRACKING_BRAND_PAGE, page};
 use api::TrackerStatus;
 use api::shipments::{Following, Shipment};
 use leptos::prelude::*;
@@ -227,6 +228,9 @@ pub fn ShipmentsPage() -> impl IntoView {
     view! {
         <h1>"Shipments"</h1>
         <p class="hint">"Every label bought here, on Ship or in a batch, as its carrier last reported it. Each tracker is read on its own schedule: hourly in transit, more often out for delivery, never after delivery."</p>
+        {move || page(TRACKING_BRAND_PAGE).is_some_and(|p| p.allowed(client)).then(|| view! {
+            <p><A href=TRACKING_BRAND_PAGE>"Your shoppers' tracking page: its name and look"</A></p>
+        })}
         {move || view! { <FilterForm filters=filters.get() on_apply=apply /> }}
         {move || filters.get().narrowed().then(|| view! { <p><A href="/shipments">"Clear filters"</A></p> })}
         <Loader resource=list loading="Loading shipments…" let:list>
