@@ -22,6 +22,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { ALL_SCOPES, sharedStack } from './support/stack.mjs';
 import { newOrgLink } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
+import { until } from './support/wait.mjs';
 import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage } from './support/pages.mjs';
 import { engines, openShop, shopEvent, widgetFrame } from './support/widget.mjs';
 import { startDemoShop } from '../scripts/demo-shop.mjs';
@@ -429,6 +430,13 @@ test('the storefront widget in the app: the admin sets a shop origin (a bad one 
   assert.ok(snippet.includes(`<script src="${edge.url}/widget/embed.js" async></script>`), snippet);
 
   // The widget the snippet names, on a page of that shop: quoted with Acme's key.
+  // The label bought above is registered for tracking with Acme's own key,
+  // off the purchase's path: the key's calls are counted once that is done.
+  await until('Acme\'s labels followed', async () => {
+    const list = await page.evaluate(async () => Promise.all(['live', 'sandbox'].map(async (mode) => (await (await fetch(`/api/shipments?mode=${mode}`)).json()).shipments ?? [])));
+    const all = list.flat();
+    return all.length > 0 && all.every((x) => x.following !== 'registering');
+  }, 30_000, 250);
   const before = await calls(acme.liveKey);
   const s = await openShop(engines.chromium, browser, shop, `widget=${id}`);
   try {
