@@ -191,10 +191,10 @@ async function freePort() {
  * main Worker with the deployment's `keys`, `users` (from `newUsers()`),
  * `vars` and `secrets`; the accounts Worker with the same SESSION_SECRET
  * (setup links are signed with it), MASTER_KEYS (which it alone holds) and
- * `accountsVars`; the ledger Worker with `ledgerVars`. `persist`: a directory for the Durable Objects' SQLite
- * files, so `restart()` (or a start with the same directory and secrets)
- * is the same deployment started again. Every line the Workers write is in
- * `logs`.
+ * `accountsVars`; the ledger Worker with `ledgerVars`. `persist`: a
+ * directory for the Durable Objects' SQLite files, so `restart()` (or a
+ * start with the same directory and secrets) is the same deployment
+ * started again. Every line the Workers write is in `logs`.
  */
 export async function startEdge({
   upstream, keys = {}, users, vars = {}, secrets = {}, accountsVars = {}, ledgerVars = {}, port = 0, persist = false,
