@@ -51,7 +51,11 @@ impl Form {
             .set(b.radius.map(|r| r.to_string()).unwrap_or_default());
         self.font.set(text(&b.font));
         // `auto` is the page's default: the first choice.
-        self.theme.set(text(&b.theme).replace("auto", ""));
+        self.theme.set(
+            Some(text(&b.theme))
+                .filter(|t| t != "auto")
+                .unwrap_or_default(),
+        );
     }
 
     /// What to send: empty fields are left out. A radius that is not a
@@ -100,6 +104,11 @@ pub fn TrackingBrandPage() -> impl IntoView {
         saved.set(true);
         Ok(())
     });
+    // An edit clears the last save's refusal and its "Saved".
+    let edited = move || {
+        save.clear();
+        saved.set(false);
+    };
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         saved.set(false);
@@ -124,7 +133,7 @@ pub fn TrackingBrandPage() -> impl IntoView {
                 aria-invalid=move || refused().is_some().then_some("true")
                 aria-describedby=format!("{id}-hint")
                 prop:value=move || signal.get()
-                on:input=move |ev| { save.clear(); saved.set(false); signal.set(event_target_value(&ev)) } />
+                on:input=move |ev| { edited(); signal.set(event_target_value(&ev)) } />
             <p class="hint" id=format!("{id}-hint")>{hint}</p>
             {move || refused().map(|error| view! { <ErrorView error /> })}
         }
@@ -156,11 +165,11 @@ pub fn TrackingBrandPage() -> impl IntoView {
                 {field("tracking-accent", "Accent colour (optional)", "#rgb or #rrggbb, typed or picked. Used for text only where it reads well on the page's background.", form.accent, "text")}
                 <input type="color" class="swatch" aria-label="Pick the accent colour"
                     prop:value=move || Some(form.accent.get()).filter(|a| a.len() == 7).unwrap_or_else(|| DEFAULT_ACCENT.into())
-                    on:input=move |ev| { save.clear(); saved.set(false); form.accent.set(event_target_value(&ev)) } />
+                    on:input=move |ev| { edited(); form.accent.set(event_target_value(&ev)) } />
                 {field("tracking-radius", "Corner radius in px (optional)", "0 to 24.", form.radius, "number")}
                 {field("tracking-font", "Font (optional)", "A font family your shoppers' devices have, such as Georgia; without one, the device's own.", form.font, "text")}
                 <label for="tracking-theme">"Theme"</label>
-                <select id="tracking-theme" on:change=move |ev| { save.clear(); saved.set(false); form.theme.set(event_target_value(&ev)) }>
+                <select id="tracking-theme" on:change=move |ev| { edited(); form.theme.set(event_target_value(&ev)) }>
                     {[("", "The shopper's (light or dark)"), ("light", "Light"), ("dark", "Dark")].into_iter().map(|(value, text)| view! {
                         <option value=value selected=move || form.theme.get() == value>{text}</option>
                     }).collect_view()}
