@@ -146,6 +146,8 @@ error_codes! {
         EdgePasskeyLimit = "EDGE.PASSKEY.LIMIT", 409;
         EdgeSavedNotFound = "EDGE.SAVED.NOT_FOUND", 404;
         EdgeSavedLimitReached = "EDGE.SAVED.LIMIT_REACHED", 409;
+        EdgeEventNotFound = "EDGE.EVENT.NOT_FOUND", 404;
+        EdgeEventRefused = "EDGE.EVENT.REFUSED", 409;
         WebhookSignatureMissing = "WEBHOOK.SIGNATURE.MISSING", 401;
         WebhookSignatureMalformed = "WEBHOOK.SIGNATURE.MALFORMED", 401;
         WebhookSignatureInvalid = "WEBHOOK.SIGNATURE.INVALID", 401;

@@ -319,6 +319,9 @@ pub enum OwnId {
     SetTrackingSettings,
     TrackingPage,
     TrackingLookup,
+    TrackingEvents,
+    SetTrackingEvents,
+    ResendTrackingEvent,
 }
 
 /// Who calls one of the Worker's own endpoints, and so which settings it
@@ -386,7 +389,7 @@ use crate::{
 use Caller::{Anyone, Service, Session, SessionStartsSession, StartsSession, Storefront};
 use Method::{Delete, Get, Head, Post, Put};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 77] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 80] = [
     own(OwnId::SignIn, Post, session::SESSION_PATH, StartsSession),
     own(OwnId::GetSession, Get, session::SESSION_PATH, Session),
     own(OwnId::SignOut, Delete, session::SESSION_PATH, Session),
@@ -558,6 +561,24 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 77] = [
         Get,
         shipments::TRACKING_LOOKUP_PATH,
         Anyone,
+    ),
+    own(
+        OwnId::TrackingEvents,
+        Get,
+        shipments::TRACKING_EVENTS_PATH,
+        Session,
+    ),
+    own(
+        OwnId::SetTrackingEvents,
+        Put,
+        shipments::TRACKING_EVENTS_PATH,
+        Session,
+    ),
+    own(
+        OwnId::ResendTrackingEvent,
+        Post,
+        shipments::RESEND_EVENT_PATH,
+        Session,
     ),
 ];
 

@@ -11,6 +11,12 @@ pub const TRACKING_SETTINGS_PATH: &str = "/api/org/tracking";
 /// A shipment's tracking page (`{id}`: the link's segment) and an order's lookup (`{id}`: the organization).
 pub const TRACKING_PAGE_PATH: &str = "/t/{id}";
 pub const TRACKING_LOOKUP_PATH: &str = "/track/{id}";
+/// `GET` and `PUT` (admins) the shop's tracking events: [`ShopEvents`], set by [`EventSettings`].
+pub const TRACKING_EVENTS_PATH: &str = "/api/org/tracking/events";
+/// `POST` (admins): one delivery of [`ShopEvents::deliveries`] sent again now.
+pub const RESEND_EVENT_PATH: &str = "/api/org/tracking/events/{id}";
+/// At most this many deliveries per answer, newest first.
+pub const DELIVERIES_PAGE: u32 = 50;
 
 /// At most this many shipments per answer, newest first.
 pub const SHIPMENTS_PAGE: u32 = 200;
@@ -87,4 +93,106 @@ pub struct Brand {
     /// `light`, `dark` or `auto` (the reader's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
+}
+
+/// `PUT /api/org/tracking/events`: where the shop's events go (`None`
+/// stops them), and whether to make a new signing secret (the first URL
+/// always makes one).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventSettings {
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub new_secret: bool,
+}
+
+/// The shop's tracking events: where they go and the newest deliveries.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShopEvents {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The signing secret, only in the answer of the change that made it:
+    /// it is never shown again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    /// Whether a signing secret exists.
+    pub signed: bool,
+    /// Newest first, at most [`DELIVERIES_PAGE`].
+    #[serde(default)]
+    pub deliveries: Vec<Delivery>,
+}
+
+/// Where one delivery to the shop stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryState {
+    /// Not answered with a 2xx yet: its next attempt is due.
+    Pending,
+    /// Being sent now.
+    Sending,
+    Delivered,
+    /// Five attempts failed.
+    Failed,
+}
+
+/// One attempt: when, and the shop's HTTP status (`None`: no answer in time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    pub at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delivery {
+    /// The event's id (`sev_…`), also in its body: a shop can drop a copy.
+    pub id: String,
+    /// `shipment.in_transit`, `shipment.arriving_soon`, `shipment.out_for_delivery` or `shipment.delivered`.
+    pub event: String,
+    pub label_id: String,
+    pub tracking_number: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// Unix seconds the change was seen.
+    pub created_at: u64,
+    pub state: DeliveryState,
+    pub attempts: Vec<Attempt>,
+    /// Unix seconds of the next attempt, while pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_attempt_at: Option<u64>,
+}
+
+/// What the shop receives: `POST` with `parcel-signature` (see
+/// docs/tracking.md), one event per body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShopEvent {
+    pub id: String,
+    pub event: String,
+    /// Unix seconds the change was seen.
+    pub created_at: u64,
+    pub data: ShipmentMoved,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShipmentMoved {
+    pub label_id: String,
+    pub tracking_number: String,
+    pub carrier: String,
+    pub service: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// A label bought with a sandbox key.
+    pub sandbox: bool,
+    pub status: TrackerStatus,
+    /// The shopper's page of this shipment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_url: Option<String>,
+    /// `YYYY-MM-DD`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_delivery: Option<String>,
+    /// Unix seconds of the carrier's newest scan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scanned_at: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carbon_grams: Option<i64>,
 }

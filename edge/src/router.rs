@@ -35,10 +35,13 @@ pub(crate) async fn own(
         id @ (OwnId::Insights | OwnId::LabelHistory | OwnId::ExportLabels | OwnId::Shipments) => {
             webhooks::ledger_read(req, cx, id).await
         }
-        id @ (OwnId::TrackingPage | OwnId::TrackingLookup | OwnId::TrackingSettings) => {
-            tracking::read(req, cx, id).await
-        }
-        OwnId::SetTrackingSettings => tracking::set_settings(req, cx).await,
+        id @ (OwnId::TrackingPage
+        | OwnId::TrackingLookup
+        | OwnId::TrackingSettings
+        | OwnId::TrackingEvents) => tracking::read(req, cx, id).await,
+        id @ (OwnId::SetTrackingSettings
+        | OwnId::SetTrackingEvents
+        | OwnId::ResendTrackingEvent) => tracking::write(req, cx, id).await,
         OwnId::LabelPdf => label_pdf::pdf(req, cx).await,
         OwnId::WidgetPage => widget::page(req, cx).await,
         OwnId::CreateJob => jobs::create(req, cx).await,

@@ -1,8 +1,9 @@
 //! The tracking page's routes and settings (docs/tracking.md): the page of
-//! a shipment (`/t/{id}`), an order's lookup (`/track/{org}`) and the
-//! page's brand (`/api/org/tracking`) are the ledger object's, passed
-//! through as it answers them (it parses and checks the brand, so none of
-//! that is in this Worker's wasm). A brand an admin set is audited here.
+//! a shipment (`/t/{id}`), an order's lookup (`/track/{org}`), the page's
+//! brand (`/api/org/tracking`) and the shop's events
+//! (`/api/org/tracking/events`) are the ledger object's, passed through as
+//! it answers them (it parses and checks the settings, so none of that is
+//! in this Worker's wasm). What an admin changed is audited here.
 
 use api::orgs::{AuditAction, OrgId};
 use api::{OwnId, Scope};
@@ -10,6 +11,7 @@ use domain::access::gate;
 use domain::orgs::wire::Record;
 use domain::orgs::{Named, OrgError, object_name};
 use domain::tracking;
+use domain::tracking::events::EVENTS_URL;
 use platform::body_bytes;
 use worker::web_sys::{Request, Response};
 
@@ -19,7 +21,8 @@ use crate::error::EdgeError;
 
 /// `GET /t/{id}` (a shipment's page), `GET /track/{org}?ref=&postcode=`
 /// (the lookup form, or an order's page) and `GET /api/org/tracking` (the
-/// page's brand, for members who read labels).
+/// page's brand, for members who read labels); `GET
+/// /api/org/tracking/events` (admins).
 pub(crate) async fn read(_req: Request, cx: &mut Cx<'_>, id: OwnId) -> Result<Response, EdgeError> {
     let (org, url) = match id {
         OwnId::TrackingPage => {
@@ -33,28 +36,61 @@ pub(crate) async fn read(_req: Request, cx: &mut Cx<'_>, id: OwnId) -> Result<Re
         }
         _ => {
             let principal = signed_in(cx).await?;
-            gate::require(&principal, &*cx.config, &[Scope::LabelsRead])?;
-            (cx.config.org.clone(), tracking::SETTINGS_URL.to_string())
+            let url = if id == OwnId::TrackingEvents {
+                gate::require_admin(&principal, "read the shop's tracking events")?;
+                EVENTS_URL
+            } else {
+                gate::require(&principal, &*cx.config, &[Scope::LabelsRead])?;
+                tracking::SETTINGS_URL
+            };
+            (cx.config.org.clone(), url.to_string())
         }
     };
-    if id != OwnId::TrackingSettings {
+    if !matches!(id, OwnId::TrackingSettings | OwnId::TrackingEvents) {
         cx.trace.principal = Some("shopper".into());
     }
     Ok(to_inbox(cx, &org, &url, "GET", None).await?.into())
 }
 
-/// `PUT /api/org/tracking` (admins): the object checks and keeps the
-/// brand; a kept one goes to the audit log.
-pub(crate) async fn set_settings(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+/// `PUT /api/org/tracking` and `/api/org/tracking/events`, `POST
+/// /api/org/tracking/events/{id}` (admins): the object checks and keeps
+/// the settings, or sends an event again; what it did goes to the audit
+/// log. The events' links are on this deployment's origin.
+pub(crate) async fn write(req: Request, cx: &mut Cx<'_>, id: OwnId) -> Result<Response, EdgeError> {
     let principal = signed_in(cx).await?;
     let session = gate::require_admin(&principal, "change the tracking page")?;
     let body = String::from_utf8(body_bytes(&req).await).unwrap_or_default();
+    let (url, method, detail) = match id {
+        OwnId::SetTrackingSettings => (
+            tracking::SETTINGS_URL.to_string(),
+            "PUT",
+            "the tracking page's brand",
+        ),
+        OwnId::SetTrackingEvents => {
+            // `scheme://host[:port]`: the URL's first three `/` parts.
+            let full = req.url();
+            let end = full
+                .match_indices('/')
+                .nth(2)
+                .map_or(full.len(), |(i, _)| i);
+            (
+                format!("{EVENTS_URL}?origin={}", &full[..end]),
+                "PUT",
+                "the shop's tracking events",
+            )
+        }
+        _ => (
+            format!("{EVENTS_URL}/{}", cx.param),
+            "POST",
+            "a tracking event sent again",
+        ),
+    };
     let org = cx.config.org.clone();
-    let resp = to_inbox(cx, &org, tracking::SETTINGS_URL, "PUT", Some(&body)).await?;
+    let resp = to_inbox(cx, &org, &url, method, Some(&body)).await?;
     if resp.status_code() == 200 {
         let record = Record {
             action: AuditAction::TrackingChanged,
-            detail: "the tracking page's brand".into(),
+            detail: detail.into(),
         };
         crate::accounts::record(cx.env, session, &record).await;
     }

@@ -30,6 +30,7 @@ mod reads;
 mod retention;
 mod rows;
 mod schema;
+mod shop_events;
 mod trackers;
 mod writes;
 
@@ -111,6 +112,9 @@ impl DurableObject for WebhookInbox {
         if let Some(rest) = url.strip_prefix(domain::tracking::PAGE_URL) {
             return self.page(rest).await;
         }
+        if let Some(rest) = url.strip_prefix(domain::tracking::events::EVENTS_URL) {
+            return self.shop_events(req, rest).await;
+        }
         if url == domain::tracking::SETTINGS_URL {
             return self.brand_settings(req).await;
         }
@@ -139,7 +143,9 @@ impl DurableObject for WebhookInbox {
             self.prune()?;
             self.pruned_at.set(now);
         }
-        if let Some(at) = self.track(now).await? {
+        let tracked = self.track(now).await?;
+        let sent = self.send_events(now).await?;
+        if let Some(at) = tracked.into_iter().chain(sent).min() {
             self.wake(at).await?;
         }
         Response::empty()

@@ -22,6 +22,7 @@ pub mod team;
 pub mod tokens;
 pub mod tracking;
 pub mod tracking_brand;
+pub mod tracking_events;
 pub mod wallet;
 pub mod webhook_settings;
 pub mod webhooks;

@@ -2,10 +2,12 @@
 //! shop's name, logo, support link and look (`api::shipments::Brand`). The
 //! ledger Worker checks each field; a refusal is shown at its field. Each
 //! save is in the audit log. A link opens the order lookup page to see it.
+//! Below, the shop's tracking events (`tracking_events`).
 
 use crate::api::{Client, ClientError};
 use crate::components::error_view::ErrorView;
 use crate::components::loader::{busy, failed};
+use crate::pages::tracking_events::ShopEventsSection;
 use crate::state::write::Write;
 use api::shipments::{Brand, TRACKING_LOOKUP_PATH};
 use leptos::prelude::*;
@@ -184,5 +186,6 @@ pub fn TrackingBrandPage() -> impl IntoView {
             })}
         </form>
         {move || save.error().filter(|e| !known.iter().any(|f| e.is_about(f))).map(|error| view! { <ErrorView error /> })}
+        <ShopEventsSection />
     }
 }

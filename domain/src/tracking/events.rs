@@ -1,14 +1,104 @@
-//! The shop's tracking events: which of them a tracker's read makes (each
-//! at most once per label, in the order a parcel moves), the attempts of
-//! one delivery on v1's own schedule, and the signature: `sha256=` HMAC
-//! like v1's, over the timestamp and the body, so a replayed delivery can
-//! be refused.
+//! The shop's tracking events: where they may go, which of them a
+//! tracker's read makes (each at most once per label, in the order a
+//! parcel moves), the attempts of one delivery on v1's own schedule, and
+//! the signature: `sha256=` HMAC like v1's, over the timestamp and the
+//! body, so a replayed delivery can be refused. Sent by the ledger's object
+//! (`ledger/src/inbox/shop_events.rs`).
 
-use api::TrackerStatus;
 use api::signing::{hmac_matches, hmac_sha256};
 use api::webhooks::{RETRY_SCHEDULE_SECONDS, SignatureError, is_success_status};
+use api::{ErrorCode, TrackerStatus};
+
+use crate::errors::Failure;
 
 use super::page::days_between;
+
+/// Where the ledger's object answers `GET` and `PUT
+/// /api/org/tracking/events` (`?origin=`: the deployment's, for the events'
+/// tracking links) and, at `{EVENTS_URL}/{id}`, a resend.
+pub const EVENTS_URL: &str = "https://object/tracking-events";
+
+/// A signing secret: this prefix and 24 random bytes in hex.
+pub const SECRET_PREFIX: &str = "evsec_";
+pub const SECRET_BYTES: usize = 24;
+
+/// An event's id: `sev_` and 12 random bytes in hex.
+pub const ID_PREFIX: &str = "sev_";
+pub const ID_BYTES: usize = 12;
+
+/// Deliveries attempted per alarm, beside the trackers' calls (a Worker
+/// invocation's subrequests are limited).
+pub const SENDS_PER_ALARM: usize = 8;
+
+/// How long a shop has to answer one attempt.
+pub const SEND_TIMEOUT_MS: u32 = 10_000;
+
+/// Why a URL cannot receive events: `https://` to a host, or `http://` to
+/// this machine's loopback (a Worker in the cloud cannot reach it; local
+/// runs and tests can); no credentials, no fragment, at most 2,000 bytes.
+pub fn check_url(url: &str) -> Result<(), &'static str> {
+    const NEED: &str = "an https:// address (or http:// to localhost), without credentials";
+    if url.len() > 2_000 || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(NEED);
+    }
+    let loopback = ["127.0.0.1", "localhost", "[::1]"];
+    let authority = |rest: &str| rest.split(['/', '?', '#']).next().unwrap_or("").to_string();
+    let ok = if let Some(rest) = url.strip_prefix("https://") {
+        let host = authority(rest);
+        !host.is_empty() && !host.starts_with(':')
+    } else if let Some(rest) = url.strip_prefix("http://") {
+        let host = authority(rest);
+        let name = host
+            .rsplit_once(':')
+            .filter(|(_, p)| p.bytes().all(|b| b.is_ascii_digit()));
+        loopback.contains(&name.map_or(host.as_str(), |(h, _)| h))
+    } else {
+        false
+    };
+    if ok
+        && !authority(url.split_once("://").map_or("", |(_, r)| r)).contains('@')
+        && !url.contains('#')
+    {
+        Ok(())
+    } else {
+        Err(NEED)
+    }
+}
+
+/// Why a resend was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResendError {
+    NotFound,
+    /// No URL is set.
+    Off,
+    /// An attempt of it is on its way now.
+    Sending,
+}
+
+impl Failure for ResendError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            ResendError::NotFound => ErrorCode::EdgeEventNotFound,
+            _ => ErrorCode::EdgeEventRefused,
+        }
+    }
+    fn message(&self) -> String {
+        match self {
+            ResendError::NotFound => "No tracking event of this organization has that id.",
+            ResendError::Off => "Events are off: no URL is set for them.",
+            ResendError::Sending => "That event is being sent right now.",
+        }
+        .to_string()
+    }
+    fn suggestion(&self) -> String {
+        match self {
+            ResendError::NotFound => "Choose an event from the list on the Tracking page.",
+            ResendError::Off => "Set the shop's URL on the Tracking page, then send it again.",
+            ResendError::Sending => "Wait a few seconds and look at its attempts.",
+        }
+        .to_string()
+    }
+}
 
 /// The header of a shop event's signature: `t={unix seconds},sha256={hex}`.
 pub const SIGNATURE_HEADER: &str = "parcel-signature";
@@ -114,6 +204,33 @@ fn signed(at: u64, body: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
     use TrackerStatus::*;
+
+    #[test]
+    fn events_go_to_https_or_this_machine_only() {
+        for ok in [
+            "https://shop.example/hooks/parcel?k=1",
+            "https://shop.example:8443",
+            "http://127.0.0.1:9000/events",
+            "http://localhost/x",
+            "http://[::1]:80/",
+        ] {
+            assert_eq!(check_url(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "http://shop.example/events",
+            "http://127.0.0.1.evil.example/",
+            "http://localhost@evil.example/",
+            "https://user:pass@shop.example/",
+            "https://",
+            "https://shop.example/a b",
+            "https://shop.example/#x",
+            "ftp://shop.example",
+            "shop.example",
+        ] {
+            assert!(check_url(bad).is_err(), "{bad}");
+        }
+        assert!(check_url(&format!("https://shop.example/{}", "a".repeat(2_000))).is_err());
+    }
 
     #[test]
     fn each_event_once_and_in_order() {

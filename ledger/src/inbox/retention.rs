@@ -1,6 +1,7 @@
 //! How long the inbox keeps what it stores (`api::inbox`'s limits): a
 //! write sets an alarm a minute ahead (when none is set), which prunes
-//! labels past their age or count (with their search trigrams), offered
+//! labels past their age or count (with their search trigrams and shop
+//! events), offered
 //! rates past their use and refused deliveries past their age.
 
 use std::time::Duration;
@@ -61,6 +62,12 @@ impl WebhookInbox {
         };
         sql.exec(
             &format!("DELETE FROM label_search WHERE rowid IN ({old})"),
+            bounds(),
+        )?;
+        sql.exec(
+            &format!(
+                "DELETE FROM shop_events WHERE label IN (SELECT id FROM labels WHERE rowid IN ({old}))"
+            ),
             bounds(),
         )?;
         sql.exec(

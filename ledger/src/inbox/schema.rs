@@ -10,8 +10,8 @@ use super::WebhookInbox;
 /// The ledger's own schema changes, in order; `ledger_schema` says how many
 /// ran. 1: insights (time, price, carbon, status, refunds, buyer's batch and
 /// the quote's cheapest and lowest-carbon rates beside the one chosen);
-/// 2: the labels followed; 3: the tracking page.
-const MIGRATIONS: [&[&str]; 3] = [
+/// 2: the labels followed; 3: the tracking page; 4: the shop's events.
+const MIGRATIONS: [&[&str]; 4] = [
     &[
         "ALTER TABLE labels ADD COLUMN at INTEGER",
         "ALTER TABLE labels ADD COLUMN service TEXT NOT NULL DEFAULT ''",
@@ -72,6 +72,16 @@ const MIGRATIONS: [&[&str]; 3] = [
         "CREATE INDEX labels_reference ON labels (reference, postcode)",
         "CREATE TABLE lookups (ref TEXT NOT NULL, at INTEGER NOT NULL)",
         "CREATE INDEX lookups_ref ON lookups (ref, at)",
+    ],
+    &[
+        // 4: the shop's events (`shop_events`): one row per label and
+        // event, its body as first sent, its attempts as JSON, and when
+        // the next attempt (or a lease's end) is due.
+        "CREATE TABLE shop_events (id TEXT PRIMARY KEY, label TEXT NOT NULL, event TEXT NOT NULL, \
+     at INTEGER NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL, attempts TEXT NOT NULL DEFAULT '[]', due INTEGER)",
+        "CREATE UNIQUE INDEX shop_events_once ON shop_events (label, event)",
+        "CREATE INDEX shop_events_due ON shop_events (due) WHERE due IS NOT NULL",
+        "CREATE INDEX shop_events_at ON shop_events (at)",
     ],
 ];
 

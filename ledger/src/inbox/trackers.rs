@@ -235,6 +235,9 @@ impl WebhookInbox {
                     follow.read(called.outcome, now, bought_at)
                 };
                 self.store_follow(&row.label, &next, called.tracker.as_ref(), now)?;
+                if let Some(tracker) = &called.tracker {
+                    self.make_events(&org, &row.label, tracker, now)?;
+                }
             }
             for (name, budget) in &budgets {
                 self.put_value(name, &serde_json::to_string(budget).map_err(internal)?)?;
