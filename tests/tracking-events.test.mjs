@@ -1,8 +1,9 @@
 // The shop's tracking events (docs/tracking.md, "Events for the shop"): an
 // admin sets the shop's URL on the dashboard's Tracking page and sees the
 // signing secret once; labels bought through Ship and through a batch job
-// move as the simulator's clock moves, and the shop receives each event
-// once, in order, signed, checked with the documented snippet. A delivery
+// move as the simulator's clock moves, the shop receives each event once,
+// in order, signed, checked with the documented snippet, and the shopper's
+// pages and the Shipments view end at delivered. A delivery
 // the shop fails shows its next attempt on v1's schedule (read from the
 // Worker's own record, not waited for), and a resend from the dashboard is
 // delivered once. On the shared stack, with an organization of its own and
@@ -151,6 +152,15 @@ test('labels bought through Ship and a batch job: the shop receives each event o
   await step('out for delivery at the shop', () => parcels.every((x) => okOnes(x.label_id).includes('shipment.out_for_delivery')));
   await s.sim.control('POST', '/__sim/clock/advance', { seconds: 4 * 3600 });
   await step('delivered at the shop', () => parcels.every((x) => okOnes(x.label_id).includes('shipment.delivered')));
+  // The shopper's pages and the Shipments view say the same.
+  for (const x of parcels) assert.match(await (await fetch(s.edge.url + x.link)).text(), /Delivered<\/p>/);
+  const viewer = await openSignedIn(browser, s, s.users.viewer, { path: '/shipments?status=delivered' });
+  const table = viewer.page.getByRole('table', { name: 'Shipments, newest first' });
+  for (const x of parcels) {
+    const row = table.locator('tbody tr').filter({ hasText: x.tracking_number });
+    await row.locator('td[data-label="Status"]').getByText('Delivered').waitFor({ timeout: T });
+  }
+  await viewer.context.close();
   assert.deepEqual(problems, []);
 
   // Each event once (the failed one: its 500, then the resend), in order, signed.
