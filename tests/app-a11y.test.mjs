@@ -5,10 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import AxeBuilder from '@axe-core/playwright';
 import { sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
-import { launch, screenshot } from './support/browser.mjs';
+import { axe, launch, screenshot } from './support/browser.mjs';
 import { App, ShipPage, TrackingPage, T, buyViaApi } from './support/pages.mjs';
 
 const shared = await sharedStack();
@@ -28,16 +27,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-async function axe(page, name) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`),
-    [],
-    `axe on ${name}`,
-  );
-}
 
 /** Each page, in a state that shows what it is for. */
 const PAGES = [

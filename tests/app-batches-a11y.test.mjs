@@ -5,8 +5,7 @@
 import { test, before, after } from 'node:test';
 import { sharedStack } from './support/stack.mjs';
 import assert from 'node:assert/strict';
-import AxeBuilder from '@axe-core/playwright';
-import { launch, screenshot } from './support/browser.mjs';
+import { axe, launch, screenshot } from './support/browser.mjs';
 import { RAISED, SENDER, T, TEMPLATE, Batches, batchesOn, csv, templateRows } from './support/batches.mjs';
 import { advanceWhileProcessing, untilJob } from './support/jobs.mjs';
 
@@ -42,12 +41,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-async function axe(page, name) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on ${name}`);
-}
 
 const SCREENS = [
   ['batches-list', async (page, b) => {

@@ -14,10 +14,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import AxeBuilder from '@axe-core/playwright';
 import { ALL_SCOPES, sharedStack } from './support/stack.mjs';
 import { Person, assertError, newOrgLink } from './support/orgs.mjs';
-import { launch, screenshot } from './support/browser.mjs';
+import { axe, launch, screenshot } from './support/browser.mjs';
 import { PasswordSignIn, RECIPIENT, ShipPage, T } from './support/pages.mjs';
 import { Batches, TEMPLATE, csv } from './support/batches.mjs';
 
@@ -169,12 +168,6 @@ async function inBrowser(who) {
   await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
   const menu = (name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
   return { context, page, errors, menu };
-}
-
-async function axe(page, name) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on ${name}`);
 }
 
 const PRESET_NAME = 'Small box (9 × 6 × 3 in, 14 oz)';

@@ -18,10 +18,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import AxeBuilder from '@axe-core/playwright';
 import { ALL_SCOPES, sharedStack } from './support/stack.mjs';
 import { newOrgLink } from './support/orgs.mjs';
-import { launch, screenshot } from './support/browser.mjs';
+import { axe, launch, screenshot } from './support/browser.mjs';
 import { until } from './support/wait.mjs';
 import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage } from './support/pages.mjs';
 import { engines, openShop, shopEvent, widgetFrame } from './support/widget.mjs';
@@ -41,12 +40,6 @@ after(async () => {
 });
 
 const email = (who) => `${who}.${randomBytes(4).toString('hex')}@example.com`;
-
-async function axe(page, name) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on ${name}`);
-}
 
 /** A fresh browser context (one person), failing on any wasm panic or page error. */
 async function person() {

@@ -15,7 +15,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sharedStack, ROOT } from './support/stack.mjs';
-import { launch, watchProblems } from './support/browser.mjs';
+import { axe, launch, watchProblems } from './support/browser.mjs';
 import { act, address, advanceWhileProcessing, createJob, FROM, jobsOn, untilJob } from './support/jobs.mjs';
 import { until } from './support/wait.mjs';
 import { openSignedIn, T } from './support/pages.mjs';
@@ -143,6 +143,13 @@ test('labels bought through Ship and a batch job: the shop receives each event o
   assert.equal(done.state, 'delivered');
   assert.equal(done.next_attempt_at, undefined, 'no attempt left');
   assert.deepEqual(done.attempts.map((a) => a.status), [500, 200]);
+  // The settings with their deliveries, at desktop and phone width, light and dark.
+  for (const [viewport, colorScheme] of [[{ width: 1280, height: 900 }, 'light'], [{ width: 390, height: 844 }, 'dark']]) {
+    await page.setViewportSize(viewport);
+    await page.emulateMedia({ colorScheme });
+    await axe(page, `tracking page settings ${viewport.width} ${colorScheme}`);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), false, `${viewport.width} scrolls sideways`);
+  }
   await context.close();
   assert.deepEqual(adminProblems, []);
 

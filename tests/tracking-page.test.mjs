@@ -6,9 +6,8 @@
 // dark) and Firefox. On the shared stack, with an organization of its own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import AxeBuilder from '@axe-core/playwright';
 import { sharedStack } from './support/stack.mjs';
-import { launch, screenshot, watchProblems } from './support/browser.mjs';
+import { axe, launch, screenshot, watchProblems } from './support/browser.mjs';
 import { engines } from './support/widget.mjs';
 import { act, address, advanceWhileProcessing, createJob, FROM, jobsOn, untilJob } from './support/jobs.mjs';
 import { until } from './support/wait.mjs';
@@ -165,12 +164,6 @@ test('the Shipments view: parcels in motion by default, the delivered one on ask
     await context.close();
   }
 });
-
-async function axe(page, name) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on ${name}`);
-}
 
 test('chromium: axe finds nothing serious at phone and desktop width, light and dark; nothing scrolls sideways', async () => {
   for (const [vp, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 900 }]]) {

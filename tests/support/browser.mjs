@@ -1,5 +1,7 @@
 // Debian's Chromium driven by playwright-core: no browser download, ever.
 import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './stack.mjs';
@@ -33,4 +35,11 @@ export function watchProblems(page) {
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
   return problems;
+}
+
+/** Asserts axe finds nothing serious or critical (WCAG 2.1 A and AA, best practice) on the page as it is. */
+export async function axe(page, name) {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on ${name}`);
 }
