@@ -105,7 +105,7 @@ impl WebhookInbox {
     pub(super) async fn shop_events(&self, mut req: Request, rest: &str) -> Result<Response> {
         self.tables()?;
         let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
-        if let Some(id) = path.strip_prefix('/') {
+        if let (Some(id), Method::Post) = (path.strip_prefix('/'), req.method()) {
             return match self.resend(id, now()).await? {
                 Ok(()) => json(&self.shop_events_answer(None)?),
                 Err(e) => refused(&e, &req),
@@ -295,6 +295,14 @@ impl WebhookInbox {
     /// `SENDS_PER_ALARM`; then when the next is due.
     pub(super) async fn send_events(&self, now: u64) -> Result<Option<u64>> {
         self.tables()?;
+        if self.value("events_url")?.is_none() {
+            // Off: nothing is due (a lease that ended after they stopped).
+            self.sql().exec(
+                "UPDATE shop_events SET state = 'failed', due = NULL WHERE due IS NOT NULL",
+                None,
+            )?;
+            return Ok(None);
+        }
         let due: Vec<DueEvent> = self
             .sql()
             .exec(
