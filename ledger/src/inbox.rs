@@ -58,6 +58,26 @@ fn internal(e: impl std::fmt::Display) -> worker::Error {
     worker::Error::RustError(e.to_string())
 }
 
+/// A JSON answer of the object.
+fn json(body: &impl serde::Serialize) -> Result<Response> {
+    let mut response = Response::ok(serde_json::to_string(body).map_err(internal)?)?;
+    response
+        .headers_mut()
+        .set("Content-Type", "application/json")?;
+    Ok(response)
+}
+
+/// An error in the v1 envelope, with the main Worker's request id.
+fn refused(err: &impl domain::errors::Failure, req: &Request) -> Result<Response> {
+    let request_id = req
+        .headers()
+        .get(domain::webhooks::REQUEST_ID_HEADER)?
+        .unwrap_or_default();
+    let response = platform::reply::error_response(err, &request_id, None)
+        .map_err(|_| internal("no error response"))?;
+    Ok(response.into())
+}
+
 impl WebhookInbox {
     fn sql(&self) -> SqlStorage {
         self.state.storage().sql()

@@ -16,7 +16,7 @@ use domain::tracking::{READ_ON_VIEW_AFTER, READ_ON_VIEW_AFTER_SETTING, read_on_v
 use serde::Deserialize;
 use worker::{Method, Request, Response, Result};
 
-use super::{WebhookInbox, internal, now};
+use super::{WebhookInbox, internal, json, now, refused};
 
 /// The columns a page reads of a label and its follow row.
 const PAGE_COLUMNS: &str = "l.id, l.carrier, l.service, l.tracking, l.reference, l.recipient, l.street, \
@@ -100,23 +100,10 @@ impl WebhookInbox {
                 Ok(brand) => {
                     self.put_value("brand", &serde_json::to_string(&brand).map_err(internal)?)?
                 }
-                Err(e) => {
-                    let request_id = req
-                        .headers()
-                        .get(domain::webhooks::REQUEST_ID_HEADER)?
-                        .unwrap_or_default();
-                    let response =
-                        platform::reply::error_response(&BadBody::Invalid(e), &request_id, None)
-                            .map_err(|_| internal("no error response"))?;
-                    return Ok(response.into());
-                }
+                Err(e) => return refused(&BadBody::Invalid(e), &req),
             }
         }
-        let mut response = Response::ok(serde_json::to_string(&self.brand()?).map_err(internal)?)?;
-        response
-            .headers_mut()
-            .set("Content-Type", "application/json")?;
-        Ok(response)
+        json(&self.brand()?)
     }
 
     fn brand(&self) -> Result<Option<Brand>> {

@@ -12,7 +12,7 @@ use api::shipments::{
     ShopEvents,
 };
 use api::validation::BodyError;
-use domain::errors::{BadBody, Failure};
+use domain::errors::BadBody;
 use domain::routes::query_param;
 use domain::tracking::events::{self, Event, Next, ResendError};
 use domain::tracking::page::day_of;
@@ -22,7 +22,7 @@ use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys;
 use worker::{Method, Request, Response, Result, SqlStorageValue};
 
-use super::{WebhookInbox, internal, now};
+use super::{WebhookInbox, internal, json, now, refused};
 
 /// A delivery's lease while an attempt is on its way: past the shop's
 /// timeout, so an attempt the object lost is tried again.
@@ -70,24 +70,6 @@ struct DeliveryRow {
 #[derive(Deserialize)]
 struct MinDue {
     due: Option<f64>,
-}
-
-fn json(body: &impl serde::Serialize) -> Result<Response> {
-    let mut response = Response::ok(serde_json::to_string(body).map_err(internal)?)?;
-    response
-        .headers_mut()
-        .set("Content-Type", "application/json")?;
-    Ok(response)
-}
-
-fn refused(err: &impl Failure, req: &Request) -> Result<Response> {
-    let request_id = req
-        .headers()
-        .get(domain::webhooks::REQUEST_ID_HEADER)?
-        .unwrap_or_default();
-    let response = platform::reply::error_response(err, &request_id, None)
-        .map_err(|_| internal("no error response"))?;
-    Ok(response.into())
 }
 
 fn state_of(name: &str) -> DeliveryState {
