@@ -122,6 +122,17 @@ pub struct ShopEvents {
     pub deliveries: Vec<Delivery>,
 }
 
+crate::names! {
+    /// The shop's events, in the order a parcel makes them.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum Event {
+        InTransit = "shipment.in_transit",
+        ArrivingSoon = "shipment.arriving_soon",
+        OutForDelivery = "shipment.out_for_delivery",
+        Delivered = "shipment.delivered",
+    }
+}
+
 /// Where one delivery to the shop stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -147,8 +158,7 @@ pub struct Attempt {
 pub struct Delivery {
     /// The event's id (`sev_…`), also in its body: a shop can drop a copy.
     pub id: String,
-    /// `shipment.in_transit`, `shipment.arriving_soon`, `shipment.out_for_delivery` or `shipment.delivered`.
-    pub event: String,
+    pub event: Event,
     pub label_id: String,
     pub tracking_number: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -167,7 +177,7 @@ pub struct Delivery {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShopEvent {
     pub id: String,
-    pub event: String,
+    pub event: Event,
     /// Unix seconds the change was seen.
     pub created_at: u64,
     pub data: ShipmentMoved,

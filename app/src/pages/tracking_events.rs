@@ -159,11 +159,11 @@ fn deliveries_table(
                         let state = state_words(&d);
                         let next = d.next_attempt_at.map(|at| view! { " · next " <When unix=at /> });
                         let attempts = attempts_words(&d);
-                        let label = format!("Send {} for {} again", d.event, d.tracking_number);
+                        let label = format!("Send {} for {} again", d.event.as_str(), d.tracking_number);
                         let id = d.id.clone();
                         view! {
                             <tr>
-                                <td><code>{d.event.clone()}</code></td>
+                                <td><code>{d.event.as_str()}</code></td>
                                 <td>{parcel}</td>
                                 <td><When unix=d.created_at /></td>
                                 <td>{attempts}</td>

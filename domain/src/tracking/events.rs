@@ -5,6 +5,7 @@
 //! body, so a replayed delivery can be refused. Sent by the ledger's object
 //! (`ledger/src/inbox/shop_events.rs`).
 
+pub use api::shipments::Event;
 use api::signing::{hmac_matches, hmac_sha256};
 use api::webhooks::{RETRY_SCHEDULE_SECONDS, SignatureError, is_success_status};
 use api::{ErrorCode, TrackerStatus};
@@ -105,16 +106,6 @@ pub const SIGNATURE_HEADER: &str = "parcel-signature";
 
 /// How far a signature's time may be from the receiver's clock.
 pub const TOLERANCE_SECONDS: u64 = 300;
-
-api::names! {
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-    pub enum Event {
-        InTransit = "shipment.in_transit",
-        ArrivingSoon = "shipment.arriving_soon",
-        OutForDelivery = "shipment.out_for_delivery",
-        Delivered = "shipment.delivered",
-    }
-}
 
 /// The events a read with `status` makes that `sent` does not hold yet, in
 /// order: a parcel first seen delivered still reports it was in transit

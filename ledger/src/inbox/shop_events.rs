@@ -30,7 +30,7 @@ const LEASE_SECONDS: u64 = 60;
 
 #[derive(Deserialize)]
 struct Sent {
-    event: String,
+    event: Event,
 }
 
 #[derive(Deserialize)]
@@ -57,7 +57,7 @@ struct DueEvent {
 #[derive(Deserialize)]
 struct DeliveryRow {
     id: String,
-    event: String,
+    event: Event,
     label: String,
     at: f64,
     state: String,
@@ -203,10 +203,7 @@ impl WebhookInbox {
                 vec![label.into()],
             )?
             .to_array()?;
-        let sent: Vec<Event> = sent
-            .iter()
-            .filter_map(|s| Event::from_name(&s.event))
-            .collect();
+        let sent: Vec<Event> = sent.iter().map(|s| s.event).collect();
         let Some(row) = self
             .sql()
             .exec(
@@ -254,7 +251,7 @@ impl WebhookInbox {
             );
             let body = ShopEvent {
                 id: id.clone(),
-                event: event.as_str().to_string(),
+                event,
                 created_at: now,
                 data: data.clone(),
             };
