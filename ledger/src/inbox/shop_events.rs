@@ -67,6 +67,12 @@ struct DeliveryRow {
     reference: Option<String>,
 }
 
+/// The shop's URL and signing secret, read once per alarm or resend.
+struct Destination {
+    url: String,
+    secret: String,
+}
+
 #[derive(Deserialize)]
 struct MinDue {
     due: Option<f64>,
@@ -274,14 +280,14 @@ impl WebhookInbox {
     /// `SENDS_PER_ALARM`; then when the next is due.
     pub(super) async fn send_events(&self, now: u64) -> Result<Option<u64>> {
         self.tables()?;
-        if self.value("events_url")?.is_none() {
+        let Some(to) = self.destination()? else {
             // Off: nothing is due (a lease that ended after they stopped).
             self.sql().exec(
                 "UPDATE shop_events SET state = 'failed', due = NULL WHERE due IS NOT NULL",
                 None,
             )?;
             return Ok(None);
-        }
+        };
         let due: Vec<DueEvent> = self
             .sql()
             .exec(
@@ -291,7 +297,7 @@ impl WebhookInbox {
             )?
             .to_array()?;
         for row in &due {
-            self.attempt(row, now).await?;
+            self.attempt(&to, row, now).await?;
         }
         let next: Vec<MinDue> = self
             .sql()
@@ -318,22 +324,28 @@ impl WebhookInbox {
         let Some(row) = rows.first() else {
             return Ok(Err(ResendError::NotFound));
         };
-        if self.value("events_url")?.is_none() {
+        let Some(to) = self.destination()? else {
             return Ok(Err(ResendError::Off));
-        }
+        };
         if row.state == "sending" && row.due.is_some_and(|d| d as u64 > now) {
             return Ok(Err(ResendError::Sending));
         }
-        self.attempt(row, now).await?;
+        self.attempt(&to, row, now).await?;
         Ok(Ok(()))
     }
 
-    /// One attempt of a delivery, under its lease; then where it stands.
-    async fn attempt(&self, row: &DueEvent, now: u64) -> Result<()> {
-        let (Some(url), Some(secret)) = (self.value("events_url")?, self.value("events_secret")?)
-        else {
-            return Ok(());
-        };
+    /// Where events go and what signs them; `None` while they are off
+    /// (the first URL always comes with a secret).
+    fn destination(&self) -> Result<Option<Destination>> {
+        Ok(self
+            .value("events_url")?
+            .zip(self.value("events_secret")?)
+            .map(|(url, secret)| Destination { url, secret }))
+    }
+
+    /// One attempt of a delivery to `to`, under its lease; then where it stands.
+    async fn attempt(&self, to: &Destination, row: &DueEvent, now: u64) -> Result<()> {
+        let Destination { url, secret } = to;
         self.sql().exec(
             "UPDATE shop_events SET state = 'sending', due = ? WHERE id = ?",
             vec![
@@ -348,7 +360,7 @@ impl WebhookInbox {
             ("User-Agent", "Parcel-Events/1"),
         ]);
         let promise = platform::js::send_upstream(
-            &url,
+            url,
             "POST",
             &headers,
             Some(row.body.as_bytes()),
