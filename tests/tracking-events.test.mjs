@@ -80,6 +80,14 @@ test('an admin sets the URL on the Tracking page and sees the secret once; a URL
     await page.getByText('No events yet', { exact: false }).waitFor({ timeout: T });
     assert.equal(await page.locator('#events-secret').count(), 0);
     assert.equal(await url.inputValue(), shopUrl);
+    // A refresh of the deliveries leaves what is being typed.
+    await url.fill('https://typing.example/events');
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/org/tracking/events') && r.request().method() === 'GET'),
+      page.getByRole('button', { name: 'Refresh the deliveries' }).click(),
+    ]);
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    assert.equal(await url.inputValue(), 'https://typing.example/events');
     const read = await (await adminCall('GET', '/api/org/tracking/events')).json();
     assert.equal(read.url, shopUrl);
     assert.equal(read.signed, true);

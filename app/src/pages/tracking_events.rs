@@ -36,27 +36,34 @@ pub fn ShopEventsSection() -> impl IntoView {
     let state = RwSignal::new(None::<Result<ShopEvents, ClientError>>);
     let url = RwSignal::new(String::new());
     let secret = RwSignal::new(None::<String>);
-    let shown = move |events: ShopEvents| {
-        url.set(events.url.clone().unwrap_or_default());
+    // The field takes the answer's URL only on the first read and after a
+    // save: a refresh or a resend leaves what is being typed.
+    let shown = move |events: ShopEvents, fill: bool| {
+        if fill {
+            url.set(events.url.clone().unwrap_or_default());
+        }
         if events.secret.is_some() {
             secret.set(events.secret.clone());
         }
         state.try_set(Some(Ok(events)));
     };
-    let read = move || {
+    let read = move |fill: bool| {
         spawn_local(async move {
             match client.shop_events().await {
-                Ok(events) => shown(events),
+                Ok(events) => shown(events, fill),
                 Err(e) => {
                     state.try_set(Some(Err(e)));
                 }
             }
         });
     };
-    read();
+    read(true);
     let change = RwSignal::new(EventSettings::default());
     let save = Write::new(move || async move {
-        shown(client.change_shop_events(&change.get_untracked()).await?);
+        shown(
+            client.change_shop_events(&change.get_untracked()).await?,
+            true,
+        );
         Ok(())
     });
     let submit = move |settings: EventSettings| {
@@ -67,10 +74,13 @@ pub fn ShopEventsSection() -> impl IntoView {
     // The delivery whose Resend was pressed (one resend at a time).
     let resending = RwSignal::new(String::new());
     let resend = Write::new(move || async move {
-        shown(client.resend_event(&resending.get_untracked()).await?);
+        shown(
+            client.resend_event(&resending.get_untracked()).await?,
+            false,
+        );
         Ok(())
     });
-    let loaded = move || matches!(state.get(), Some(Ok(_)));
+    let loaded = move || state.with(|s| matches!(s, Some(Ok(_))));
     let is_on = move || state.with(|s| matches!(s, Some(Ok(e)) if e.url.is_some()));
     let signed = move || state.with(|s| matches!(s, Some(Ok(e)) if e.signed));
     let copied = RwSignal::new(false);
@@ -120,11 +130,11 @@ pub fn ShopEventsSection() -> impl IntoView {
                 }
             })}
             <h3 id="deliveries-title">"Deliveries"</h3>
-            <p><button type="button" class="secondary" on:click=move |_| read()>"Refresh the deliveries"</button></p>
+            <p><button type="button" class="secondary" on:click=move |_| read(false)>"Refresh the deliveries"</button></p>
             {move || resend.error().map(|error| view! { <ErrorView error /> })}
             {move || match state.get() {
                 None => busy("Loading the shop's events…").into_any(),
-                Some(Err(error)) => failed(error, Callback::new(move |()| read())).into_any(),
+                Some(Err(error)) => failed(error, Callback::new(move |()| read(true))).into_any(),
                 Some(Ok(events)) if events.deliveries.is_empty() => view! {
                     <p class="empty">"No events yet: they start once a URL is set and a parcel moves."</p>
                 }.into_any(),
