@@ -45,7 +45,8 @@ before(async () => {
   await new Promise((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopUrl = `http://127.0.0.1:${shop.address().port}/parcel-events`;
   s = await jobsOn(shared);
-  admin = await s.edge.session(s.users.admin);
+  // Signed in; `Person.call` answers { status, json }.
+  admin = s.people.admin;
   browser = await launch();
 });
 after(async () => {
@@ -53,12 +54,7 @@ after(async () => {
   shop.close();
 });
 
-function adminCall(method, p, body) {
-  return fetch(s.edge.url + p, {
-    method, headers: { cookie: admin.cookie, origin: admin.origin, 'content-type': 'application/json' }, body: body && JSON.stringify(body),
-  });
-}
-const deliveries = async () => (await (await adminCall('GET', '/api/org/tracking/events')).json()).deliveries;
+const deliveries = async () => (await admin.call('GET', '/api/org/tracking/events')).json.deliveries;
 const okOnes = (label) => received.filter((r) => r.status === 200 && r.event.data.label_id === label).map((r) => r.event.event);
 
 test('an admin sets the URL on the Tracking page and sees the secret once; a URL that is not https is refused at its field', async () => {
@@ -88,7 +84,7 @@ test('an admin sets the URL on the Tracking page and sees the secret once; a URL
     ]);
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     assert.equal(await url.inputValue(), 'https://typing.example/events');
-    const read = await (await adminCall('GET', '/api/org/tracking/events')).json();
+    const read = (await admin.call('GET', '/api/org/tracking/events')).json;
     assert.equal(read.url, shopUrl);
     assert.equal(read.signed, true);
     assert.equal(read.secret, undefined);
@@ -97,7 +93,7 @@ test('an admin sets the URL on the Tracking page and sees the secret once; a URL
   } finally {
     await context.close();
   }
-  const audit = await (await adminCall('GET', '/api/org/audit')).json();
+  const audit = (await admin.call('GET', '/api/org/audit')).json;
   assert.ok(audit.entries.some((e) => e.action === 'tracking_changed' && /events/.test(e.detail)), JSON.stringify(audit.entries));
   // Members who are not admins neither read nor change them.
   for (const method of ['GET', 'PUT']) {
@@ -201,10 +197,10 @@ test('labels bought through Ship and a batch job: the shop receives each event o
   }
   assert.equal(received.find((r) => r.event.data.reference === '#E-1')?.event.data.reference, '#E-1');
   // Stopping them: no URL, and what was waiting is not sent.
-  const off = await adminCall('PUT', '/api/org/tracking/events', { url: null });
+  const off = await admin.call('PUT', '/api/org/tracking/events', { url: null });
   assert.equal(off.status, 200);
-  assert.equal((await off.json()).url, undefined);
-  const again = await adminCall('POST', `/api/org/tracking/events/${failed.id}`);
+  assert.equal(off.json.url, undefined);
+  const again = await admin.call('POST', `/api/org/tracking/events/${failed.id}`);
   assert.equal(again.status, 409);
-  assert.equal((await again.json()).error.code, 'EDGE.EVENT.REFUSED');
+  assert.equal(again.json.error.code, 'EDGE.EVENT.REFUSED');
 });
