@@ -6,7 +6,8 @@
 //   2. wasm-split-cli cuts the module at its `#[wasm_split]` functions into
 //      the main module, one file per chunk and the JS that loads them;
 //   3. wasm-bindgen binds the main module (the chunks call JS only through it);
-//   4. wasm-opt shrinks every part (release).
+//   4. wasm-opt shrinks every part (release); the imports get short names
+//      and esbuild minifies the bindings and the stylesheets (release).
 // Every file gets a content-hashed name (served as immutable), the chunk
 // loader fetches each chunk with its SRI hash, and the link is replaced by
 // what Trunk writes for its own builds: the init script and the preloads
@@ -42,6 +43,14 @@ if (attr('rel') !== 'rust') fail(`the skipped link is not rel="rust": ${link}`);
 const bin = attr('data-bin') ?? fail(`no data-bin on ${link}`);
 const manifest = path.resolve(path.dirname(env('TRUNK_HTML_FILE')), attr('href') ?? fail(`no href on ${link}`));
 const optLevel = attr('data-wasm-opt') ?? 'z';
+
+/** A JS module (its imports and exports kept) or a stylesheet as esbuild minifies it, in a release build. */
+function minify(source, loader = 'js') {
+  if (!release) return source;
+  const res = spawnSync(env('ESBUILD_BIN'), ['--minify', `--loader=${loader}`, ...(loader === 'js' ? ['--format=esm'] : []), '--log-level=error'], { input: source, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (res.error || res.status !== 0) fail(`esbuild --minify failed: ${res.error?.message ?? res.stderr}`);
+  return res.stdout;
+}
 
 /** Runs a tool; `capture` returns its stdout, `quiet` shows its stderr only if it fails. */
 function run(cmd, args, { capture = false, quiet = false } = {}) {
@@ -150,8 +159,8 @@ loader = loader.replace(/^\/\* [\w, ]+ \*\/\n/gm, '');
 
 // The main module, its bindings and the loader import each other: one
 // hash over the three (with the names left blank) names them all.
-const mainWasm = optimized(path.join(bound, `${bin}_bg.wasm`));
-const mainJs = readFileSync(path.join(bound, `${bin}.js`), 'utf8');
+const { wasm: mainWasm, js: mainJs } = shortImports(
+  optimized(path.join(bound, `${bin}_bg.wasm`)), readFileSync(path.join(bound, `${bin}.js`), 'utf8'), `./${bin}_bg.js`);
 // Only the ES imports: the import object keeps the module name the wasm asks for.
 const loaderImport = 'from "./__wasm_split.js"';
 const mainImport = `import { initSync } from "./${bin}.js";`;
@@ -162,7 +171,10 @@ const jsBlank = mainJs.replaceAll(loaderImport, `from "./${BLANK}_split.js"`);
 const loaderBlank = loader.replace(mainImport, `import { initSync } from "./${BLANK}.js";\n${packed.runtime}`);
 const base = `${bin}-${hex(mainWasm, jsBlank, loaderBlank)}`;
 const names = { js: `${base}.js`, loader: `${base}_split.js`, wasm: `${base}_bg.wasm` };
-const js = jsBlank.replaceAll(BLANK, base);
+// The bindings minified (release: esbuild, wrangler's, scripts/env): 1.8 KB
+// brotli less. The loader is left as wasm-split-cli and app-packs.mjs wrote
+// it (minified, 90 B less), the shape tests/support/sizes.mjs reads.
+const js = minify(jsBlank.replaceAll(BLANK, base));
 loader = loaderBlank.replaceAll(BLANK, base);
 write(names.js, js);
 write(names.loader, loader);
@@ -176,5 +188,67 @@ await init({ module_or_path: '${href(names.wasm)}' });
 <link rel="modulepreload" href="${href(names.js)}" crossorigin="anonymous" integrity="${sri(js)}">
 <link rel="modulepreload" href="${href(names.loader)}" crossorigin="anonymous" integrity="${sri(loader)}">
 <link rel="preload" href="${href(names.wasm)}" crossorigin="anonymous" integrity="${sri(mainWasm)}" as="fetch" type="application/wasm">`;
-writeFileSync(htmlFile, html.replace(link, tags));
+// The stylesheets Trunk linked, minified too, their integrity renewed.
+let page = html.replace(link, tags);
+for (const tag of release ? html.match(/<link\b[^>]*\brel="stylesheet"[^>]*>/g) ?? [] : []) {
+  const href = /\bhref="([^"]+)"/.exec(tag)?.[1] ?? fail(`no href on ${tag}`);
+  if (!href.startsWith(publicUrl)) fail(`${href} is not under ${publicUrl}`);
+  const file = path.join(staging, href.slice(publicUrl.length));
+  const css = minify(readFileSync(file, 'utf8'), 'css');
+  writeFileSync(file, css);
+  const integrity = `sha384-${createHash('sha384').update(css).digest('base64')}`;
+  page = page.replace(tag, tag.replace(/\bintegrity="[^"]*"/, `integrity="${integrity}"`));
+}
+writeFileSync(htmlFile, page);
 console.log(`app-wasm: ${names.wasm}, ${chunks.length} chunks and ${packed.packs.length} packs`);
+
+/**
+ * wasm-bindgen names each JS function the module imports
+ * `__wbg_<name>_<16 hex digits>`, once in the module's import section and
+ * once as a key of the bindings' import object: over 200 hashes that
+ * compress nowhere, about 3.5 KB brotli of the first load. Each becomes a
+ * short name (`_0`, `_1`, …) in both; a name the bindings do not hold
+ * exactly once as a key fails the build.
+ */
+function shortImports(wasm, js, module) {
+  let at = 8;
+  const leb = () => {
+    let value = 0, shift = 0, byte;
+    do { byte = wasm[at++]; value += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80);
+    return value;
+  };
+  const encode = (n) => {
+    const out = [];
+    do { let byte = n & 0x7f; n = Math.floor(n / 128); if (n) byte |= 0x80; out.push(byte); } while (n);
+    return Buffer.from(out);
+  };
+  const name = () => { const len = leb(); const s = wasm.subarray(at, at + len).toString(); at += len; return s; };
+  const limits = () => { const flags = wasm[at++]; leb(); if (flags & 1) leb(); };
+  while (at < wasm.length) {
+    const start = at, id = wasm[at++], size = leb(), body = at;
+    if (id !== 2) { at = body + size; continue; }
+    const parts = [];
+    let renamed = 0;
+    for (let i = 0, count = leb(); i < count; i++) {
+      const mod = name(), field = name(), descStart = at, kind = wasm[at++];
+      if (kind === 0) leb();
+      else if (kind === 1) { at++; limits(); }
+      else if (kind === 2) limits();
+      else if (kind === 3) at += 2;
+      else fail(`import ${mod} ${field}: unknown kind ${kind}`);
+      let short = field;
+      if (mod === module && field.startsWith('__wbg_')) {
+        short = `_${(renamed++).toString(36)}`;
+        const key = new RegExp(`(?<=[\\s{,])${field}(?=:)`, 'g');
+        if ((js.match(key) ?? []).length !== 1) fail(`the bindings do not hold ${field} once as a key (a wasm-bindgen change?)`);
+        js = js.replace(key, short);
+      }
+      const text = (s) => Buffer.concat([encode(Buffer.byteLength(s)), Buffer.from(s)]);
+      parts.push(text(mod), text(short), wasm.subarray(descStart, at));
+    }
+    if (at !== body + size) fail('the import section did not parse to its end');
+    const section = Buffer.concat([encode(parts.length / 3), ...parts]);
+    return { wasm: Buffer.concat([wasm.subarray(0, start), Buffer.from([2]), encode(section.length), section, wasm.subarray(at)]), js };
+  }
+  fail('the main module has no import section');
+}
