@@ -1,6 +1,6 @@
 //! The one table of the dashboard's pages, `PAGES`: each route with its
 //! menu entry and its guard. It makes the routes (`pages::routes`), the
-//! main menu (`components::shell`), the guard that keeps a role from a page
+//! main menu and its groups (`components::shell`), the guard that keeps a role from a page
 //! it has no scope for, and the pages anyone may open without signing in
 //! (the links people join by). It holds no views, so the menu does not
 //! pull the on-demand pages into the first load.
@@ -15,8 +15,39 @@ pub struct Page {
     pub path: &'static str,
     /// The menu entry, and the heading of the guard.
     pub title: &'static str,
-    pub in_menu: bool,
+    /// The menu's group the entry is in; `None`: reached by a link only.
+    pub menu: Option<Group>,
     pub guard: Guard,
+}
+
+/// The menu's groups, in the menu's order: the daily work, the money, and
+/// every setting (organization, people, credentials, developer pages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    Shipping,
+    Money,
+    Settings,
+}
+
+impl Group {
+    pub const ALL: [Group; 3] = [Group::Shipping, Group::Money, Group::Settings];
+
+    pub fn heading(self) -> &'static str {
+        match self {
+            Group::Shipping => "Shipping",
+            Group::Money => "Money",
+            Group::Settings => "Settings",
+        }
+    }
+
+    /// The id of its heading in the menu.
+    pub fn id(self) -> &'static str {
+        match self {
+            Group::Shipping => "menu-shipping",
+            Group::Money => "menu-money",
+            Group::Settings => "menu-settings",
+        }
+    }
 }
 
 /// Who may use a page; the text says what the guard tells a role that may not.
@@ -55,160 +86,160 @@ pub static PAGES: [Page; 25] = [
     Page {
         path: "/",
         title: "Ship",
-        in_menu: false,
+        menu: None,
         guard: SHIP,
     },
     Page {
         path: "/ship",
         title: "Ship",
-        in_menu: true,
+        menu: Some(Group::Shipping),
         guard: SHIP,
     },
     Page {
         path: "/labels",
         title: "Labels",
-        in_menu: true,
+        menu: Some(Group::Shipping),
         guard: LABELS,
     },
     Page {
         path: "/labels/:id",
         title: "Label",
-        in_menu: false,
+        menu: None,
         guard: LABELS,
     },
     Page {
         path: "/batches",
         title: "Batches",
-        in_menu: true,
+        menu: Some(Group::Shipping),
         guard: BATCHES,
     },
     // Before `/batches/:id`: the router takes the first match.
     Page {
         path: "/batches/new",
         title: "New batch",
-        in_menu: false,
+        menu: None,
         guard: BATCHES,
     },
     Page {
         path: "/batches/:id",
         title: "Batch",
-        in_menu: false,
+        menu: None,
         guard: BATCHES,
     },
     Page {
         path: "/shipments",
         title: "Shipments",
-        in_menu: true,
+        menu: Some(Group::Shipping),
         guard: LABELS,
     },
     Page {
         path: TRACKING_BRAND_PAGE,
         title: "Tracking page",
-        in_menu: false,
+        menu: None,
         guard: Guard::Admin("change the tracking page"),
     },
     Page {
         path: "/tracking",
         title: "Tracking",
-        in_menu: true,
+        menu: Some(Group::Shipping),
         guard: Guard::Scope(Scope::TrackingRead, "track parcels"),
     },
     Page {
-        path: "/carriers",
-        title: "Carrier accounts",
-        in_menu: true,
-        guard: Guard::Scope(Scope::CarrierAccountsRead, "see carrier accounts"),
+        path: "/insights",
+        title: "Insights",
+        menu: Some(Group::Shipping),
+        guard: LABELS,
     },
     Page {
         path: "/wallet",
         title: "Wallet",
-        in_menu: true,
+        menu: Some(Group::Money),
         guard: Guard::Scope(Scope::WalletRead, "see the wallet"),
-    },
-    Page {
-        path: "/webhooks",
-        title: "Webhooks",
-        in_menu: true,
-        // The Worker's inbox and ledger answer to labels:read.
-        guard: Guard::Scope(Scope::LabelsRead, "see webhook events"),
-    },
-    Page {
-        path: "/status",
-        title: "API status",
-        in_menu: true,
-        guard: Guard::SignedIn,
-    },
-    Page {
-        path: KEYS_PAGE,
-        title: "API keys",
-        in_menu: true,
-        guard: Guard::Admin("manage the API keys"),
-    },
-    Page {
-        path: WEBHOOK_SETTINGS_PAGE,
-        title: "Webhook settings",
-        in_menu: false,
-        guard: Guard::Admin("manage the webhook settings"),
     },
     Page {
         path: "/team",
         title: "Team",
-        in_menu: true,
+        menu: Some(Group::Settings),
         guard: Guard::Admin("manage the team"),
-    },
-    Page {
-        path: "/audit",
-        title: "Audit log",
-        in_menu: true,
-        guard: Guard::Admin("read the audit log"),
-    },
-    Page {
-        path: "/tokens",
-        title: "Access tokens",
-        in_menu: true,
-        guard: Guard::InApp(
-            "signs in with the tokens in its USERS secret (scripts/new-user): personal access tokens are made by",
-        ),
     },
     Page {
         path: "/presets",
         title: "Addresses & packages",
-        in_menu: true,
+        menu: Some(Group::Settings),
         guard: Guard::InApp(
             "is set up in its Worker settings (the widget's ship-from address in WIDGET_SHIP_FROM): saved addresses and package presets are kept in the app by",
         ),
     },
     Page {
-        path: api::orgs::INVITE_PAGE,
-        title: "Accept an invitation",
-        in_menu: false,
-        guard: Guard::Anyone,
-    },
-    Page {
-        path: api::orgs::NEW_ORG_PAGE,
-        title: "Create your organization",
-        in_menu: false,
-        guard: Guard::Anyone,
-    },
-    Page {
         path: WIDGET_SETTINGS_PAGE,
         title: "Storefront widget",
-        in_menu: false,
+        menu: Some(Group::Settings),
         guard: Guard::Admin("manage the storefront widget"),
+    },
+    Page {
+        path: "/carriers",
+        title: "Carrier accounts",
+        menu: Some(Group::Settings),
+        guard: Guard::Scope(Scope::CarrierAccountsRead, "see carrier accounts"),
+    },
+    Page {
+        path: KEYS_PAGE,
+        title: "API keys",
+        menu: Some(Group::Settings),
+        guard: Guard::Admin("manage the API keys"),
+    },
+    Page {
+        path: "/webhooks",
+        title: "Webhooks",
+        menu: Some(Group::Settings),
+        // The Worker's inbox and ledger answer to labels:read.
+        guard: Guard::Scope(Scope::LabelsRead, "see webhook events"),
+    },
+    Page {
+        path: WEBHOOK_SETTINGS_PAGE,
+        title: "Webhook settings",
+        menu: None,
+        guard: Guard::Admin("manage the webhook settings"),
+    },
+    Page {
+        path: "/tokens",
+        title: "Access tokens",
+        menu: Some(Group::Settings),
+        guard: Guard::InApp(
+            "signs in with the tokens in its USERS secret (scripts/new-user): personal access tokens are made by",
+        ),
     },
     Page {
         path: "/passkeys",
         title: "Passkeys",
-        in_menu: true,
+        menu: Some(Group::Settings),
         guard: Guard::InApp(
             "signs in with the tokens in its USERS secret (scripts/new-user): passkeys belong to",
         ),
     },
     Page {
-        path: "/insights",
-        title: "Insights",
-        in_menu: true,
-        guard: LABELS,
+        path: "/audit",
+        title: "Audit log",
+        menu: Some(Group::Settings),
+        guard: Guard::Admin("read the audit log"),
+    },
+    Page {
+        path: "/status",
+        title: "API status",
+        menu: Some(Group::Settings),
+        guard: Guard::SignedIn,
+    },
+    Page {
+        path: api::orgs::INVITE_PAGE,
+        title: "Accept an invitation",
+        menu: None,
+        guard: Guard::Anyone,
+    },
+    Page {
+        path: api::orgs::NEW_ORG_PAGE,
+        title: "Create your organization",
+        menu: None,
+        guard: Guard::Anyone,
     },
 ];
 
@@ -299,30 +330,47 @@ mod tests {
         paths.sort();
         paths.dedup();
         assert_eq!(paths.len(), PAGES.len());
-        let menu: Vec<_> = PAGES
+        let menu: Vec<_> = Group::ALL
             .iter()
-            .filter(|p| p.in_menu)
-            .map(|p| p.title)
+            .map(|group| {
+                let titles: Vec<_> = PAGES
+                    .iter()
+                    .filter(|p| p.menu == Some(*group))
+                    .map(|p| p.title)
+                    .collect();
+                (group.heading(), titles)
+            })
             .collect();
         assert_eq!(
             menu,
             [
-                "Ship",
-                "Labels",
-                "Batches",
-                "Shipments",
-                "Tracking",
-                "Carrier accounts",
-                "Wallet",
-                "Webhooks",
-                "API status",
-                "API keys",
-                "Team",
-                "Audit log",
-                "Access tokens",
-                "Addresses & packages",
-                "Passkeys",
-                "Insights"
+                (
+                    "Shipping",
+                    vec![
+                        "Ship",
+                        "Labels",
+                        "Batches",
+                        "Shipments",
+                        "Tracking",
+                        "Insights"
+                    ]
+                ),
+                ("Money", vec!["Wallet"]),
+                (
+                    "Settings",
+                    vec![
+                        "Team",
+                        "Addresses & packages",
+                        "Storefront widget",
+                        "Carrier accounts",
+                        "API keys",
+                        "Webhooks",
+                        "Access tokens",
+                        "Passkeys",
+                        "Audit log",
+                        "API status"
+                    ]
+                )
             ]
         );
         // The links people join by are open, and only they are.

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { RAISED_LIMITS, signInPage } from './stack.mjs';
-import { ShipPage } from './pages.mjs';
+import { App, ShipPage } from './pages.mjs';
 import { screenshot, watchProblems } from './browser.mjs';
 import { csvRecords } from './csv.mjs';
 import { jobsOn, pdfPages, untilJob } from './jobs.mjs';
@@ -45,7 +45,7 @@ export class Batches {
   constructor(page, s) { this.page = page; this.s = s; }
   async signIn(user) {
     await signInPage(this.page, { edge: this.s.edge }, user);
-    await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Batches' }).click();
+    await new App(this.page, this.s).nav('Batches');
     await this.page.getByRole('heading', { name: 'Batches', exact: true }).waitFor({ timeout: T });
   }
   async newBatch() {

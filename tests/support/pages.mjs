@@ -1,9 +1,14 @@
 // Page objects for the dashboard: what a user sees and does, by role and label.
-import { gotoSaying, signInPage } from './stack.mjs';
+import { gotoSaying, signInPage, signedIn } from './stack.mjs';
 
 export const SENDER = { name: 'Ada Lovelace', street1: '12 Elm Street', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' };
 export const RECIPIENT = { name: 'Acme Inc', street1: '500 Market Street', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' };
 export const T = 15000;
+
+/** The mode the top bar states, in words (`Live mode` or `Sandbox mode`). */
+export async function modeText(page) {
+  return (await page.getByTestId('mode').innerText()).replace(/\s+/g, ' ').trim();
+}
 
 export class App {
   constructor(page, stack) { this.page = page; this.stack = stack; }
@@ -11,13 +16,15 @@ export class App {
     await signInPage(this.page, this.stack, user);
     if (path !== '/') await this.go(path);
   }
-  /** Client-side navigation through the main menu (no reload). */
+  /** Client-side navigation through the main menu (no reload), opened first on a phone. */
   async nav(name) {
-    await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+    const menu = this.page.getByRole('button', { name: 'Menu', exact: true });
+    if (await menu.isVisible() && await menu.getAttribute('aria-expanded') !== 'true') await menu.click();
+    await this.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
   }
   async go(path) {
     await gotoSaying(this.page, this.stack.edge.url + path);
-    await this.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
+    await signedIn(this.page);
   }
   alert() { return this.page.locator('.error-view[role="alert"]'); }
 }

@@ -452,5 +452,10 @@ export async function signInPage(page, stack, user) {
   await gotoSaying(page, stack.edge.url + '/');
   await (await tokenField(page)).fill(user.token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 15000 });
+  await signedIn(page);
+}
+
+/** Waits for the signed-in frame: its mode, in the top bar at every width (sign-out is in the phone's closed menu). */
+export async function signedIn(page) {
+  await page.getByTestId('mode').waitFor({ timeout: 15000 });
 }
