@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ALL_SCOPES, newKeys, newUsers, startEdge, startSim } from './support/stack.mjs';
-import { Person, assertError, newOrgLink } from './support/orgs.mjs';
+import { Person, assertError, newOrgLink, turnLiveOn } from './support/orgs.mjs';
 import { untilJob } from './support/jobs.mjs';
 import { until } from './support/wait.mjs';
 
@@ -85,7 +85,7 @@ let acme, beta, acmeSandbox, acmeLive;
 
 test('an admin enters the organization\'s keys: each is checked first, its scopes recorded, and only its last four shown after', async () => {
   acme = await newOrg('Acme');
-  assert.deepEqual((await acme.call('GET', '/api/org/keys')).json, { keys: [] });
+  assert.deepEqual((await acme.call('GET', '/api/org/keys')).json, { keys: [], live: false });
   // No keys yet: a forwarded call says so instead of using anyone else's.
   assertError(await acme.call('GET', '/api/v1/wallet'), 409, 'EDGE.MODE.UNAVAILABLE');
 
@@ -98,7 +98,7 @@ test('an admin enters the organization\'s keys: each is checked first, its scope
   const revoked = await simKey('acct_acme', 'sandbox');
   await sim.control('POST', `/__sim/keys/${revoked}/revoke`);
   assert.match(assertError(await setKey(acme, revoked), 422, 'EDGE.KEY.REFUSED').message, /AUTH\.KEY\.REVOKED/);
-  assert.deepEqual((await acme.call('GET', '/api/org/keys')).json, { keys: [] }, 'nothing refused was stored');
+  assert.deepEqual((await acme.call('GET', '/api/org/keys')).json, { keys: [], live: false }, 'nothing refused was stored; live mode starts off');
 
   // A live key with two scopes: the check learns exactly those.
   acmeLive = await simKey('acct_acme', 'live', ['rates:read', 'addresses:read']);
@@ -119,10 +119,20 @@ test('an admin enters the organization\'s keys: each is checked first, its scope
   assert.equal(audit.length, 2);
   assert.match(audit[0].detail, /^sandbox key \(current\) set to svc_test_…/);
 
-  // The session (begun in sandbox, when there were no keys) works with
-  // them: live is bounded by the live key's two scopes, sandbox has all.
+  // A new organization stays in sandbox until its admin turns live on:
+  // until then its sessions have no live mode to switch to.
   const session = (await acme.call('GET', '/api/session')).json;
   assert.equal(session.mode, 'sandbox');
+  assert.deepEqual(session.modes, ['sandbox']);
+  assertError(await acme.call('PUT', '/api/session/mode', { mode: 'live' }), 409, 'EDGE.MODE.UNAVAILABLE');
+  const on = await acme.call('PUT', '/api/org/keys', { action: 'live', on: true });
+  assert.equal(on.status, 200, on.text);
+  assert.equal(on.json.live, true);
+  const turned = (await acme.call('GET', '/api/org/audit')).json.entries.find((e) => e.action === 'live_mode_changed');
+  assert.equal(turned.actor, `Acme Admin <${acme.email}>`);
+  assert.deepEqual((await acme.call('GET', '/api/session')).json.modes, ['live', 'sandbox']);
+  // The session works with both keys: live is bounded by the live key's
+  // two scopes, sandbox has all.
   assert.equal((await acme.call('PUT', '/api/session/mode', { mode: 'live' })).status, 200);
   assertError(await acme.call('GET', '/api/v1/wallet'), 403, 'AUTH.KEY.INSUFFICIENT_SCOPE');
   assert.equal((await acme.call('PUT', '/api/session/mode', { mode: 'sandbox' })).status, 200);
@@ -235,6 +245,7 @@ test('two organizations: labels, idempotency keys and jobs stay with their own; 
 test('the audit log names who committed money: a batch\'s approved total and a live label above the threshold; a removed operator\'s next read is refused', async () => {
   const betaLive = await simKey('acct_beta', 'live');
   assert.equal((await setKey(beta, betaLive)).status, 200);
+  await turnLiveOn(beta);
   await sim.control('PUT', '/__sim/accounts/acct_beta/wallet', { balance_cents: 10_000_000, card: 'ok', auto_reload: null });
   const invite = await beta.invite('operator');
   assert.equal(invite.status, 201, invite.text);

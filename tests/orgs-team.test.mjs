@@ -22,7 +22,7 @@ import { ALL_SCOPES, sharedStack } from './support/stack.mjs';
 import { newOrgLink } from './support/orgs.mjs';
 import { axe, launch, screenshot } from './support/browser.mjs';
 import { until } from './support/wait.mjs';
-import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage } from './support/pages.mjs';
+import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage, modeText } from './support/pages.mjs';
 import { engines, openShop, shopEvent, widgetFrame } from './support/widget.mjs';
 import { startDemoShop } from '../scripts/demo-shop.mjs';
 
@@ -168,6 +168,14 @@ test('a new organization from a setup link; its admin signs in by password, ente
   await assertNoKeys(admin.page, [unknown, sandboxKey, liveKey], 'the API keys page');
   await axe(admin.page, 'API keys');
   await screenshot(admin.page, 'orgs-keys');
+  // With both keys, the new organization still works in sandbox until its
+  // admin turns live on; then the switch to live is offered.
+  assert.equal(await modeText(admin.page), 'Sandbox mode');
+  assert.match(await admin.page.getByTestId('live-state').innerText(), /^Live mode is off: the organization works in sandbox/);
+  assert.equal(await admin.page.getByRole('button', { name: 'Switch to live' }).count(), 0);
+  await admin.page.getByRole('button', { name: 'Turn live mode on' }).click();
+  await admin.page.getByTestId('live-state').getByText('Live mode is on', { exact: false }).waitFor({ timeout: T });
+  await admin.page.getByRole('button', { name: 'Switch to live' }).waitFor({ timeout: T });
 
   // Team: the admin invites an operator and a viewer; each link is shown once.
   await shell.menu().getByRole('link', { name: 'Team' }).click();

@@ -15,10 +15,10 @@ use crate::caller::admin;
 use crate::error::AccountsError;
 use crate::input::MAX_BODY;
 use crate::sealing::{self, master_keys};
-use domain::orgs::keys::{self, StoredKey, Verdict};
+use domain::orgs::keys::{self, Sealed, StoredKey, Verdict};
 use domain::orgs::sealing::Purpose;
 use domain::orgs::wire::Caller;
-use domain::orgs::{MoveKey, Org, SetKey};
+use domain::orgs::{MoveKey, Org, SetKey, SetLive};
 use platform::objects::ask;
 use platform::{json_body, now_s, reply};
 
@@ -63,17 +63,18 @@ async fn check_key(env: &Env, key: &ApiKey) -> Result<Vec<Scope>, AccountsError>
     Ok(Scope::ALL.to_vec())
 }
 
-fn key_list(stored: Vec<StoredKey>) -> OrgKeyList {
+fn key_list(sealed: Sealed) -> OrgKeyList {
     OrgKeyList {
-        keys: stored.iter().map(StoredKey::view).collect(),
+        keys: sealed.keys.iter().map(StoredKey::view).collect(),
+        live: sealed.live,
     }
 }
 
-/// `GET /api/org/keys`: redacted, with their scopes.
+/// `GET /api/org/keys`: redacted, with their scopes, and whether live mode is on.
 pub(crate) async fn list(env: &Env, caller: &Caller) -> Result<Response, AccountsError> {
     let (org, _) = admin(caller, env, "see the API keys").await?;
     let sealed = ask::<Org, _>(env, org.as_str(), domain::orgs::Keys {}).await?;
-    reply::json(200, &key_list(sealed.keys), &[])
+    reply::json(200, &key_list(sealed), &[])
 }
 
 /// `PUT /api/org/keys`: a key set in a slot, or a rotation promoted or abandoned.
@@ -84,7 +85,7 @@ pub(crate) async fn change(
 ) -> Result<Response, AccountsError> {
     let now = now_s();
     let (org, actor) = admin(caller, env, "change the API keys").await?;
-    let stored = match json_body::<KeyChange>(&req, MAX_BODY).await? {
+    match json_body::<KeyChange>(&req, MAX_BODY).await? {
         KeyChange::Set { key, slot } => {
             let key =
                 ApiKey::parse(key.trim()).map_err(|e| AccountError::KeyMalformed(e.to_string()))?;
@@ -108,7 +109,7 @@ pub(crate) async fn change(
                 set_at: now,
                 set_by: actor.label,
             };
-            ask::<Org, _>(env, org.as_str(), SetKey { key: stored }).await?
+            ask::<Org, _>(env, org.as_str(), SetKey { key: stored }).await?;
         }
         change @ (KeyChange::Promote { mode } | KeyChange::DiscardNext { mode }) => {
             let promote = matches!(change, KeyChange::Promote { .. });
@@ -120,8 +121,13 @@ pub(crate) async fn change(
             };
             ask::<Org, _>(env, org.as_str(), call)
                 .await?
-                .map_err(AccountsError::from)?
+                .map_err(AccountsError::from)?;
         }
-    };
-    reply::json(200, &key_list(stored), &[])
+        KeyChange::Live { on } => {
+            let call = SetLive { actor, on, at: now };
+            ask::<Org, _>(env, org.as_str(), call).await?;
+        }
+    }
+    let sealed = ask::<Org, _>(env, org.as_str(), domain::orgs::Keys {}).await?;
+    reply::json(200, &key_list(sealed), &[])
 }

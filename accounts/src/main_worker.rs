@@ -156,13 +156,15 @@ async fn checked(
                 account: caller.account.clone(),
             };
             match ask::<Org, _>(env, org.as_str(), access).await? {
-                Some((role, sealed)) => (Some(role), sealed),
+                Some((role, sealed)) => (Some(role), sealed.usable()),
                 None => return Ok(Checked::default()),
             }
         }
         None => (
             None,
-            ask::<Org, _>(env, org.as_str(), domain::orgs::Keys {}).await?,
+            ask::<Org, _>(env, org.as_str(), domain::orgs::Keys {})
+                .await?
+                .usable(),
         ),
     };
     if sealed.keys.is_empty() && sealed.webhook.is_empty() {

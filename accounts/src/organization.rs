@@ -15,8 +15,8 @@ use domain::objects::reply;
 use domain::orgs::keys::Sealed;
 use domain::orgs::{
     Access, AuditLine, ChangeSaved, Check, Create, CreateInvite, CreateToken, MoveKey,
-    MoveWebhookSecret, Org, OrgCall, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetRole,
-    SetWebhookSecret, SetWidget, SignedIn, Tokens, UseToken,
+    MoveWebhookSecret, Org, OrgCall, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetLive,
+    SetRole, SetWebhookSecret, SetWidget, SignedIn, Tokens, UseToken,
 };
 
 mod access_tokens;
@@ -57,6 +57,9 @@ impl Organization {
                 access_tokens::DDL,
                 // One row: `json` is a `widget::StoredWidget`.
                 "CREATE TABLE IF NOT EXISTS widget (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
+                // One row: whether live mode is on (`keys::Sealed::live`); an
+                // organization made before the row existed has none and stays live.
+                "CREATE TABLE IF NOT EXISTS live_mode (one INTEGER PRIMARY KEY CHECK (one = 1), live INTEGER NOT NULL)",
                 // One row: `json` is the saved addresses and presets (`presets::Saved`).
                 "CREATE TABLE IF NOT EXISTS saved (one INTEGER PRIMARY KEY CHECK (one = 1), json TEXT NOT NULL)",
             ] {
@@ -181,6 +184,7 @@ impl Organization {
             }
             OrgCall::SavedLists(_) => reply::<Org, domain::orgs::SavedLists>(&Self::saved(sql)?),
             OrgCall::ChangeSaved(c) => reply::<Org, ChangeSaved>(&Self::change_saved(sql, c)?),
+            OrgCall::SetLive(s) => reply::<Org, SetLive>(&Self::set_live(sql, s)?),
             OrgCall::Audit(domain::orgs::Audit { before }) => {
                 reply::<Org, domain::orgs::Audit>(&Self::audit_page(sql, before)?)
             }

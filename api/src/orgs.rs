@@ -349,6 +349,7 @@ crate::names! {
         /// A passkey lifted a lock.
         SignInUnlocked = "sign_in_unlocked",
         TrackingChanged = "tracking_changed",
+        LiveModeChanged = "live_mode_changed",
     }
 }
 
@@ -391,6 +392,12 @@ pub enum KeyChange {
     DiscardNext {
         mode: crate::KeyEnv,
     },
+    /// Live mode turned on or off. A new organization starts with it off:
+    /// until an admin turns it on, its sessions have only the sandbox key,
+    /// so nothing real is bought or charged by mistake.
+    Live {
+        on: bool,
+    },
 }
 
 /// One stored key as admins see it: never its value, only `svc_live_…1234`.
@@ -408,6 +415,9 @@ pub struct OrgKey {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrgKeyList {
     pub keys: Vec<OrgKey>,
+    /// Whether live mode is on (`KeyChange::Live`).
+    #[serde(default)]
+    pub live: bool,
 }
 
 /// `PUT /api/org/webhook`: the secret the service signs the organization's

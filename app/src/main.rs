@@ -65,7 +65,10 @@ chunk_pages! {
 
 #[wasm_split(ship_offer, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn ship_offer() -> Result<ship::OfferView, SplitLoaderError> {
-    Ok(ship::offer::view)
+    Ok(ship::OfferView {
+        offer: ship::offer::view,
+        balance: ship::balance::view,
+    })
 }
 
 #[wasm_split(passkey_sign_in, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -86,6 +86,13 @@ export class Person {
 
 export const PASSWORD = 'correct horse battery staple';
 
+/** Live mode turned on by `admin` (a `Person`), as on the API keys page. */
+export async function turnLiveOn(admin) {
+  const on = await admin.call('PUT', '/api/org/keys', { action: 'live', on: true });
+  assert.equal(on.status, 200, on.text);
+  assert.equal(on.json.live, true);
+}
+
 /**
  * A new organization `orgName` on the Worker at `url` (whose SESSION_SECRET
  * is `sessionSecret`), made from a setup link; returns its first admin,
@@ -106,7 +113,8 @@ export async function newOrgAdmin(url, sessionSecret, orgName) {
  * `sessionSecret`) standing in for the deployment `newUsers()` describes:
  * made through a scripts/new-org link, its admin enters `keys` (the
  * simulator's `{live, sandbox}` keys the stack was given, so calls reach
- * the same simulator accounts), invites one person per role in `roles` and
+ * the same simulator accounts) and turns live mode on (unless `live` is
+ * false), invites one person per role in `roles` and
  * each makes a personal access token. Returns the organization, `users` in
  * the shape of `newUsers()` (`{admin: {name, role, token}, operator: …,
  * viewer: …}`, `name` being what the product records as the actor of
@@ -114,7 +122,7 @@ export async function newOrgAdmin(url, sessionSecret, orgName) {
  * signed-in `people` (`Person`s with `name`, `email`, `account`) and
  * `invitee(role)` for one more member.
  */
-export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Test Org', roles = ['operator', 'viewer'] }) {
+export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Test Org', roles = ['operator', 'viewer'], live = true }) {
   const tag = randomBytes(4).toString('hex');
   let n = 0;
   const person = (role) => {
@@ -132,6 +140,8 @@ export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Tes
     const set = await admin.call('PUT', '/api/org/keys', { action: 'set', slot: 'current', key });
     assert.equal(set.status, 200, set.text);
   }
+  // A new organization works in sandbox until its admin turns live on.
+  if (live && keys.live) await turnLiveOn(admin);
   const invitee = async (role) => {
     const invited = await admin.invite(role);
     assert.equal(invited.status, 201, invited.text);
@@ -173,11 +183,11 @@ export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Tes
  * (10,000 cents, card ok), or as `wallet` says. `account()` reads the
  * account's state without spending a key's limit.
  */
-export async function orgStack(stack, { orgName, roles, limits, wallet = { balance_cents: 10_000, card: 'ok', auto_reload: null } } = {}) {
+export async function orgStack(stack, { orgName, roles, limits, live, wallet = { balance_cents: 10_000, card: 'ok', auto_reload: null } } = {}) {
   const account = `acct_${randomBytes(6).toString('hex')}`;
   const keys = await keysWithLimits(stack.sim, limits, account);
   await stack.sim.control('PUT', `/__sim/accounts/${account}/wallet`, wallet);
-  const made = await orgUsers({ url: stack.edge.url, sessionSecret: stack.sessionSecret, keys, orgName, roles });
+  const made = await orgUsers({ url: stack.edge.url, sessionSecret: stack.sessionSecret, keys, orgName, roles, live });
   return {
     ...made,
     sim: stack.sim,

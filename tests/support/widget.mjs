@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import puppeteer from 'puppeteer-core';
 import { randomBytes } from 'node:crypto';
 import { ALL_SCOPES, startStack } from './stack.mjs';
-import { Person, newAddress, newOrgLink } from './orgs.mjs';
+import { Person, newAddress, newOrgLink, turnLiveOn } from './orgs.mjs';
 import { launch as launchChromium, watchProblems } from './browser.mjs';
 import { startDemoShop } from '../../scripts/demo-shop.mjs';
 
@@ -77,6 +77,7 @@ async function orgWidget(url, sessionSecret, sim, origin, fallback = null) {
   await sim.control('PUT', `/__sim/accounts/${account}/wallet`, { balance_cents: 100_000_000, card: 'ok', auto_reload: null });
   const keyed = await admin.call('PUT', '/api/org/keys', { action: 'set', slot: 'current', key });
   assert.equal(keyed.status, 200, keyed.text);
+  await turnLiveOn(admin);
   const set = await admin.call('PUT', '/api/org/widget', { origins: [origin], ship_from: SHIP_FROM, share: 0.25, fallback });
   assert.equal(set.status, 200, set.text);
   return { id: made.json.org.id, key };

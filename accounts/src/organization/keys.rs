@@ -9,7 +9,7 @@ use worker::{Result, SqlStorage};
 
 use super::{Organization, internal};
 use domain::orgs::keys::{Sealed, StoredKey, StoredSecret};
-use domain::orgs::{AuditLine, MoveKey, MoveWebhookSecret, Refusal, Reseal};
+use domain::orgs::{AuditLine, MoveKey, MoveWebhookSecret, Refusal, Reseal, SetLive};
 
 impl Organization {
     pub(super) fn keys(sql: &SqlStorage) -> Result<Vec<StoredKey>> {
@@ -35,7 +35,50 @@ impl Organization {
         Ok(Sealed {
             keys: Self::keys(sql)?,
             webhook: Self::webhook(sql)?,
+            live: Self::live(sql)?,
         })
+    }
+
+    /// Whether live mode is on: no row, an organization made before the
+    /// switch existed, which always had it.
+    fn live(sql: &SqlStorage) -> Result<bool> {
+        #[derive(serde::Deserialize)]
+        struct Row {
+            live: i64,
+        }
+        let rows: Vec<Row> = sql
+            .exec("SELECT live FROM live_mode WHERE one = 1", None)?
+            .to_array()?;
+        Ok(rows.first().is_none_or(|r| r.live != 0))
+    }
+
+    pub(super) fn put_live(sql: &SqlStorage, on: bool) -> Result<()> {
+        sql.exec(
+            "INSERT OR REPLACE INTO live_mode (one, live) VALUES (1, ?)",
+            vec![i64::from(on).into()],
+        )?;
+        Ok(())
+    }
+
+    pub(super) fn set_live(sql: &SqlStorage, s: SetLive) -> Result<bool> {
+        if Self::live(sql)? != s.on {
+            Self::put_live(sql, s.on)?;
+            let detail = if s.on {
+                "live mode turned on: real labels, charged to the wallet"
+            } else {
+                "live mode turned off: sandbox only"
+            };
+            Self::audit(
+                sql,
+                s.at,
+                AuditLine {
+                    actor: s.actor.label,
+                    action: AuditAction::LiveModeChanged,
+                    detail: detail.into(),
+                },
+            )?;
+        }
+        Self::live(sql)
     }
 
     pub(super) fn move_secret(

@@ -117,6 +117,8 @@ impl Organization {
             ],
         )?;
         Self::join(sql, &c.admin, Role::Admin, c.at)?;
+        // A new organization starts in sandbox until an admin turns live on.
+        Self::put_live(sql, false)?;
         let actor = label(&c.admin.name, &c.admin.email);
         Self::audit(
             sql,

@@ -5,36 +5,53 @@ use crate::state::purchase::stays_open;
 use api::{CardState, ErrorCode, Rate, Wallet};
 use leptos::prelude::*;
 
-/// What the wallet will do about a live purchase of `price` cents.
-pub fn wallet_outcome(w: &Wallet, price: i64) -> String {
+/// What the wallet will do about a live purchase of `price` cents: `Ok`,
+/// what the balance is after it; `Err`, why the service would refuse it
+/// and where funds are added (the purchase is then not offered).
+pub fn wallet_outcome(w: &Wallet, price: i64) -> Result<String, String> {
     if w.unlimited || w.sandbox {
-        return "Sandbox wallet: unlimited, nothing is charged.".into();
+        return Ok("Sandbox wallet: unlimited, nothing is charged.".into());
     }
     let after = w.balance_cents - price;
     if after >= 0 {
-        return format!("Balance after the purchase: {}.", format_cents(after));
+        return Ok(format!(
+            "Balance after the purchase: {}.",
+            format_cents(after)
+        ));
     }
+    let short = format!(
+        "The balance ({}) does not cover this label ({})",
+        format_cents(w.balance_cents),
+        format_cents(price)
+    );
     match (w.auto_reload, w.card) {
-        (None, _) => format!(
-            "The balance ({}) does not cover it and auto-reload is off: the purchase will be refused.",
-            format_cents(w.balance_cents)
-        ),
-        (Some(_), CardState::Missing) => "The balance does not cover it and there is no card on file for auto-reload: the purchase will be refused.".into(),
-        (Some(_), CardState::Declined) => "The balance does not cover it and the card on file was declined: the purchase will be refused.".into(),
+        (None, _) => Err(format!(
+            "{short} and auto-reload is off, so it cannot be bought now. {ADD_FUNDS}"
+        )),
+        (Some(_), CardState::Missing) => Err(format!(
+            "{short} and auto-reload has no card to charge, so it cannot be bought now. {ADD_FUNDS}"
+        )),
+        (Some(_), CardState::Declined) => Err(format!(
+            "{short} and the card auto-reload charges was declined, so it cannot be bought now. {ADD_FUNDS}"
+        )),
         (Some(r), CardState::Ok) => {
             // The service's rule, stated once in api::AutoReload.
             let charges = r.charges_for(w.balance_cents, price);
             let charged = r.amount_cents.max(1) * charges;
-            format!(
+            Ok(format!(
                 "Auto-reload will charge your card {} ({} × {}); balance after: {}.",
                 format_cents(charged),
                 charges,
                 format_cents(r.amount_cents),
                 format_cents(w.balance_cents + charged - price)
-            )
+            ))
         }
     }
 }
+
+/// Where a wallet that cannot pay gets its funds.
+pub const ADD_FUNDS: &str =
+    "Add funds or a card in your shipping service account's billing settings.";
 
 /// The purchase confirmation, a modal dialog: price, live or sandbox, and the
 /// wallet after it. The confirm button waits while the purchase is pending.
@@ -58,13 +75,18 @@ pub fn ConfirmPurchase(
         }
     });
     let price = rate.rate_cents;
+    // Why the wallet cannot pay, known before any click: then no purchase is offered.
+    let cannot_pay = move || match wallet.get() {
+        Some(Ok(w)) if !sandbox => wallet_outcome(&w, price).err(),
+        _ => None,
+    };
     let wallet_line = move || match wallet.get() {
         None if sandbox => "Sandbox wallet: unlimited, nothing is charged.".to_string(),
         None => "Reading the wallet balance…".to_string(),
         Some(Ok(w)) => format!(
             "Balance now: {}. {}",
             format_cents(w.balance_cents),
-            wallet_outcome(&w, price)
+            wallet_outcome(&w, price).unwrap_or_else(|why| why)
         ),
         Some(Err(_)) => {
             "The wallet balance could not be read; the purchase is still checked against it."
@@ -98,7 +120,7 @@ pub fn ConfirmPurchase(
                     }}
                 </dd>
                 <dt>"Wallet"</dt>
-                <dd data-testid="confirm-wallet">{wallet_line}</dd>
+                <dd data-testid="confirm-wallet" class:cannot-pay=move || cannot_pay().is_some()>{wallet_line}</dd>
             </dl>
             {move || error.get().map(|e| {
                 let expired = e.code() == Some(&ErrorCode::RateExpired);
@@ -114,9 +136,14 @@ pub fn ConfirmPurchase(
                 }
             })}
             <div class="dialog-actions">
-                <button type="button" disabled=move || pending.get() on:click=move |_| on_confirm.run(())>
-                    {move || if pending.get() { "Buying…" } else { "Confirm purchase" }}
-                </button>
+                {move || match cannot_pay() {
+                    Some(_) => view! { <a href="/wallet" class="button-link">"Open the wallet"</a> }.into_any(),
+                    None => view! {
+                        <button type="button" disabled=move || pending.get() on:click=move |_| on_confirm.run(())>
+                            {move || if pending.get() { "Buying…" } else { "Confirm purchase" }}
+                        </button>
+                    }.into_any(),
+                }}
                 <button type="button" class="secondary" disabled=move || pending.get() on:click=move |_| on_cancel.run(())>
                     "Cancel"
                 </button>
@@ -144,22 +171,28 @@ mod tests {
     #[test]
     fn explains_the_wallet_after_a_purchase() {
         assert_eq!(
-            wallet_outcome(&wallet(10_000, None, CardState::Ok), 1_234),
-            "Balance after the purchase: $87.66."
+            wallet_outcome(&wallet(10_000, None, CardState::Ok), 1_234).as_deref(),
+            Ok("Balance after the purchase: $87.66.")
         );
+        let refused = wallet_outcome(&wallet(100, None, CardState::Ok), 1_234).unwrap_err();
         assert!(
-            wallet_outcome(&wallet(100, None, CardState::Ok), 1_234).contains("auto-reload is off")
+            refused.starts_with(
+                "The balance ($1.00) does not cover this label ($12.34) and auto-reload is off"
+            ) && refused.contains("Add funds"),
+            "{refused}"
         );
         let auto = Some(AutoReload {
             threshold_cents: 1_000,
             amount_cents: 2_000,
         });
         assert_eq!(
-            wallet_outcome(&wallet(100, auto, CardState::Ok), 1_234),
-            "Auto-reload will charge your card $40.00 (2 × $20.00); balance after: $28.66."
+            wallet_outcome(&wallet(100, auto, CardState::Ok), 1_234).as_deref(),
+            Ok("Auto-reload will charge your card $40.00 (2 × $20.00); balance after: $28.66.")
         );
         assert!(
-            wallet_outcome(&wallet(100, auto, CardState::Declined), 1_234).contains("declined")
+            wallet_outcome(&wallet(100, auto, CardState::Declined), 1_234)
+                .unwrap_err()
+                .contains("declined")
         );
     }
 }

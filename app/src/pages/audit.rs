@@ -21,6 +21,7 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::KeySet => "Set an API key",
         AuditAction::WebhookSecretSet => "Set the webhook secret",
         AuditAction::WidgetChanged => "Changed the widget",
+        AuditAction::LiveModeChanged => "Turned live mode on or off",
         AuditAction::BatchApproved => "Approved a batch total",
         AuditAction::LargePurchase => "Bought a label above the threshold",
         AuditAction::TokenCreated => "Made an access token",

@@ -1,10 +1,14 @@
-//! The wallet: balance, live or sandbox, a low-balance warning, and what
-//! auto-reload means for the next purchase.
+//! The wallet: balance, live or sandbox, a low-balance warning, what
+//! auto-reload means for the next purchase, how funds are added, and the
+//! charges and refunds of the latest labels (the ledger's history).
 
 use crate::api::Client;
+use crate::components::confirm_purchase::ADD_FUNDS;
+use crate::components::dates::When;
 use crate::components::loader::Loader;
 use crate::components::money::{Money, format_cents};
-use api::{CardState, Wallet};
+use api::insights::{HistoryQuery, HistoryRow};
+use api::{CardState, Scope, Wallet};
 use leptos::prelude::*;
 
 /// Below this a live balance is called low ($25: a few labels).
@@ -16,14 +20,14 @@ pub fn auto_reload_text(w: &Wallet) -> String {
         return "Sandbox wallet: unlimited. Purchases are free and never charged.".into();
     }
     match (w.auto_reload, w.card) {
-        (None, _) => "Auto-reload is off: a purchase that costs more than the balance is refused (WALLET.INSUFFICIENT_BALANCE). Top the wallet up in the service's dashboard.".into(),
+        (None, _) => "Auto-reload is off: a label that costs more than the balance is not offered.".into(),
         (Some(r), CardState::Ok) => format!(
             "Auto-reload is on: when a purchase costs more than the balance, your card is charged {} (as many times as needed) so at least {} remains after it.",
             format_cents(r.amount_cents),
             format_cents(r.threshold_cents)
         ),
-        (Some(_), CardState::Declined) => "Auto-reload is on, but the card on file was declined: a purchase that costs more than the balance will fail (WALLET.PAYMENT.FAILED). Update the card in the service's dashboard.".into(),
-        (Some(_), CardState::Missing) => "Auto-reload is on, but there is no card on file: a purchase that costs more than the balance will fail (WALLET.PAYMENT_METHOD.MISSING). Add a card in the service's dashboard.".into(),
+        (Some(_), CardState::Declined) => "Auto-reload is on, but the card on file was declined: a label that costs more than the balance is not offered until the card is updated.".into(),
+        (Some(_), CardState::Missing) => "Auto-reload is on, but there is no card on file: a label that costs more than the balance is not offered until a card is added.".into(),
     }
 }
 
@@ -59,8 +63,61 @@ pub fn WalletPage() -> impl IntoView {
             <section aria-labelledby="reload-title">
                 <h2 id="reload-title">"Next purchase"</h2>
                 <p data-testid="auto-reload">{auto_reload_text(&w)}</p>
+                {(!w.sandbox && !w.unlimited).then(|| view! {
+                    <h2 id="funds-title">"Adding funds"</h2>
+                    <p data-testid="add-funds">{ADD_FUNDS}</p>
+                })}
             </section>
         </Loader>
+        {client.can(Scope::LabelsRead).then(|| view! { <Movements client /> })}
+    }
+}
+
+/// Labels of the history page read for the wallet.
+const MOVEMENTS: u32 = 20;
+
+/// The charges and refunds of the latest labels, in the session's mode.
+#[component]
+fn Movements(client: Client) -> impl IntoView {
+    let history = LocalResource::new(move || {
+        client.history(HistoryQuery {
+            limit: MOVEMENTS,
+            ..HistoryQuery::default()
+        })
+    });
+    view! {
+        <section aria-labelledby="movements-title">
+            <h2 id="movements-title">"Charges and refunds"</h2>
+            <Loader resource=history loading="Loading the charges…" let:page>
+                {if page.rows.is_empty() {
+                    view! { <p class="empty">"Nothing charged yet."</p> }.into_any()
+                } else {
+                    view! {
+                        <div class="table-wrap">
+                            <table class="movements">
+                                <thead><tr><th scope="col">"Date"</th><th scope="col">"Label"</th><th scope="col" class="num">"Charged"</th><th scope="col" class="num">"Refunded"</th></tr></thead>
+                                <tbody>{page.rows.into_iter().map(movement).collect_view()}</tbody>
+                            </table>
+                        </div>
+                        {page.next.is_some().then(|| view! {
+                            <p class="hint"><a href="/labels">"Every label"</a></p>
+                        })}
+                    }.into_any()
+                }}
+            </Loader>
+        </section>
+    }
+}
+
+fn movement(row: HistoryRow) -> impl IntoView {
+    let what = format!("{} {} · {}", row.carrier, row.service, row.tracking_number);
+    view! {
+        <tr>
+            <td data-label="Date"><When unix=row.at /></td>
+            <td data-label="Label"><a href=format!("/labels/{}", row.id)>{what}</a></td>
+            <td data-label="Charged" class="num"><Money cents=row.price_cents /></td>
+            <td data-label="Refunded" class="num">{(row.refund_cents > 0).then(|| view! { <Money cents=row.refund_cents /> })}</td>
+        </tr>
     }
 }
 
@@ -89,9 +146,7 @@ mod tests {
             amount_cents: 5_000,
         });
         assert!(auto_reload_text(&w(0, auto, CardState::Ok)).contains("$50.00"));
-        assert!(
-            auto_reload_text(&w(0, auto, CardState::Missing)).contains("PAYMENT_METHOD.MISSING")
-        );
+        assert!(auto_reload_text(&w(0, auto, CardState::Missing)).contains("no card on file"));
         assert!(auto_reload_text(&w(0, None, CardState::Ok)).contains("off"));
     }
 }

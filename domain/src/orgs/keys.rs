@@ -59,6 +59,25 @@ impl StoredSecret {
 pub struct Sealed {
     pub keys: Vec<StoredKey>,
     pub webhook: Vec<StoredSecret>,
+    /// Whether an admin turned live mode on: until then the organization's
+    /// requests get its sandbox key only (`usable`).
+    #[serde(default)]
+    pub live: bool,
+}
+
+impl Sealed {
+    /// The keys requests may use: the live one only once live mode is on.
+    pub fn usable(self) -> Sealed {
+        let live = self.live;
+        Sealed {
+            keys: self
+                .keys
+                .into_iter()
+                .filter(|k| live || k.mode != api::KeyEnv::Live)
+                .collect(),
+            ..self
+        }
+    }
 }
 
 /// A webhook secret as entered: what is wrong with it, if anything (it

@@ -140,6 +140,7 @@ pub enum OrgCall {
     SetWidget(SetWidget),
     SavedLists(SavedLists),
     ChangeSaved(ChangeSaved),
+    SetLive(SetLive),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -279,6 +280,14 @@ pub struct Access {
 /// storage made, for an organization that does not exist).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Keys {}
+
+/// Turn live mode on or off (`api::orgs::KeyChange::Live`); audited.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetLive {
+    pub actor: Actor,
+    pub on: bool,
+    pub at: u64,
+}
 
 /// Store a checked, sealed key in its mode and slot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -433,6 +442,7 @@ crate::calls! {
     SetWidget(SetWidget) => widget::StoredWidget,
     SavedLists(SavedLists) => presets::Saved,
     ChangeSaved(ChangeSaved) => Result<presets::Saved, presets::Refused>,
+    SetLive(SetLive) => bool,
 }
 
 /// An audit line the object writes with a change (the log is append-only:

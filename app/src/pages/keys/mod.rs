@@ -13,6 +13,7 @@ use crate::components::credentials::{
     CredentialForm, CredentialTable, RotationEnd, SecretInput, Submit, rotation_steps, slot_name,
 };
 use crate::components::dates::When;
+use crate::components::error_view::ErrorView;
 use crate::components::loader::{busy, failed};
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::page_table::{WEBHOOK_SETTINGS_PAGE, WIDGET_SETTINGS_PAGE};
@@ -60,6 +61,8 @@ fn move_refusal(code: Option<&ErrorCode>) -> Option<&'static str> {
 struct Keys {
     client: Client,
     state: RwSignal<Option<Result<Vec<ModeState>, ClientError>>>,
+    /// Whether live mode is on, as last read.
+    live: RwSignal<Option<bool>>,
 }
 
 impl Keys {
@@ -70,6 +73,7 @@ impl Keys {
             let client = self.client;
             let read = async {
                 let list = client.org_keys().await?;
+                self.live.set(Some(list.live));
                 Ok(rotation::modes(&list, &client.keys().await?))
             };
             self.state.set(Some(read.await));
@@ -82,6 +86,7 @@ pub fn KeysPage() -> impl IntoView {
     let keys = Keys {
         client: Client::get(),
         state: RwSignal::new(None),
+        live: RwSignal::new(None),
     };
     keys.read();
     let retry = Callback::new(move |()| keys.read());
@@ -90,6 +95,7 @@ pub fn KeysPage() -> impl IntoView {
         <p class="lead">"The organization's v1 keys, one for live and one for sandbox, from the service's dashboard."</p>
         <p class="hint">"The Worker keeps them encrypted. Once a key is saved, only its last four characters are shown, here and everywhere else."</p>
         <p class="hint">"The organization's webhook URL and secret are in the " <A href=WEBHOOK_SETTINGS_PAGE>"webhook settings"</A> "; the shop origins, ship-from and fallback of its storefront widget in the " <A href=WIDGET_SETTINGS_PAGE>"storefront widget settings"</A> "."</p>
+        {move || keys.live.get().map(|on| live_mode(on, keys))}
         <section aria-labelledby="enter-key-title">
             <h2 id="enter-key-title">"Enter a key"</h2>
             {key_form(keys)}
@@ -100,6 +106,53 @@ pub fn KeysPage() -> impl IntoView {
             Some(Err(error)) => vec![failed(error, retry)],
             Some(Ok(modes)) => modes.into_iter().map(|m| mode_card(m, keys)).collect(),
         }}
+    }
+}
+
+/// Live mode, off for a new organization until an admin turns it on: until
+/// then its sessions have only the sandbox key.
+fn live_mode(on: bool, keys: Keys) -> impl IntoView {
+    let client = keys.client;
+    let turn = Write::new(move || async move {
+        client.change_org_key(&KeyChange::Live { on: !on }).await?;
+        keys.read();
+        // The session learns the mode it may switch to.
+        reread(client).await;
+        Ok(())
+    });
+    let has_live_key = move || {
+        keys.state.with(|s| {
+            matches!(s, Some(Ok(modes)) if modes.iter().any(|m| m.mode == api::KeyEnv::Live && !m.keys.is_empty()))
+        })
+    };
+    let (state, button, busy) = if on {
+        (
+            "Live mode is on: labels can be real and charged.",
+            "Turn live mode off",
+            "Turning live mode off…",
+        )
+    } else {
+        (
+            "Live mode is off: the organization works in sandbox until an admin turns it on.",
+            "Turn live mode on",
+            "Turning live mode on…",
+        )
+    };
+    view! {
+        <section class="card wide" aria-labelledby="live-title">
+            <h2 id="live-title">"Live mode"</h2>
+            <p data-testid="live-state">{state}</p>
+            {move || if on || has_live_key() {
+                view! {
+                    <button type="button" disabled=move || turn.pending() on:click=move |_| turn.submit()>
+                        {move || turn.label(button, busy)}
+                    </button>
+                }.into_any()
+            } else {
+                view! { <p class="hint">"Enter a live key first."</p> }.into_any()
+            }}
+            {move || turn.error().map(|error| view! { <ErrorView error /> })}
+        </section>
     }
 }
 

@@ -3,6 +3,7 @@
 //! An organization made in the app offers its saved addresses and package
 //! presets (`saved`, a chunk); the deployment's own, this browser's senders.
 
+pub mod balance;
 pub mod offer;
 pub mod saved;
 
@@ -19,7 +20,8 @@ use crate::state::senders;
 use crate::state::write::Write;
 use api::rates::RATE_VALIDITY_SECONDS;
 use api::{
-    Address, AddressValidation, ApiError, ErrorCode, Label, Parcel, Rate, RatesRequest, Scope,
+    Address, AddressValidation, ApiError, ErrorCode, KeyEnv, Label, Parcel, Rate, RatesRequest,
+    Scope,
 };
 use leptos::prelude::*;
 
@@ -69,8 +71,14 @@ pub struct Offer {
     requote: Callback<()>,
 }
 
-/// `offer::view`, reached through its chunk.
-pub type OfferView = fn(Offer) -> AnyView;
+/// `offer::view`, reached through its chunk, and `balance::view`, the
+/// wallet's balance it shows in live mode from the form's first entry on
+/// (the wallet's decoding stays out of the first load).
+#[derive(Clone, Copy)]
+pub struct OfferView {
+    pub offer: fn(Offer) -> AnyView,
+    pub balance: fn() -> AnyView,
+}
 
 /// The ship page's chunks, as the bin (`main.rs`) declares them.
 #[derive(Clone, Copy)]
@@ -247,6 +255,9 @@ pub fn ShipPage() -> impl IntoView {
     // The merchant is on the way to rates: the offer's chunk comes meanwhile.
     let offer_chunk = Lazy::new(expect_context::<ShipChunks>().offer);
     let prefetch = move |_| offer_chunk.start();
+    // The mode and, in live, the balance (with the offer's chunk): what a purchase here spends.
+    let live = client.mode() == Some(KeyEnv::Live);
+    let show_balance = live && client.can(Scope::WalletRead);
 
     // Both addresses checked (one after the other), then every carrier's rates.
     let get_rates = Write::new(move || async move {
@@ -421,6 +432,11 @@ pub fn ShipPage() -> impl IntoView {
     });
     view! {
         <h1>"Ship a parcel"</h1>
+        <p class="ship-mode" data-testid="ship-mode">
+            <span class=if live { "mode mode-live" } else { "mode mode-sandbox" }>{if live { "Live" } else { "Sandbox" }}</span>
+            {if live { " Labels bought here are real and charged to the wallet." } else { " Test labels: nothing is charged." }}
+            {move || offer_chunk.get().and_then(Result::ok).filter(|_| show_balance).map(|chunk| (chunk.balance)())}
+        </p>
         <form class="ship-form" on:submit=on_submit on:focusin=prefetch novalidate>
             <div class="addresses">
                 <div>
@@ -445,7 +461,7 @@ pub fn ShipPage() -> impl IntoView {
             Stage::Fetching => busy("Loading the rates…"),
             Stage::Failed(error) => failed(error, Callback::new(move |()| offer_chunk.start())),
             Stage::Ready => match offer_chunk.get_untracked() {
-                Some(Ok(view)) => view(offer),
+                Some(Ok(chunk)) => (chunk.offer)(offer),
                 _ => ().into_any(),
             },
         }}
