@@ -5,7 +5,9 @@
 // a role's scopes, with ROLES set: tests/app-faults.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedStack } from './support/stack.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
 import { launch, screenshot } from './support/browser.mjs';
 import { T, buyViaApi, openSignedIn } from './support/pages.mjs';
@@ -66,8 +68,8 @@ test('offline: a read shows a network problem (not a refusal) and works again af
   const alert = app.alert();
   await alert.waitFor({ timeout: T });
   assert.equal(await alert.getAttribute('data-kind'), 'network');
-  assert.match(await alert.innerText(), /Network problem/);
-  assert.doesNotMatch(await alert.innerText(), /Refused|Request id/);
+  assert.match(await alert.innerText(), /^No answer: the request did not reach Parcel\.\s+Check your connection/);
+  assert.doesNotMatch(await alert.innerText(), /Refused|Request id|Details/);
   await screenshot(page, 'wallet-offline');
   await context.setOffline(false);
   await alert.getByRole('button', { name: 'Try again' }).click();
@@ -133,9 +135,21 @@ test('429: the error counts down from Retry-After and the read retries by itself
     await countdown.waitFor({ timeout: T });
     const alert = app.alert();
     assert.equal(await alert.getAttribute('data-kind'), 'refusal');
-    assert.match(await alert.innerText(), /AUTH\.RATE_LIMIT\.EXCEEDED/);
+    // The sentence and the next step first; the code, status and request id folded under "Details".
+    assert.equal(await alert.getByTestId('request-id').isVisible(), false, 'the request id is folded');
+    assert.doesNotMatch(await alert.locator('.error-title').innerText(), /AUTH\.|HTTP/);
+    await alert.getByText('Details', { exact: true }).click();
+    assert.match(await alert.locator('.error-code').innerText(), /^Code AUTH\.RATE_LIMIT\.EXCEEDED · HTTP 429 · Request id \S+/);
     await alert.getByTestId('request-id').waitFor();
     await alert.getByRole('button', { name: 'Copy request id' }).waitFor();
+    // The error's page: served with the dashboard, about this code.
+    const about = await alert.getByRole('link', { name: 'About this error' }).getAttribute('href');
+    assert.equal(about, '/errors/AUTH.RATE_LIMIT.EXCEEDED/');
+    const res = await fetch(stack.edge.url + about);
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.match(html, /<h1><code>AUTH\.RATE_LIMIT\.EXCEEDED<\/code><\/h1>/);
+    assert.match(html, /What to do/);
     const secs = async () => Number(/in (\d+) s/.exec(await countdown.innerText())[1]);
     const first = await secs();
     assert.ok(first >= 1 && first <= 5, `Retry-After seconds: ${first}`);
@@ -149,4 +163,21 @@ test('429: the error counts down from Retry-After and the read retries by itself
   // The window has ended: the next retry comes within 5 s, without a click.
   await page.getByTestId('balance').waitFor({ timeout: T });
   await context.close();
+});
+
+test('every code of the error table has its page, served with the dashboard: the list links each, and each answers 200 with its code, what it means and what to do', async () => {
+  const table = readFileSync(path.join(ROOT, 'api/src/code.rs'), 'utf8');
+  const codes = [...table.matchAll(/^\s+\w+ = "([A-Z_.]+)", \d{3};$/gm)].map((m) => m[1]);
+  assert.ok(codes.length > 90, `${codes.length} codes in api/src/code.rs`);
+  const list = await fetch(`${stack.edge.url}/errors/`);
+  assert.equal(list.status, 200);
+  const linked = [...(await list.text()).matchAll(/<a href="\/errors\/([A-Z_.]+)\/">/g)].map((m) => m[1]);
+  assert.deepEqual(linked.sort(), [...codes].sort());
+  for (const code of codes) {
+    const res = await fetch(`${stack.edge.url}/errors/${code}/`);
+    assert.equal(res.status, 200, code);
+    const html = await res.text();
+    assert.ok(html.includes(`<h1><code>${code}</code></h1>`), code);
+    assert.match(html, /<h2>What to do<\/h2><p>[A-Z]/, code);
+  }
 });

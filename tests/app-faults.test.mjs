@@ -40,7 +40,7 @@ test('address service down: the error is shown and rates may be fetched without 
   try {
     await ship.fillAll();
     await ship.getRatesButton().click();
-    await page.getByText('ADDRESS.VALIDATION.SERVICE_ERROR', { exact: false }).first().waitFor({ timeout: T });
+    await page.locator('.error-code', { hasText: 'ADDRESS.VALIDATION.SERVICE_ERROR' }).first().waitFor({ state: 'attached', timeout: T });
     const go = page.getByRole('button', { name: 'Continue without checking' });
     // Both addresses are checked at once; their answers land one after the other.
     await go.nth(1).waitFor({ timeout: T });

@@ -93,7 +93,7 @@ test('void refused as already requested: the page explains it and shows the void
   await lp.voidIt();
   await lp.refusal().waitFor({ timeout: T });
   assert.match(await lp.refusal().innerText(), /already in progress/);
-  await page.getByText('LABEL.VOID.ALREADY_REQUESTED', { exact: false }).waitFor();
+  await page.locator('.error-code', { hasText: 'LABEL.VOID.ALREADY_REQUESTED' }).waitFor({ state: 'attached', timeout: T });
   await page.getByText('Void requested: the carrier confirms it', { exact: false }).waitFor({ timeout: T });
   await context.close();
 });
@@ -109,7 +109,7 @@ test('void refused as ineligible once the carrier scanned the package', async ()
   await lp.voidIt();
   await lp.refusal().waitFor({ timeout: T });
   assert.match(await lp.refusal().innerText(), /already scanned the package/);
-  await page.getByText('LABEL.VOID.INELIGIBLE', { exact: false }).waitFor();
+  await page.locator('.error-code', { hasText: 'LABEL.VOID.INELIGIBLE' }).waitFor({ state: 'attached', timeout: T });
   // The refreshed label no longer offers a void.
   await page.getByText('This label cannot be voided: the carrier has scanned the package.').waitFor({ timeout: T });
   assert.equal(await lp.voidButton().count(), 0);
@@ -143,6 +143,7 @@ test('tracking: a registered tracker shows its status and the timeline, newest f
 test('tracking an unknown number is explained, not a blank page', async () => {
   const { context, page, app } = await signedIn();
   await app.go('/tracking?id=trk_doesnotexist');
+  await app.alert().getByText('Details', { exact: true }).click();
   await page.getByText('TRACKER.NOT_FOUND', { exact: false }).waitFor({ timeout: T });
   await page.getByTestId('request-id').waitFor();
   await context.close();

@@ -113,6 +113,7 @@ test('an expired rate cannot be bought: the service refuses it, the countdown di
   await ship.buyFirst();
   await ship.confirmButton().click();
   const alert = ship.dialog().getByRole('alert');
+  await alert.getByText('Details', { exact: true }).click();
   await alert.getByText('RATE.EXPIRED', { exact: false }).waitFor({ timeout: T });
   assert.equal((await account()).balance_cents, before.balance_cents, 'nothing charged');
   await ship.dialog().getByRole('button', { name: 'Get new rates' }).click();
@@ -150,7 +151,7 @@ test('addresses: ambiguous ones offer suggestions to pick; undeliverable ones ar
 
   await ship.group('To').getByLabel('Street address', { exact: true }).fill('9 UNDELIVERABLE Lane');
   await ship.getRatesButton().click();
-  await page.getByText('ADDRESS.VALIDATION.FAILED', { exact: false }).waitFor({ timeout: T });
+  await page.locator('.error-code', { hasText: 'ADDRESS.VALIDATION.FAILED' }).waitFor({ state: 'attached', timeout: T });
   await page.getByText('cannot be overridden', { exact: false }).waitFor();
   assert.equal(await page.getByRole('button', { name: 'Continue without checking' }).count(), 0);
   await context.close();

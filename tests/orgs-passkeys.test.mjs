@@ -83,7 +83,8 @@ async function passkeyButton(c) {
   await c.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   const out = c.page.getByRole('button', { name: 'Sign out' });
   await out.or(c.app.alert()).first().waitFor({ timeout: T });
-  return (await out.isVisible()) ? 'signed in' : c.app.alert().innerText();
+  // All of the error view's text, its folded Details (the code) included.
+  return (await out.isVisible()) ? 'signed in' : c.app.alert().textContent();
 }
 
 const session = (c) => c.page.evaluate(async () => (await fetch('/api/session')).json());
@@ -99,7 +100,7 @@ test('a member adds a passkey and signs in with it alone; without user verificat
   await page.getByLabel('Your password').fill('not my password');
   await page.getByRole('button', { name: 'Add passkey' }).click();
   await op.app.alert().waitFor({ timeout: T });
-  assert.match(await op.app.alert().innerText(), /EDGE\.SIGN_IN\.FAILED/);
+  assert.match(await op.app.alert().locator('.error-code').textContent(), /EDGE\.SIGN_IN\.FAILED/);
   assert.deepEqual(await op.credentials(), []);
 
   await addPasskey(op, 'work laptop');
@@ -127,7 +128,6 @@ test('a member adds a passkey and signs in with it alone; without user verificat
   await signOut(op);
   await op.cdp.send('WebAuthn.setUserVerified', { authenticatorId: op.authenticatorId, isUserVerified: false });
   const unconfirmed = await passkeyButton(op);
-  assert.match(unconfirmed, /Passkey not used/);
   assert.match(unconfirmed, /No passkey was used: the prompt was cancelled or timed out/);
   await op.cdp.send('WebAuthn.setUserVerified', { authenticatorId: op.authenticatorId, isUserVerified: true });
 

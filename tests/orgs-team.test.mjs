@@ -120,14 +120,14 @@ test('a new organization from a setup link; its admin signs in by password, ente
   await again.go(link.path);
   await new JoinPage(again.page).createOrg({ orgName: 'Acme 2', name: 'Eve', email: email('eve'), password: PASSWORD });
   await again.page.getByTestId('refusal').getByText('scripts/new-org').waitFor({ timeout: T });
-  assert.match(await again.page.locator('.error-kicker').innerText(), /EDGE\.ORG\.SETUP_INVALID/);
+  assert.match(await again.page.locator('.error-code').textContent(), /EDGE\.ORG\.SETUP_INVALID/);
   await again.context.close();
 
   // Signs out, then in by email and password; a wrong password is refused first.
   await admin.page.getByRole('button', { name: 'Sign out' }).click();
   const signIn = new PasswordSignIn(admin.page);
   await signIn.signIn(admin.email, 'not the password at all');
-  await admin.page.getByRole('alert').getByText('EDGE.SIGN_IN.FAILED').waitFor({ timeout: T });
+  await admin.page.getByRole('alert').locator('.error-code', { hasText: 'EDGE.SIGN_IN.FAILED' }).waitFor({ state: 'attached', timeout: T });
   await axe(admin.page, 'sign-in refused');
   await signIn.signIn(admin.email.toUpperCase(), PASSWORD);
   await admin.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
@@ -140,7 +140,7 @@ test('a new organization from a setup link; its admin signs in by password, ente
   // A key the service does not know: refused at the field with the service's reason, nothing saved.
   const unknown = `svc_test_${randomBytes(16).toString('hex')}`;
   await keys.enter(unknown);
-  await keys.fieldError().getByText('EDGE.KEY.REFUSED').waitFor({ timeout: T });
+  await keys.fieldError().locator('.error-code', { hasText: 'EDGE.KEY.REFUSED' }).waitFor({ state: 'attached', timeout: T });
   assert.match(await keys.fieldError().locator('.error-title').innerText(), new RegExp(`^The service refused ${redacted(unknown)} \\(AUTH\\.KEY\\.INVALID.*it was not saved\\.$`));
   assert.equal(await keys.input().getAttribute('aria-invalid'), 'true');
   assert.match(await keys.input().getAttribute('aria-describedby'), /\borg-key-error\b/);
@@ -341,7 +341,7 @@ test('webhooks in the app: the admin enters the organization\'s secret (masked, 
   assert.equal(await page.evaluate(() => document.activeElement.id), 'webhook-secret');
   await hook.type('whsec_0123456789 abcdef');
   await hook.saveButton().click();
-  await hook.fieldProblem().getByText('VALIDATION.FIELD.INVALID').waitFor({ timeout: T });
+  await hook.fieldProblem().locator('.error-code', { hasText: 'VALIDATION.FIELD.INVALID' }).waitFor({ state: 'attached', timeout: T });
   await hook.secrets().getByText('No secret yet').waitFor();
   // The first secret, then a rotation to a second: it waits beside the first, then is made the only one.
   const first = `whsec_${randomBytes(16).toString('hex')}`;
@@ -403,7 +403,7 @@ test('the storefront widget in the app: the admin sets a shop origin (a bad one 
   const save = page.getByRole('button', { name: /^(Save the widget settings|Saving)/ });
   await save.click();
   // The Worker's refusal, at the origin's row.
-  await page.getByRole('group', { name: 'Shop origins' }).getByRole('alert').getByText('VALIDATION.FIELD.INVALID').waitFor({ timeout: T });
+  await page.getByRole('group', { name: 'Shop origins' }).getByRole('alert').locator('.error-code', { hasText: 'VALIDATION.FIELD.INVALID' }).waitFor({ state: 'attached', timeout: T });
   assert.equal(await origin.getAttribute('aria-invalid'), 'true');
   await origin.fill(shop.url);
   const from = page.getByRole('group', { name: 'Ships from' });
@@ -469,7 +469,7 @@ test('the last admin is protected, a removed member is out at the next request, 
   // Demoting the only admin is refused next to the table, with what to do first.
   await team.setRole('Ada Admin', 'viewer');
   await team.refusal().getByText('make another member admin first').waitFor({ timeout: T });
-  assert.match(await admin.page.locator('.error-kicker').innerText(), /EDGE\.MEMBER\.LAST_ADMIN/);
+  assert.match(await admin.page.locator('.error-code').textContent(), /EDGE\.MEMBER\.LAST_ADMIN/);
   await axe(admin.page, 'team with a refusal');
   await admin.page.getByLabel('Role of Ada Admin').selectOption('admin');
 
@@ -486,7 +486,7 @@ test('the last admin is protected, a removed member is out at the next request, 
   const late = await person();
   await late.page.goto(usedLink);
   await late.page.getByTestId('refusal').getByText('already been used').waitFor({ timeout: T });
-  assert.match(await late.page.locator('.error-kicker').innerText(), /EDGE\.INVITE\.USED/);
+  assert.match(await late.page.locator('.error-code').textContent(), /EDGE\.INVITE\.USED/);
   // The link leads to the sign-in form, and the address says so.
   await late.page.getByRole('link', { name: 'Sign in' }).click();
   await late.page.waitForURL((u) => u.pathname === '/' && u.hash === '', { timeout: T });
@@ -502,7 +502,7 @@ test('the last admin is protected, a removed member is out at the next request, 
   const stranger = await person();
   await stranger.page.goto(link);
   await stranger.page.getByTestId('refusal').getByText('An admin withdrew this invitation').waitFor({ timeout: T });
-  assert.match(await stranger.page.locator('.error-kicker').innerText(), /EDGE\.INVITE\.REVOKED/);
+  assert.match(await stranger.page.locator('.error-code').textContent(), /EDGE\.INVITE\.REVOKED/);
   await axe(stranger.page, 'a withdrawn invitation');
   await stranger.go(`/invite#${'0'.repeat(16)}${randomBytes(32).toString('base64url')}`);
   await stranger.page.getByTestId('refusal').getByText('This invitation link is not known').waitFor({ timeout: T });
@@ -527,7 +527,7 @@ test('sign-in: past the free tries the login page counts down from Retry-After',
       const id = document.querySelector('[data-testid="request-id"]')?.textContent;
       return id && id !== b;
     }, before, { timeout: T });
-    throttled = /EDGE\.SIGN_IN\.THROTTLED/.test(await p.page.locator('.error-kicker').innerText());
+    throttled = /EDGE\.SIGN_IN\.THROTTLED/.test(await p.page.locator('.error-code').textContent());
   }
   assert.ok(throttled, 'throttled within ten attempts');
   // The fourth try at once waits 5 s (docs/organizations.md, "Sign-in throttling").

@@ -179,6 +179,19 @@ impl ErrorCode {
     }
 }
 
+/// Where the dashboard's origin serves the page about `code`: one static
+/// page per code of the table, made at build time (`src/bin/error-pages.rs`,
+/// run by `scripts/build-app`); an unknown code has the list of them all.
+pub fn errors_page(code: &ErrorCode) -> String {
+    match code {
+        ErrorCode::Unknown(_) => ERRORS_PATH.to_string(),
+        known => format!("{ERRORS_PATH}{}/", known.as_str()),
+    }
+}
+
+/// The list of every code's page.
+pub const ERRORS_PATH: &str = "/errors/";
+
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

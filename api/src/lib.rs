@@ -40,7 +40,7 @@ pub use batches::{
     CreateBatchRequest, ResultsPage,
 };
 pub use carrier_accounts::{CarrierAccount, CarrierAccountList, CarrierAccountStatus};
-pub use code::ErrorCode;
+pub use code::{ErrorCode, errors_page};
 pub use endpoints::{
     Caller, ENDPOINTS, Endpoint, EndpointId, Method, OWN_ENDPOINTS, OwnEndpoint, OwnId, RouteMatch,
     match_own, match_route,

@@ -57,11 +57,10 @@ impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ClientError::Api { error, .. } => write!(f, "{}", error.message),
-            ClientError::Network(_) => write!(f, "The dashboard could not reach the server."),
-            ClientError::Decode(_) => write!(
-                f,
-                "The server sent an answer the dashboard does not understand."
-            ),
+            ClientError::Network(_) => write!(f, "No answer: the request did not reach Parcel."),
+            ClientError::Decode(_) => {
+                write!(f, "Parcel sent an answer this page does not understand.")
+            }
             ClientError::Passkey(problem) => f.write_str(problem),
         }
     }

@@ -2,10 +2,12 @@ use crate::api::ClientError;
 use crate::state::clock::Clock;
 use leptos::prelude::*;
 
-/// The one error view: whether the request was refused or never answered,
-/// what happened, what to do next, the docs link and a copyable request id.
-/// With `retry`, a 429 counts down from `Retry-After` and retries by itself
-/// (give `retry` to reads only), and other errors offer a "Try again" button.
+/// The one error view: what happened and what to do next first; the
+/// error's page (`api::errors_page`, served with the dashboard), and for a
+/// refusal its code, HTTP status and a copyable request id folded under
+/// "Details". With `retry`, a 429 counts down from `Retry-After` and
+/// retries by itself (give `retry` to reads only), and other errors offer a
+/// "Try again" button.
 #[component]
 pub fn ErrorView(
     error: ClientError,
@@ -17,36 +19,14 @@ pub fn ErrorView(
         ClientError::Decode(_) => "decode",
         ClientError::Passkey(_) => "passkey",
     };
-    let (kicker, title, suggestion, docs, request_id) = match &error {
-        ClientError::Api { status, error: e } => (
-            format!("Refused by the server: {} (HTTP {status})", e.code),
-            e.message.clone(),
-            e.suggestion.clone(),
-            Some(e.docs_url.clone()),
-            Some(e.request_id.clone()),
-        ),
-        ClientError::Network(_) => (
-            "Network problem: no answer".to_string(),
-            error.to_string(),
+    let suggestion = match &error {
+        ClientError::Api { error: e, .. } => e.suggestion.clone(),
+        ClientError::Network(_) => {
             "Check your connection. Nothing was refused; try again when you are back online."
-                .to_string(),
-            None,
-            None,
-        ),
-        ClientError::Decode(_) => (
-            "Unexpected answer".to_string(),
-            error.to_string(),
-            "Reload the page; if it persists, contact support.".to_string(),
-            None,
-            None,
-        ),
-        ClientError::Passkey(_) => (
-            "Passkey not used".to_string(),
-            error.to_string(),
-            "Try again, or use your email and password.".to_string(),
-            None,
-            None,
-        ),
+                .to_string()
+        }
+        ClientError::Decode(_) => "Reload the page; if it persists, contact support.".to_string(),
+        ClientError::Passkey(_) => "Try again, or use your email and password.".to_string(),
     };
     let countdown = error.retry_after().map(|secs| {
         let clock = Clock::get();
@@ -77,36 +57,46 @@ pub fn ErrorView(
     });
     let rate_limited = countdown.is_some();
     let copied = RwSignal::new(false);
+    let details = match &error {
+        ClientError::Api { status, error: e } => {
+            Some((*status, e.code.clone(), e.request_id.clone()))
+        }
+        _ => None,
+    };
     view! {
         <div class="error-view" role="alert" data-kind=kind>
-            <p class="error-kicker">{kicker}</p>
-            <p class="error-title">{title}</p>
+            <p class="error-title">{error.to_string()}</p>
             <p class="error-suggestion">{suggestion}</p>
             {countdown}
             <div class="error-actions">
-                {docs.map(|href| view! { <a href=href target="_blank" rel="noopener">"Read the docs"</a> })}
+                {details.as_ref().map(|(_, code, _)| view! {
+                    <a href=api::errors_page(code) target="_blank" rel="noopener">"About this error"</a>
+                })}
                 {retry.filter(|_| !rate_limited).map(|retry| view! {
                     <button type="button" class="secondary" on:click=move |_| retry.run(())>"Try again"</button>
                 })}
             </div>
-            {request_id.map(|id| {
+            {details.map(|(status, code, id)| {
                 let copy_id = id.clone();
                 view! {
-                    <p class="request-id">
-                        "Request id: " <code data-testid="request-id">{id}</code> " "
-                        <button
-                            type="button"
-                            class="secondary small"
-                            on:click=move |_| {
-                                if let Some(w) = web_sys::window() {
-                                    let _ = w.navigator().clipboard().write_text(&copy_id);
+                    <details class="error-details">
+                        <summary>"Details"</summary>
+                        <p class="error-code request-id">
+                            {format!("Code {code} · HTTP {status} · Request id ")}<code data-testid="request-id">{id}</code> " "
+                            <button
+                                type="button"
+                                class="secondary small"
+                                on:click=move |_| {
+                                    if let Some(w) = web_sys::window() {
+                                        let _ = w.navigator().clipboard().write_text(&copy_id);
+                                    }
+                                    copied.set(true);
                                 }
-                                copied.set(true);
-                            }
-                        >
-                            {move || if copied.get() { "Copied" } else { "Copy request id" }}
-                        </button>
-                    </p>
+                            >
+                                {move || if copied.get() { "Copied" } else { "Copy request id" }}
+                            </button>
+                        </p>
+                    </details>
                 }
             })}
         </div>
