@@ -30,8 +30,9 @@ test('the labels page lists the ledger with each label\'s webhook state, searche
   await page.getByRole('row').filter({ hasText: other.id }).waitFor({ timeout: T });
   const row = page.getByRole('row').filter({ hasText: label.id });
   await row.waitFor({ timeout: T });
-  // Bought here, by this operator.
+  // Bought here, by this operator: by name, never an account id.
   assert.match(await row.innerText(), new RegExp(stack.users.operator.name));
+  assert.doesNotMatch(await page.locator('main').innerText(), /acct_/);
   const events = row.getByRole('link', { name: `Webhook events for ${label.id}` });
   assert.equal(await events.getAttribute('href'), `/webhooks?q=${label.id}`);
   await page.getByLabel('Search labels').fill(label.tracking_number);

@@ -150,13 +150,13 @@ async fn checked(
     org: &OrgId,
     caller: Option<&Caller>,
 ) -> Result<Checked, AccountsError> {
-    let (role, sealed) = match caller {
+    let (member, sealed) = match caller {
         Some(caller) => {
             let access = Access {
                 account: caller.account.clone(),
             };
             match ask::<Org, _>(env, org.as_str(), access).await? {
-                Some((role, sealed)) => (Some(role), sealed.usable()),
+                Some((member, sealed)) => (Some(member), sealed.usable()),
                 None => return Ok(Checked::default()),
             }
         }
@@ -167,9 +167,11 @@ async fn checked(
                 .usable(),
         ),
     };
+    let (role, name) = member.map_or((None, None), |m| (Some(m.role), Some(m.name)));
     if sealed.keys.is_empty() && sealed.webhook.is_empty() {
         return Ok(Checked {
             role,
+            name,
             ..Checked::default()
         });
     }
@@ -180,6 +182,7 @@ async fn checked(
     let secrets = open_fresh(env, &masters, org, Purpose::WebhookSecret, secrets).await?;
     Ok(Checked {
         role,
+        name,
         keys: sealed
             .keys
             .into_iter()

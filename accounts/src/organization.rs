@@ -148,7 +148,7 @@ impl Organization {
             }
             OrgCall::Access(Access { account }) => {
                 let access = match Self::membership(sql, account.as_str())? {
-                    Some(m) => Some((m.role, Self::sealed(sql)?)),
+                    Some(m) => Some((m, Self::sealed(sql)?)),
                     None => None,
                 };
                 reply::<Org, Access>(&access)

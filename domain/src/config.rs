@@ -21,6 +21,9 @@ pub struct Config {
     /// the role its object gives the session's person now (`None`: no
     /// longer a member). Never set in the deployment's.
     pub member: Option<Role>,
+    /// With `member`: the person's name, what their purchases and jobs are
+    /// recorded under (the deployment's people are their `USERS` names).
+    pub member_name: Option<String>,
     pub upstream: upstream::settings::Settings,
     pub keys: Keys,
     pub access: access::settings::Settings,
@@ -32,6 +35,12 @@ pub struct Config {
 }
 
 impl Config {
+    /// Who a session's purchases and jobs are recorded under: the member's
+    /// name, else the session's user (the deployment's `USERS` name).
+    pub fn actor<'a>(&'a self, session_user: &'a str) -> &'a str {
+        self.member_name.as_deref().unwrap_or(session_user)
+    }
+
     /// Reads settings through `get`, so tests need no Worker environment.
     pub fn from_lookup(
         get: impl Fn(&'static str) -> Option<String>,
@@ -52,6 +61,7 @@ impl Config {
         Ok(Config {
             org: OrgId::deployment(),
             member: None,
+            member_name: None,
             upstream,
             keys,
             access: access::settings::Settings::from_lookup(&get)?,
@@ -69,6 +79,7 @@ impl Config {
         Config {
             org,
             member: None,
+            member_name: None,
             upstream: upstream::settings::Settings {
                 url: self.upstream.url.clone(),
                 ..self.upstream

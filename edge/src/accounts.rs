@@ -71,6 +71,7 @@ async fn settings(
         .ok_or(OrgError::Unavailable)?;
     let mut config = base.for_org(org);
     config.member = checked.role;
+    config.member_name = checked.name;
     let (mut live, mut sandbox): (Option<ModeKeys>, Option<ModeKeys>) = (None, None);
     // Current keys come before next ones (the object lists them by mode, then slot).
     for key in checked.keys {

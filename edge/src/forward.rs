@@ -221,7 +221,7 @@ async fn record_purchase(
     }
     let call = RecordPurchase {
         label: stored.body.clone(),
-        user: session.user.clone(),
+        user: config.actor(&session.user).to_string(),
         offer: serde_json::from_slice::<BuyLabelRequest>(body)
             .ok()
             .and_then(|r| offers::held(&session.org, &r.rate_id, now_s())),

@@ -118,7 +118,7 @@ export async function newOrgAdmin(url, sessionSecret, orgName) {
  * each makes a personal access token. Returns the organization, `users` in
  * the shape of `newUsers()` (`{admin: {name, role, token}, operator: …,
  * viewer: …}`, `name` being what the product records as the actor of
- * what they do, their account id), the
+ * what they do, their name), the
  * signed-in `people` (`Person`s with `name`, `email`, `account`) and
  * `invitee(role)` for one more member.
  */
@@ -158,7 +158,7 @@ export async function orgUsers({ url, sessionSecret, keys, orgName = 'Parcel Tes
     p.account = members.find((m) => m.email === p.email).account;
     const res = await p.call('POST', '/api/org/tokens', { name: `${role} test script` });
     assert.equal(res.status, 201, res.text);
-    users[role] = { name: p.account, role, token: res.json.token };
+    users[role] = { name: p.name, role, token: res.json.token };
   }
   return {
     org,

@@ -425,7 +425,7 @@ crate::calls! {
     PreviewInvite(PreviewInvite) => Result<InvitePreview, Refusal>,
     AcceptInvite(AcceptInvite) => Result<Accepted, Refusal>,
     Audit(Audit) => AuditPage,
-    Access(Access) => Option<(Role, keys::Sealed)>,
+    Access(Access) => Option<(Membership, keys::Sealed)>,
     Keys(Keys) => keys::Sealed,
     SetKey(SetKey) => Vec<keys::StoredKey>,
     MoveKey(MoveKey) => Result<Vec<keys::StoredKey>, Refusal>,

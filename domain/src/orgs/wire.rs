@@ -122,13 +122,17 @@ pub struct KeyLine {
 /// The person's role now (`None`: not a member, or not asked) and the
 /// organization's keys and webhook secrets, opened. As text: the role's
 /// name (or nothing) on the first line, then `{mode}\t{slot}\t{key}\t{scope,scope}`
-/// per key and `webhook\t{slot}\t{secret}` per webhook secret; asked at
+/// per key, `webhook\t{slot}\t{secret}` per webhook secret and
+/// `name\t{name}` for the person's name (what their purchases and jobs are
+/// recorded under: people read names, not account ids); asked at
 /// [`WIDGET_URL`], `widget\t{share}`, then `widget_origin\t{origin}` per
 /// origin, `widget_from\t{json}` and `widget_fallback\t{json}` (compact
 /// JSON has no tab or newline).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Checked {
     pub role: Option<Role>,
+    /// The person's name, when a member was asked about.
+    pub name: Option<String>,
     pub keys: Vec<KeyLine>,
     pub webhook: Vec<(KeySlot, String)>,
     pub widget: Option<WidgetLines>,
@@ -145,6 +149,7 @@ pub struct WidgetLines {
 }
 
 const WEBHOOK: &str = "webhook";
+const NAME: &str = "name";
 const WIDGET: &str = "widget";
 const WIDGET_ORIGIN: &str = "widget_origin";
 const WIDGET_FROM: &str = "widget_from";
@@ -165,6 +170,9 @@ impl Checked {
         }
         for (slot, secret) in &self.webhook {
             text.push_str(&format!("\n{WEBHOOK}\t{}\t{secret}", slot.as_str()));
+        }
+        if let Some(name) = &self.name {
+            text.push_str(&format!("\n{NAME}\t{name}"));
         }
         if let Some(w) = &self.widget {
             text.push_str(&format!("\n{WIDGET}\t{}", w.share));
@@ -189,6 +197,7 @@ impl Checked {
         let mut keys = Vec::new();
         let mut webhook = Vec::new();
         let mut widget: Option<WidgetLines> = None;
+        let mut name = None;
         for line in lines {
             let mut fields = line.split('\t');
             let mut next = || fields.next();
@@ -196,6 +205,10 @@ impl Checked {
             match first {
                 WEBHOOK => {
                     webhook.push((KeySlot::from_name(next()?)?, next()?.to_string()));
+                    continue;
+                }
+                NAME => {
+                    name = Some(next()?.to_string());
                     continue;
                 }
                 WIDGET => {
@@ -230,6 +243,7 @@ impl Checked {
         }
         Some(Checked {
             role,
+            name,
             keys,
             webhook,
             widget,
@@ -423,6 +437,7 @@ mod tests {
         assert_eq!(Started::decode("org_a acct_1 viewer person extra"), None);
         let checked = Checked {
             role: Some(Role::Operator),
+            name: Some("Olga Operator".into()),
             keys: vec![
                 KeyLine {
                     mode: KeyEnv::Live,
@@ -462,6 +477,7 @@ mod tests {
         assert_eq!(Checked::decode(""), Some(outsider));
         let keys_only = Checked {
             role: None,
+            name: None,
             ..checked
         };
         assert_eq!(Checked::decode(&keys_only.encode()), Some(keys_only));

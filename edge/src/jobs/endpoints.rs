@@ -235,7 +235,7 @@ async fn new_job(
             org: config.org.clone(),
             request: String::from_utf8_lossy(&body).into_owned(),
             mode,
-            created_by: session.user.clone(),
+            created_by: config.actor(&session.user).to_string(),
             // The pace starts from the limit this isolate last saw for quotes.
             rates_limit: with_budgets(&config.org, |b| b.limit_seen(mode, EndpointId::GetRates)),
             rates_share: config.jobs.rates_share,
