@@ -68,7 +68,7 @@ test('a page outside the role\'s scopes says what the role cannot do, and calls 
   // Typed or bookmarked, the operator's page still is not reachable.
   await app.go('/wallet');
   await page.getByRole('heading', { name: 'Wallet', level: 1 }).waitFor({ timeout: T });
-  assert.equal(await page.getByTestId('guard').innerText(), 'Your role cannot see the wallet (wallet:read). An admin can grant it.');
+  assert.equal(await page.getByTestId('guard').innerText(), 'Your role cannot see the wallet. An admin of the organization can change your role.');
   assert.equal(await page.getByTestId('balance').count(), 0);
   assert.equal(await app.alert().count(), 0, 'no refusal: nothing was asked');
   assert.deepEqual(walletCalls, []);

@@ -97,6 +97,10 @@ test('the 30 days: totals and the table equal the simulator, each bar says its n
     const words = await bars.evaluateAll((gs) => gs.map((g) => g.getAttribute('aria-label')));
     const spoken = words.filter((w) => !/in 0 labels/.test(w)).map((w) => cents(w.split(', ')[1]));
     assert.deepEqual(spoken, totals.map(cents));
+    // The value axis: the tallest bar's spend at the top, half of it, nothing at the foot.
+    const tallest = Math.max(...totals.map(cents));
+    const scale = (await page.getByTestId('value-axis').locator('span').allInnerTexts()).map(cents);
+    assert.deepEqual(scale, [tallest, Math.floor(tallest / 2), 0]);
     // Keyboard: Tab reaches the first bar, and it shows focus.
     await bars.first().focus();
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('class')), 'bar');

@@ -257,6 +257,11 @@ test('a new organization from a setup link; its admin signs in by password, ente
   assert.equal(what.at(-1), 'Created the organization', 'newest first: the creation last');
   for (const words of ['Invited someone', 'Joined']) assert.ok(what.includes(words), `${words} in ${what}`);
   assert.equal(what.filter((w) => w === 'Set an API key').length, 2, 'the two keys, not the refused one');
+  assert.ok(what.includes('Turned live mode on or off'), `live mode turned on in ${what}`);
+  // Times in words: an invitation's expiry is a date, never Unix seconds.
+  const text = await log.innerText();
+  assert.match(text, /invitation inv_\w+ as operator, expires \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+  assert.doesNotMatch(text, /\b\d{10}\b/, 'no raw Unix time');
   await assertNoKeys(admin.page, [unknown, sandboxKey, liveKey], 'the audit log');
   await axe(admin.page, 'audit log');
   await screenshot(admin.page, 'orgs-audit');

@@ -267,9 +267,8 @@ impl Guard {
                 "This organization has no API key yet, so nobody can {cannot}. {}",
                 no_key_yet(session)
             )),
-            Guard::Scope(scope, cannot) => Some(format!(
-                "Your role cannot {cannot} ({}). An admin can grant it.",
-                scope.as_str()
+            Guard::Scope(_, cannot) => Some(format!(
+                "Your role cannot {cannot}. An admin of the organization can change your role."
             )),
             Guard::Admin(_) if session.org.id.is_deployment() => Some(
                 "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET, its storefront widget in the WIDGET_* settings), not here: an organization made with scripts/new-org manages them in the app.".into(),
@@ -476,7 +475,9 @@ mod tests {
                 .guard
                 .refusal(&session(Role::Viewer, acme(), true))
                 .as_deref(),
-            Some("Your role cannot see the wallet (wallet:read). An admin can grant it.")
+            Some(
+                "Your role cannot see the wallet. An admin of the organization can change your role."
+            )
         );
         assert_eq!(
             page("/status")

@@ -84,7 +84,10 @@ impl Organization {
                 action: AuditAction::TokenCreated,
                 detail: format!(
                     "access token {} \"{}\" (…{}), expires {}",
-                    c.id, c.name, c.last_four, c.expires_at
+                    c.id,
+                    c.name,
+                    c.last_four,
+                    super::audit::when(c.expires_at)
                 ),
             },
         )?;

@@ -9,6 +9,12 @@ use worker::{Result, SqlStorage};
 use super::Organization;
 use domain::orgs::{AUDIT_PAGE, AuditLine, Record};
 
+/// A time in an audit line's words: `2026-12-05 18:36 UTC`, never Unix seconds.
+pub(super) fn when(at: u64) -> String {
+    let iso = api::insights::iso_utc(at);
+    format!("{} {} UTC", &iso[..10], &iso[11..16])
+}
+
 impl Organization {
     pub(super) fn audit(sql: &SqlStorage, at: u64, line: AuditLine) -> Result<()> {
         sql.exec(

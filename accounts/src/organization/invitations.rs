@@ -95,7 +95,9 @@ impl Organization {
                 action: AuditAction::InviteCreated,
                 detail: format!(
                     "invitation {} as {}, expires {}",
-                    c.id, c.role, c.expires_at
+                    c.id,
+                    c.role,
+                    super::audit::when(c.expires_at)
                 ),
             },
         )?;

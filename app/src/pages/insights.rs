@@ -182,7 +182,10 @@ fn SpendChart(insights: Insights) -> impl IntoView {
     const W: f64 = 24.0;
     let (carriers, bars) = bars(&insights);
     let tz = insights.tz_offset_minutes;
-    let max = bars.iter().map(Bar::total).max().unwrap_or(0).max(1) as f64;
+    let top = bars.iter().map(Bar::total).max().unwrap_or(0).max(1);
+    let max = top as f64;
+    // The value axis: the tallest bar's spend, half of it and nothing.
+    let scale = [format_cents(top), format_cents(top / 2), format_cents(0)];
     let width = (bars.len() as f64 * W).max(W);
     let legend = carriers
         .iter()
@@ -252,11 +255,16 @@ fn SpendChart(insights: Insights) -> impl IntoView {
                 {if insights.group == Grouping::Week { "Spend per week, by carrier" } else { "Spend per day, by carrier" }}
             </figcaption>
             <ul class="legend">{legend}</ul>
-            <div class="chart-scroll">
-                <svg viewBox=format!("0 0 {width} {H}") preserveAspectRatio="none" width="100%" height=H
-                    role="list" aria-label=format!("Bars from {first} to {last}; each is focusable")>
-                    {drawn}
-                </svg>
+            <div class="chart-body">
+                <p class="y-axis hint" data-testid="value-axis" aria-hidden="true">
+                    {scale.into_iter().map(|v| view! { <span>{v}</span> }).collect_view()}
+                </p>
+                <div class="chart-scroll">
+                    <svg viewBox=format!("0 0 {width} {H}") preserveAspectRatio="none" width="100%" height=H
+                        role="list" aria-label=format!("Bars from {first} to {last}; each is focusable")>
+                        {drawn}
+                    </svg>
+                </div>
             </div>
             <p class="axis hint"><span>{first}</span><span>{last}</span></p>
             <details>
