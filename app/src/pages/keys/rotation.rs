@@ -203,6 +203,7 @@ mod tests {
 
     fn stage(keys: &[OrgKey], next_active: bool, mode: KeyEnv) -> ModeState {
         let list = OrgKeyList {
+            live: false,
             keys: keys.to_vec(),
         };
         modes(&list, &status(keys, next_active))
@@ -275,6 +276,7 @@ mod tests {
         let live_keys = [key(KeyEnv::Live, KeySlot::Current, "aaaa")];
         let stages = &modes(
             &OrgKeyList {
+                live: false,
                 keys: live_keys.to_vec(),
             },
             &status(&live_keys, false),
@@ -312,6 +314,7 @@ mod tests {
         ];
         let busy = &modes(
             &OrgKeyList {
+                live: false,
                 keys: rotating.to_vec(),
             },
             &status(&rotating, true),
