@@ -8,10 +8,9 @@
 // how funds are added.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import AxeBuilder from '@axe-core/playwright';
 import { sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
-import { launch, screenshot } from './support/browser.mjs';
+import { axe, launch, screenshot } from './support/browser.mjs';
 import { T, buyViaApi, cents, modeText, openSignedIn } from './support/pages.mjs';
 
 const shared = await sharedStack();
@@ -23,11 +22,6 @@ after(async () => {
   await browser?.close();
 });
 
-async function axe(page, name) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on ${name}`);
-}
 
 test('a new organization with both keys opens in sandbox; Ship says so; once its admin turns live on, the switch to live is offered and Ship shows the balance', async () => {
   const stack = await orgStack(shared, { live: false, wallet: { balance_cents: 4321, card: 'ok', auto_reload: null } });

@@ -5,10 +5,9 @@
 // page. As an organization's members on the shared stack.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import AxeBuilder from '@axe-core/playwright';
 import { sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
-import { launch, screenshot } from './support/browser.mjs';
+import { axe, launch, screenshot } from './support/browser.mjs';
 import { engines } from './support/widget.mjs';
 import { App, T, modeText } from './support/pages.mjs';
 
@@ -30,11 +29,6 @@ after(async () => {
   await browser?.close();
 });
 
-async function axe(page, name) {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], `axe on ${name}`);
-}
 
 /** The top bar as a person reads it: organization, person, mode and the mode's colour. */
 async function topBar(page) {
