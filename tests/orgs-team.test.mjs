@@ -490,7 +490,10 @@ test('the last admin is protected, a removed member is out at the next request, 
   const first = await accept(usedLink, 'una', 'Una Used');
   const late = await person();
   await late.page.goto(usedLink);
-  await late.page.getByTestId('refusal').getByText('already been used').waitFor({ timeout: T });
+  const usedAlert = late.page.getByRole('alert');
+  await usedAlert.getByTestId('refusal').getByText('Each link works once').waitFor({ timeout: T });
+  // What happened once, then what to do: never the same sentence twice.
+  assert.deepEqual((await usedAlert.innerText()).split('\n').filter((l) => /already used|already been used/.test(l)), ['This invitation was already used.']);
   assert.match(await late.page.locator('.error-code').textContent(), /EDGE\.INVITE\.USED/);
   // The link leads to the sign-in form, and the address says so.
   await late.page.getByRole('link', { name: 'Sign in' }).click();
@@ -506,11 +509,13 @@ test('the last admin is protected, a removed member is out at the next request, 
   assert.equal(await team.invites('Revoked').count(), 1);
   const stranger = await person();
   await stranger.page.goto(link);
-  await stranger.page.getByTestId('refusal').getByText('An admin withdrew this invitation').waitFor({ timeout: T });
+  await stranger.page.getByRole('alert').getByText('This invitation was withdrawn by an admin.').waitFor({ timeout: T });
+  await stranger.page.getByTestId('refusal').getByText('Ask the admin who invited you for a new link').waitFor({ timeout: T });
   assert.match(await stranger.page.locator('.error-code').textContent(), /EDGE\.INVITE\.REVOKED/);
   await axe(stranger.page, 'a withdrawn invitation');
   await stranger.go(`/invite#${'0'.repeat(16)}${randomBytes(32).toString('base64url')}`);
-  await stranger.page.getByTestId('refusal').getByText('This invitation link is not known').waitFor({ timeout: T });
+  await stranger.page.getByRole('alert').getByText('This invitation link is not known.').waitFor({ timeout: T });
+  await stranger.page.getByTestId('refusal').getByText('Check that you opened the whole link').waitFor({ timeout: T });
   await stranger.go('/invite');
   await stranger.page.getByText('This page opens from an invitation link').waitFor({ timeout: T });
   assert.deepEqual([...admin.errors, ...stranger.errors], []);

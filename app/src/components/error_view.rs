@@ -5,13 +5,16 @@ use leptos::prelude::*;
 /// The one error view: what happened and what to do next first; the
 /// error's page (`api::errors_page`, served with the dashboard), and for a
 /// refusal its code, HTTP status and a copyable request id folded under
-/// "Details". With `retry`, a 429 counts down from `Retry-After` and
+/// "Details". A page that knows the next step better (an invitation
+/// link, the last admin) gives it as `next`, in the suggestion's place, so
+/// the view never says one thing twice. With `retry`, a 429 counts down from `Retry-After` and
 /// retries by itself (give `retry` to reads only), and other errors offer a
 /// "Try again" button.
 #[component]
 pub fn ErrorView(
     error: ClientError,
     #[prop(optional)] retry: Option<Callback<()>>,
+    #[prop(default = None)] next: Option<&'static str>,
 ) -> impl IntoView {
     let kind = match &error {
         ClientError::Api { .. } => "refusal",
@@ -66,7 +69,10 @@ pub fn ErrorView(
     view! {
         <div class="error-view" role="alert" data-kind=kind>
             <p class="error-title">{error.to_string()}</p>
-            <p class="error-suggestion">{suggestion}</p>
+            {match next {
+                Some(next) => view! { <p class="error-suggestion" data-testid="refusal">{next}</p> }.into_any(),
+                None => view! { <p class="error-suggestion">{suggestion}</p> }.into_any(),
+            }}
             {countdown}
             <div class="error-actions">
                 {details.as_ref().map(|(_, code, _)| view! {
@@ -103,10 +109,7 @@ pub fn ErrorView(
     }
 }
 
-/// A refusal: what to do next, then the one error view.
+/// A refusal in the one error view, with the page's own next step if it has one.
 pub fn refused(error: ClientError, next: Option<&'static str>) -> impl IntoView {
-    view! {
-        {next.map(|text| view! { <p class="notice notice-warn" data-testid="refusal">{text}</p> })}
-        <ErrorView error />
-    }
+    view! { <ErrorView error next /> }
 }

@@ -45,17 +45,15 @@ pub fn role_words(role: Role) -> &'static str {
 pub fn invite_refusal(code: Option<&ErrorCode>) -> Option<&'static str> {
     match code? {
         ErrorCode::EdgeInviteUnknown => Some(
-            "This invitation link is not known. Check that you opened the whole link; if you did, ask the admin who invited you for a new one.",
+            "Check that you opened the whole link; if you did, ask the admin who invited you for a new one.",
         ),
-        ErrorCode::EdgeInviteExpired => {
-            Some("This invitation has expired. Ask the admin who invited you for a new link.")
-        }
+        ErrorCode::EdgeInviteExpired => Some("Ask the admin who invited you for a new link."),
         ErrorCode::EdgeInviteUsed => Some(
-            "This invitation has already been used: each link works once. If it was you, sign in; otherwise ask the admin who invited you for a new link.",
+            "Each link works once. If it was you, sign in; otherwise ask the admin who invited you for a new link.",
         ),
-        ErrorCode::EdgeInviteRevoked => Some(
-            "An admin withdrew this invitation. Ask them for a new link if you should still join.",
-        ),
+        ErrorCode::EdgeInviteRevoked => {
+            Some("Ask the admin who invited you for a new link if you should still join.")
+        }
         ErrorCode::EdgeSignInFailed => Some(
             "This email already has a Parcel account, and that is not its password: choose \"I already have an account\" and enter the password you sign in with.",
         ),
