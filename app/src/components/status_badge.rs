@@ -20,7 +20,8 @@ impl Tone {
     }
 }
 
+/// A state in a word or two, kept on one line (`.status`).
 #[component]
 pub fn StatusBadge(#[prop(into)] text: String, tone: Tone) -> impl IntoView {
-    view! { <span class=tone.class()>{text}</span> }
+    view! { <span class=tone.class() class:status=true>{text}</span> }
 }
