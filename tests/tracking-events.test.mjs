@@ -5,9 +5,10 @@
 // in order, signed, checked with the documented snippet, and the shopper's
 // pages and the Shipments view end at delivered. A delivery
 // the shop fails shows its next attempt on v1's schedule (read from the
-// Worker's own record, not waited for), and a resend from the dashboard is
-// delivered once. On the shared stack, with an organization of its own and
-// a shop on 127.0.0.1.
+// Worker's own record, not waited for) and holds its parcel's later events
+// behind it; a resend from the dashboard is delivered once, and they
+// follow. On the shared stack, with an organization of its own and a shop
+// on 127.0.0.1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -102,7 +103,7 @@ test('an admin sets the URL on the Tracking page and sees the secret once; a URL
   }
 });
 
-test('labels bought through Ship and a batch job: the shop receives each event once, in order, signed; a failed one waits for its schedule, a resend delivers it once', async () => {
+test('labels bought through Ship and a batch job: the shop receives each event once, in order, signed; a failed one waits for its schedule with the later events of its parcel behind it, a resend delivers it once and they follow', async () => {
   assert.ok(secret, 'the secret of the test before');
   // One label through the Ship page.
   const buyer = await openSignedIn(browser, s, s.users.operator);
@@ -126,9 +127,6 @@ test('labels bought through Ship and a batch job: the shop receives each event o
   // A view asks for a fresh read (the shared stack reads on view after 1 s).
   const view = () => Promise.all(parcels.map((x) => fetch(s.edge.url + x.link).then((r) => r.text())));
   const step = async (name, done) => until(name, async () => { await view(); return done(); }, 30_000, 500);
-  const { context, page } = await openSignedIn(browser, s, s.users.admin, { path: '/tracking-page' });
-  const adminProblems = watchProblems(page);
-
   for (const x of parcels) await s.sim.control('POST', `/__sim/labels/${x.label_id}/scan`);
   // The first delivery fails: its next attempt is 5 minutes after it, by the Worker's clock.
   const failed = await step('a failed first delivery with its next attempt', async () => {
@@ -138,8 +136,28 @@ test('labels bought through Ship and a batch job: the shop receives each event o
   assert.equal(failed.attempts[0].status, 500);
   assert.equal(failed.event, 'shipment.in_transit');
   assert.equal(failed.next_attempt_at, failed.attempts[0].at + 300);
-  // The admin sends it again from the dashboard, well before that.
-  await page.getByRole('button', { name: 'Refresh the deliveries' }).click();
+
+  // Both parcels move on. The other one's events reach the shop; the failed
+  // one's later events wait behind it, so its shop never sees them out of order.
+  const other = parcels.find((x) => x.label_id !== failed.label_id);
+  const made = async (event) => (await deliveries()).some((d) => d.label_id === failed.label_id && d.event === event);
+  await step('in transit at the shop', () => okOnes(other.label_id).includes('shipment.in_transit'));
+  await s.sim.control('POST', '/__sim/clock/advance', { seconds: 36 * 3600 });
+  await step('out for delivery at the shop', async () => okOnes(other.label_id).includes('shipment.out_for_delivery') && made('shipment.out_for_delivery'));
+  await s.sim.control('POST', '/__sim/clock/advance', { seconds: 4 * 3600 });
+  // The alarm that sends the other parcel's delivered event runs after the
+  // failed parcel's out-for-delivery event was made: had that one been sent, it would be by now.
+  await step('delivered at the shop', async () => okOnes(other.label_id).includes('shipment.delivered') && made('shipment.delivered'));
+  const waiting = (await deliveries()).filter((d) => d.label_id === failed.label_id && d.id !== failed.id);
+  assert.deepEqual(waiting.map((d) => d.event).filter((e) => e !== 'shipment.arriving_soon').sort(), ['shipment.delivered', 'shipment.out_for_delivery']);
+  for (const d of waiting) {
+    assert.deepEqual([d.event, d.state, d.attempts.length, d.next_attempt_at], [d.event, 'pending', 0, failed.next_attempt_at], 'waits for the one before it');
+  }
+  assert.deepEqual(received.filter((r) => r.event.data.label_id === failed.label_id).map((r) => r.status), [500]);
+
+  // The admin sends it again from the dashboard, well before its next attempt; the ones behind it follow.
+  const { context, page } = await openSignedIn(browser, s, s.users.admin, { path: '/tracking-page' });
+  const adminProblems = watchProblems(page);
   const resend = page.getByRole('button', { name: `Send shipment.in_transit for ${failed.tracking_number} again` });
   await resend.click();
   await page.getByRole('row').filter({ has: resend }).getByText('Delivered').waitFor({ timeout: T });
@@ -156,13 +174,7 @@ test('labels bought through Ship and a batch job: the shop receives each event o
   }
   await context.close();
   assert.deepEqual(adminProblems, []);
-
-  const other = parcels.find((x) => x.label_id !== failed.label_id);
-  await step('in transit at the shop', () => okOnes(other.label_id).includes('shipment.in_transit'));
-  await s.sim.control('POST', '/__sim/clock/advance', { seconds: 36 * 3600 });
-  await step('out for delivery at the shop', () => parcels.every((x) => okOnes(x.label_id).includes('shipment.out_for_delivery')));
-  await s.sim.control('POST', '/__sim/clock/advance', { seconds: 4 * 3600 });
-  await step('delivered at the shop', () => parcels.every((x) => okOnes(x.label_id).includes('shipment.delivered')));
+  await until('the waiting ones delivered after it', () => okOnes(failed.label_id).includes('shipment.delivered'), 30_000, 250);
   // The shopper's pages and the Shipments view say the same.
   for (const x of parcels) assert.match(await (await fetch(s.edge.url + x.link)).text(), /Delivered<\/p>/);
   const viewer = await openSignedIn(browser, s, s.users.viewer, { path: '/shipments?status=delivered' });

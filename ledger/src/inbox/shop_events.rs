@@ -28,6 +28,12 @@ use super::{WebhookInbox, internal, json, now, refused};
 /// timeout, so an attempt the object lost is tried again.
 const LEASE_SECONDS: u64 = 60;
 
+/// Of `e`'s label, the deliveries made before `e` that are still to go
+/// (waiting or on their way). `e` goes only when there are none, so a shop
+/// receives a parcel's events in order even while one of them is retried.
+const BEFORE_IT: &str = "FROM shop_events b WHERE b.label = e.label AND b.rowid < e.rowid \
+     AND b.state IN ('pending', 'sending')";
+
 #[derive(Deserialize)]
 struct Sent {
     event: Event,
@@ -154,11 +160,15 @@ impl WebhookInbox {
     }
 
     fn shop_events_answer(&self, secret: Option<String>) -> Result<ShopEvents> {
+        // One waiting behind another goes at the earliest when that one does.
         let rows: Vec<DeliveryRow> = self
             .sql()
             .exec(
-                "SELECT e.id, e.event, e.label, e.at, e.state, e.attempts, e.due, l.tracking, l.reference \
-                 FROM shop_events e JOIN labels l ON l.id = e.label ORDER BY e.at DESC, e.rowid DESC LIMIT ?",
+                &format!(
+                    "SELECT e.id, e.event, e.label, e.at, e.state, e.attempts, \
+                     max(e.due, coalesce((SELECT max(b.due) {BEFORE_IT}), 0)) AS due, l.tracking, l.reference \
+                     FROM shop_events e JOIN labels l ON l.id = e.label ORDER BY e.at DESC, e.rowid DESC LIMIT ?"
+                ),
                 vec![(DELIVERIES_PAGE as i32).into()],
             )?
             .to_array()?;
@@ -276,8 +286,8 @@ impl WebhookInbox {
         Ok(())
     }
 
-    /// The alarm's deliveries: those due, oldest first, at most
-    /// `SENDS_PER_ALARM`; then when the next is due.
+    /// The alarm's deliveries: those due and first of their label's still to
+    /// go, oldest first, at most `SENDS_PER_ALARM`; then when the next is due.
     pub(super) async fn send_events(&self, now: u64) -> Result<Option<u64>> {
         self.tables()?;
         let Some(to) = self.destination()? else {
@@ -291,8 +301,10 @@ impl WebhookInbox {
         let due: Vec<DueEvent> = self
             .sql()
             .exec(
-                "SELECT id, body, attempts, state, due FROM shop_events \
-                 WHERE due <= ? ORDER BY due, rowid LIMIT ?",
+                &format!(
+                    "SELECT id, body, attempts, state, due FROM shop_events e \
+                     WHERE due <= ? AND NOT EXISTS (SELECT 1 {BEFORE_IT}) ORDER BY due, rowid LIMIT ?"
+                ),
                 vec![(now as f64).into(), (events::SENDS_PER_ALARM as i32).into()],
             )?
             .to_array()?;
@@ -302,7 +314,10 @@ impl WebhookInbox {
         let next: Vec<MinDue> = self
             .sql()
             .exec(
-                "SELECT min(due) AS due FROM shop_events WHERE due IS NOT NULL",
+                &format!(
+                    "SELECT min(due) AS due FROM shop_events e \
+                     WHERE due IS NOT NULL AND NOT EXISTS (SELECT 1 {BEFORE_IT})"
+                ),
                 None,
             )?
             .to_array()?;
@@ -331,6 +346,8 @@ impl WebhookInbox {
             return Ok(Err(ResendError::Sending));
         }
         self.attempt(&to, row, now).await?;
+        // Those of its label that waited behind it go now.
+        self.wake(now).await?;
         Ok(Ok(()))
     }
 
