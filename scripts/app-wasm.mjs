@@ -14,7 +14,7 @@
 // with their SRI hashes.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync, mkdirSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { withPacks } from './app-packs.mjs';
@@ -70,7 +70,14 @@ const messages = run('cargo', [
 const artifact = messages.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
   .find((m) => m.reason === 'compiler-artifact' && m.target.name === bin && m.executable);
 if (!artifact) fail(`cargo named no wasm for bin ${bin}`);
-const work = path.join(path.dirname(artifact.executable), `${bin}-split`);
+// A directory of this build's own: two checkouts sharing the target dir
+// may build at once. Removed at the end; a crashed build's, a day later.
+const work = path.join(path.dirname(artifact.executable), `${bin}-split-${process.pid}`);
+const DAY_MS = 86_400_000;
+for (const d of readdirSync(path.dirname(work))) {
+  const old = path.join(path.dirname(work), d);
+  if (d.startsWith(`${bin}-split`) && statSync(old).mtimeMs < Date.now() - DAY_MS) rmSync(old, { recursive: true, force: true });
+}
 rmSync(work, { recursive: true, force: true });
 
 // 2. The split: <bin>.wasm (main), split_<chunk>.wasm, chunk_<n>.wasm (code
@@ -93,8 +100,9 @@ const hex = (...parts) => {
 // each part's output is kept under the hash of its input, the level and
 // wasm-opt's version, so a rebuild reoptimises only the parts that changed
 // (a page's edit changes its chunk and the main module, not the other
-// ~300). The misses run in parallel, one per core; the cache keeps only
-// what the last build used.
+// ~300). The misses run in parallel, one per core; the cache keeps what a
+// build used in the last day (another checkout may be building beside this
+// one: each output is written under a name of this process's, then renamed).
 // The chunk files wasm-split-cli wrote beside the main module.
 const chunks = readdirSync(split).filter((f) => f.endsWith('.wasm') && f !== `${bin}.wasm`).sort();
 const parts = [...chunks.map((f) => path.join(split, f)),
@@ -105,9 +113,13 @@ if (release) {
   mkdirSync(cacheDir, { recursive: true });
   const version = run('wasm-opt', ['--version'], { capture: true }).trim();
   for (const file of parts) cached.set(file, path.join(cacheDir, `${hex(readFileSync(file), `-O${optLevel}`, version)}.wasm`));
-  const misses = parts.filter((file) => !existsSync(cached.get(file)));
+  const misses = parts.filter((file) => {
+    if (!existsSync(cached.get(file))) return true;
+    utimesSync(cached.get(file), new Date(), new Date()); // used: kept another day
+    return false;
+  });
   const optimise = (file) => new Promise((resolve) => {
-    const out = `${cached.get(file)}.tmp`;
+    const out = `${cached.get(file)}.${process.pid}.tmp`;
     // quiet: it warns about the name subsections wasm-split-cli keeps.
     const child = spawn('wasm-opt', [`-O${optLevel}`, file, '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -123,8 +135,10 @@ if (release) {
   await Promise.all(Array.from({ length: availableParallelism() }, async () => {
     while (queue.length) await optimise(queue.shift());
   }));
-  const used = new Set([...cached.values()].map((f) => path.basename(f)));
-  for (const f of readdirSync(cacheDir)) if (!used.has(f)) rmSync(path.join(cacheDir, f), { force: true });
+  for (const f of readdirSync(cacheDir)) {
+    const file = path.join(cacheDir, f);
+    if (statSync(file, { throwIfNoEntry: false })?.mtimeMs < Date.now() - DAY_MS) rmSync(file, { force: true });
+  }
   console.error(`app-wasm: wasm-opt on ${misses.length} of ${parts.length} parts (the rest unchanged)`);
 }
 const optimized = (file) => readFileSync(release ? cached.get(file) : file);
@@ -200,6 +214,7 @@ for (const tag of release ? html.match(/<link\b[^>]*\brel="stylesheet"[^>]*>/g) 
   page = page.replace(tag, tag.replace(/\bintegrity="[^"]*"/, `integrity="${integrity}"`));
 }
 writeFileSync(htmlFile, page);
+rmSync(work, { recursive: true, force: true });
 console.log(`app-wasm: ${names.wasm}, ${chunks.length} chunks and ${packed.packs.length} packs`);
 
 /**
