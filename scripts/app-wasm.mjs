@@ -18,6 +18,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync, mkdirSync
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { withPacks } from './app-packs.mjs';
+import { shortImports } from './wasm-imports.mjs';
 
 const env = (name) => {
   const value = process.env[name];
@@ -174,7 +175,7 @@ loader = loader.replace(/^\/\* [\w, ]+ \*\/\n/gm, '');
 // The main module, its bindings and the loader import each other: one
 // hash over the three (with the names left blank) names them all.
 const { wasm: mainWasm, js: mainJs } = shortImports(
-  optimized(path.join(bound, `${bin}_bg.wasm`)), readFileSync(path.join(bound, `${bin}.js`), 'utf8'), `./${bin}_bg.js`);
+  optimized(path.join(bound, `${bin}_bg.wasm`)), readFileSync(path.join(bound, `${bin}.js`), 'utf8'), `./${bin}_bg.js`, fail);
 // Only the ES imports: the import object keeps the module name the wasm asks for.
 const loaderImport = 'from "./__wasm_split.js"';
 const mainImport = `import { initSync } from "./${bin}.js";`;
@@ -216,54 +217,3 @@ for (const tag of release ? html.match(/<link\b[^>]*\brel="stylesheet"[^>]*>/g) 
 writeFileSync(htmlFile, page);
 rmSync(work, { recursive: true, force: true });
 console.log(`app-wasm: ${names.wasm}, ${chunks.length} chunks and ${packed.packs.length} packs`);
-
-/**
- * wasm-bindgen names each JS function the module imports
- * `__wbg_<name>_<16 hex digits>`, once in the module's import section and
- * once as a key of the bindings' import object: over 200 hashes that
- * compress nowhere, about 3.5 KB brotli of the first load. Each becomes a
- * short name (`_0`, `_1`, …) in both; a name the bindings do not hold
- * exactly once as a key fails the build.
- */
-function shortImports(wasm, js, module) {
-  let at = 8;
-  const leb = () => {
-    let value = 0, shift = 0, byte;
-    do { byte = wasm[at++]; value += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80);
-    return value;
-  };
-  const encode = (n) => {
-    const out = [];
-    do { let byte = n & 0x7f; n = Math.floor(n / 128); if (n) byte |= 0x80; out.push(byte); } while (n);
-    return Buffer.from(out);
-  };
-  const name = () => { const len = leb(); const s = wasm.subarray(at, at + len).toString(); at += len; return s; };
-  const limits = () => { const flags = wasm[at++]; leb(); if (flags & 1) leb(); };
-  while (at < wasm.length) {
-    const start = at, id = wasm[at++], size = leb(), body = at;
-    if (id !== 2) { at = body + size; continue; }
-    const parts = [];
-    let renamed = 0;
-    for (let i = 0, count = leb(); i < count; i++) {
-      const mod = name(), field = name(), descStart = at, kind = wasm[at++];
-      if (kind === 0) leb();
-      else if (kind === 1) { at++; limits(); }
-      else if (kind === 2) limits();
-      else if (kind === 3) at += 2;
-      else fail(`import ${mod} ${field}: unknown kind ${kind}`);
-      let short = field;
-      if (mod === module && field.startsWith('__wbg_')) {
-        short = `_${(renamed++).toString(36)}`;
-        const key = new RegExp(`(?<=[\\s{,])${field}(?=:)`, 'g');
-        if ((js.match(key) ?? []).length !== 1) fail(`the bindings do not hold ${field} once as a key (a wasm-bindgen change?)`);
-        js = js.replace(key, short);
-      }
-      const text = (s) => Buffer.concat([encode(Buffer.byteLength(s)), Buffer.from(s)]);
-      parts.push(text(mod), text(short), wasm.subarray(descStart, at));
-    }
-    if (at !== body + size) fail('the import section did not parse to its end');
-    const section = Buffer.concat([encode(parts.length / 3), ...parts]);
-    return { wasm: Buffer.concat([wasm.subarray(0, start), Buffer.from([2]), encode(section.length), section, wasm.subarray(at)]), js };
-  }
-  fail('the main module has no import section');
-}
