@@ -42,6 +42,11 @@ const PAGES = [
     await ship.buyFirst();
     await ship.dialog().getByTestId('confirm-wallet').getByText('Balance now', { exact: false }).waitFor({ timeout: T });
   }],
+  ['home', async (page, app) => {
+    await app.go('/');
+    await page.getByTestId('labels-today').waitFor({ timeout: T });
+    await page.locator('[aria-busy="true"]').waitFor({ state: 'detached', timeout: T });
+  }],
   ['labels', async (page, app) => {
     await app.go('/labels');
     await page.getByLabel('Label id').waitFor();

@@ -56,7 +56,7 @@ for (const name of ['chromium', 'firefox']) {
     const wasmSince = (n) => requests.slice(n).filter((p) => p.endsWith('.wasm')).map((p) => p.slice(1)).sort();
     const documents = () => requests.filter((p) => !/\.\w+$/.test(p) && !p.startsWith('/api/')).length;
     try {
-      await page.goto(`${stack.edge.url}/`);
+      await page.goto(`${stack.edge.url}/ship`);
       await d.role(page, 'button', 'Use an access token').click();
       await page.locator('#token').fill(stack.users.admin.token);
       await d.role(page, 'button', 'Sign in').click();

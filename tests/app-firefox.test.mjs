@@ -42,7 +42,7 @@ test('firefox: an operator signs in, quotes every carrier and buys the cheapest 
   const page = await context.newPage();
   const problems = watchProblems(page);
   try {
-    await page.goto(`${stack.edge.url}/`);
+    await page.goto(`${stack.edge.url}/ship`);
     await page.locator(aria('button', 'Use an access token')).click();
     await page.locator('#token').fill(stack.users.operator.token);
     await page.locator(aria('button', 'Sign in')).click();

@@ -17,7 +17,7 @@ const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 // What an admin's menu holds, group by group.
 const MENU = {
-  Shipping: ['Ship', 'Labels', 'Batches', 'Shipments', 'Tracking', 'Insights'],
+  Shipping: ['Home', 'Ship', 'Labels', 'Batches', 'Shipments', 'Tracking', 'Insights'],
   Money: ['Wallet'],
   Settings: ['Team', 'Addresses & packages', 'Storefront widget', 'Carrier accounts', 'API keys', 'Webhooks', 'Access tokens', 'Passkeys', 'Audit log', 'API status'],
 };
@@ -74,14 +74,14 @@ test('desktop: the menu is a sidebar of three groups; every page names the organ
   }
   await screenshot(page, 'shell-desktop-live');
   await page.getByRole('button', { name: 'Switch to sandbox' }).click();
-  await page.getByRole('status').getByText('Sandbox mode').waitFor({ timeout: T });
+  await page.getByRole('status').getByText('Sandbox: test labels, nothing is charged.').waitFor({ timeout: T });
   const sandboxBar = await topBar(page);
   assert.equal(sandboxBar.mode, 'Sandbox mode');
   assert.notEqual(sandboxBar.colour, liveBar.colour, 'the modes differ in colour too');
   await axe(page, 'shell in sandbox (desktop)');
   await screenshot(page, 'shell-desktop-sandbox');
   await page.getByRole('button', { name: 'Switch to live' }).click();
-  await page.getByRole('status').filter({ hasText: 'Sandbox mode' }).waitFor({ state: 'detached', timeout: T });
+  await page.getByRole('status').filter({ hasText: 'Sandbox: test labels' }).waitFor({ state: 'detached', timeout: T });
   assert.equal(await modeText(page), 'Live mode');
   await context.close();
 });

@@ -83,7 +83,7 @@ test('live: the cheapest rate is bought after a confirmation; the wallet drops b
 test('sandbox: the purchase is free and its tracking number starts with 9999', async () => {
   const { context, page, ship } = await signedIn('admin');
   await page.getByRole('button', { name: 'Switch to sandbox' }).click();
-  await page.getByRole('status').getByText('Sandbox mode').waitFor({ timeout: T });
+  await page.getByRole('status').getByText('Sandbox: test labels, nothing is charged.').waitFor({ timeout: T });
   const before = await account();
   await ship.fillAll();
   await ship.getRates();

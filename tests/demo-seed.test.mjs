@@ -88,6 +88,12 @@ test('the seeded organization opens in sandbox with weeks of labels, a batch, in
     return text;
   };
 
+  // Home: all but live mode and its wallet set up, and the day's cards.
+  await page.getByTestId('setup-progress').waitFor({ timeout: T });
+  assert.equal(await page.getByTestId('setup-progress').innerText(), '6 of 8 done');
+  await page.getByTestId('late').waitFor({ timeout: T });
+  await seen('Home');
+
   await app.nav('Labels');
   await page.getByRole('cell', { name: 'Demo Operator' }).first().waitFor({ timeout: T });
   await seen('Labels');

@@ -112,8 +112,10 @@ test('a new organization from a setup link; its admin signs in by password, ente
   await admin.page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
   assert.equal(new URL(admin.page.url()).pathname, '/');
   assert.match(await shell.current().innerText(), /Acme Parcels · admin/);
-  // No keys yet (entering them is not built): the landing page says so, not "your role".
+  // No keys yet: the banner says so, Home's first step is to enter them, and Ship says why it cannot quote, not "your role".
   await admin.page.getByRole('status').getByText('No API key yet').waitFor();
+  await admin.page.locator('ol.checklist li[data-done="false"]').filter({ hasText: 'Enter your API keys' }).waitFor({ timeout: T });
+  await admin.go('/ship');
   assert.match(await admin.page.getByTestId('guard').innerText(), /^This organization has no API key yet, so nobody can request rates/);
   // The link made one organization: opened again, it is refused with what to do.
   const again = await person();
@@ -225,7 +227,7 @@ test('a new organization from a setup link; its admin signs in by password, ente
   // viewer compares the rates but has nothing to buy with.
   await sim.control('PUT', `/__sim/accounts/${ACME_ACCOUNT}/wallet`, { balance_cents: 50000, card: 'ok', auto_reload: null });
   const liveCalls = await calls(liveKey);
-  await operator.go('/');
+  await operator.go('/ship');
   const ship = new ShipPage(operator.page);
   await ship.fillAll();
   await ship.getRates();
@@ -235,7 +237,7 @@ test('a new organization from a setup link; its admin signs in by password, ente
   assert.doesNotMatch(await ship.trackingNumber(), /^9999/, 'a live label');
   assert.equal((await sim.control('GET', `/__sim/accounts/${ACME_ACCOUNT}`)).live_labels, 1, 'bought on the organization\'s own account');
   assert.ok(await calls(liveKey) > liveCalls, 'with the key its admin entered');
-  await viewer.go('/');
+  await viewer.go('/ship');
   const compare = new ShipPage(viewer.page);
   await compare.fillAll();
   await compare.getRates();
@@ -375,7 +377,7 @@ test('webhooks in the app: the admin enters the organization\'s secret (masked, 
   assert.match(url, new RegExp(`^${edge.url}/hooks/v1/label-created/org_[0-9a-z]+$`));
   await sim.control('PUT', `/__sim/accounts/${ACME_ACCOUNT}/webhook`, { url, secret });
   // A label bought in the dashboard: the service's delivery shows in the inbox, verified.
-  await admin.go('/');
+  await admin.go('/ship');
   const ship = new ShipPage(page);
   await ship.fillAll();
   await ship.getRates();

@@ -110,7 +110,7 @@ test('sign-in: a wrong token shows the error, the right one the dashboard; sign-
   assert.equal(await page.evaluate(() => document.cookie), '');
   // Admins with both keys get the switch; sandbox shows the banner and the sandbox wallet.
   await page.getByRole('button', { name: 'Switch to sandbox' }).click();
-  await page.getByRole('status').getByText('Sandbox mode').waitFor({ timeout: 15000 });
+  await page.getByRole('status').getByText('Sandbox: test labels, nothing is charged.').waitFor({ timeout: 15000 });
   await page.getByText('Sandbox balance').waitFor({ timeout: 15000 });
   await screenshot(page, 'shell-sandbox');
   await page.getByRole('button', { name: 'Switch to live' }).click();

@@ -7,7 +7,7 @@ use app::pages::chunks::{Load, Page};
 use app::pages::login::{LoginChunks, PasskeySignIn};
 use app::pages::ship::ShipChunks;
 use app::pages::{
-    audit, carriers, insights, invite, keys, label, labels, new_org, passkeys, presets, ship,
+    audit, carriers, home, insights, invite, keys, label, labels, new_org, passkeys, presets, ship,
     shipments, status, team, tokens, tracking, tracking_brand, wallet, webhook_settings, webhooks,
     widget_settings,
 };
@@ -38,6 +38,7 @@ macro_rules! chunk_pages {
 }
 
 chunk_pages! {
+    "/" => home: home_page => view! { <home::HomePage /> };
     "/labels" => labels: label_list => view! { <labels::LabelsPage /> };
     "/labels/:id" => labels: label_page => view! { <label::LabelPage /> };
     "/tracking" => tracking: tracking_page => view! { <tracking::TrackingPage /> };

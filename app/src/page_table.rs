@@ -85,9 +85,9 @@ const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 pub static PAGES: [Page; 25] = [
     Page {
         path: "/",
-        title: "Ship",
-        menu: None,
-        guard: SHIP,
+        title: "Home",
+        menu: Some(Group::Shipping),
+        guard: Guard::SignedIn,
     },
     Page {
         path: "/ship",
@@ -346,6 +346,7 @@ mod tests {
                 (
                     "Shipping",
                     vec![
+                        "Home",
                         "Ship",
                         "Labels",
                         "Batches",

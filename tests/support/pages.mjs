@@ -12,9 +12,9 @@ export async function modeText(page) {
 
 export class App {
   constructor(page, stack) { this.page = page; this.stack = stack; }
-  async signIn(user, path = '/') {
+  async signIn(user, path = '/ship') {
     await signInPage(this.page, this.stack, user);
-    if (path !== '/') await this.go(path);
+    if (path !== '/ship') await this.go(path);
   }
   /** Client-side navigation through the main menu (no reload), opened first on a phone. */
   async nav(name) {
@@ -30,7 +30,7 @@ export class App {
 }
 
 /** A fresh browser context signed in as `user`, on `path`, with the page objects. */
-export async function openSignedIn(browser, stack, user, { viewport, path = '/' } = {}) {
+export async function openSignedIn(browser, stack, user, { viewport, path = '/ship' } = {}) {
   const context = await browser.newContext(viewport ? { viewport } : {});
   const page = await context.newPage();
   const app = new App(page, stack);

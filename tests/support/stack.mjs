@@ -448,8 +448,9 @@ export async function gotoSaying(page, url) {
   }
 }
 
+/** Signs `user` in with its access token on the Ship page (Home, `/`, is a page of its own). */
 export async function signInPage(page, stack, user) {
-  await gotoSaying(page, stack.edge.url + '/');
+  await gotoSaying(page, stack.edge.url + '/ship');
   await (await tokenField(page)).fill(user.token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await signedIn(page);

@@ -67,7 +67,7 @@ pub fn Shell(
         } else {
             sandbox.then(|| view! {
                 <p class="banner banner-sandbox" role="status">
-                    "Sandbox mode: labels are not mailable and nothing is charged."
+                    "Sandbox: test labels, nothing is charged."
                 </p>
             }.into_any())
         }}

@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod carriers;
 pub mod chunks;
+pub mod home;
 pub mod insights;
 pub mod invite;
 pub mod keys;
@@ -43,7 +44,7 @@ use leptos_router::{
 /// guard, so a role without their scope never fetches them.
 pub(crate) fn page_view(path: &str, on_demand: chunks::OnDemand) -> AnyView {
     match path {
-        "/" | "/ship" => view! { <ship::ShipPage /> }.into_any(),
+        "/ship" => view! { <ship::ShipPage /> }.into_any(),
         _ => match on_demand(path) {
             Some(load) => chunks::show(load),
             None => view! { <not_found::NotFound /> }.into_any(),

@@ -124,7 +124,7 @@ fn following_note(f: Following) -> Option<&'static str> {
 }
 
 /// Today in the browser's time zone, `YYYY-MM-DD` (the carriers' estimates are calendar days).
-fn today() -> String {
+pub fn today() -> String {
     let d = js_sys::Date::new_0();
     format!(
         "{:04}-{:02}-{:02}",
