@@ -18,7 +18,7 @@ use platform::objects::ask;
 use platform::random_hex;
 
 /// A new password's record, at today's cost.
-async fn hash_new(password: &str) -> Result<String, AccountsError> {
+pub(crate) async fn hash_new(password: &str) -> Result<String, AccountsError> {
     let salt = random_bytes::<{ passwords::SALT_BYTES }>()?.to_vec();
     let mut record = passwords::dummy(salt);
     let derived = crypto::derive(password, &record).await?;

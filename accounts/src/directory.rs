@@ -12,7 +12,7 @@ use domain::objects::reply;
 use domain::orgs::directory::{
     Account, AddPasskey, Challenge, Directory, DirectoryCall, Failed, Find, FindPasskey, Gate,
     Join, Leave, Outcome, PasskeyRefusal, PasskeyUsed, Passkeys, Register, RemovePasskey,
-    StoredPasskey, TakeChallenge, Throttled,
+    SetPassword, StoredPasskey, TakeChallenge, Throttled,
 };
 use domain::orgs::throttle::{
     self, ACCOUNT_MEMORY, AccountCount, Failures, Held, KNOWN_MAX, KNOWN_MEMORY, PAIR_MEMORY, Pair,
@@ -283,6 +283,18 @@ impl AccountDirectory {
                     Self::store(&sql, &account)?;
                 }
                 reply::<Directory, Leave>(&())
+            }
+            DirectoryCall::SetPassword(SetPassword {
+                email,
+                account,
+                password,
+            }) => {
+                let found = Self::find(&sql, &email)?.filter(|a| a.id == account);
+                if let Some(mut record) = found.clone() {
+                    record.password = password;
+                    Self::store(&sql, &record)?;
+                }
+                reply::<Directory, SetPassword>(&found.is_some())
             }
             DirectoryCall::Throttled(Throttled { key, limit, at }) => {
                 let wait = Self::failures(&sql, &key)?.retry_after(limit, at);

@@ -3,7 +3,8 @@
 //! (what the two say to each other: `domain::orgs::wire`).
 //!
 //! From the top: `router` sends each request to the module of what it
-//! does: `sign_in`, `sign_up`, `invitations`, `team` (members, roles, the
+//! does: `sign_in`, `sign_up`, `invitations`, `resets` (password reset
+//! links), `team` (members, roles, the
 //! audit log), `api_keys`, `webhook_settings`, `widget_settings`,
 //! `access_tokens`, `presets` (saved addresses and package presets),
 //! `passkeys`, and `main_worker` (the main Worker's own calls). Below them
@@ -44,6 +45,7 @@ mod organization;
 mod passkeys;
 mod presets;
 mod random;
+mod resets;
 mod router;
 mod sealing;
 mod session;

@@ -1,5 +1,5 @@
 //! The `Organization` Durable Object (one per organization, SQLite): its
-//! name, members, invitations and audit log, its sealed keys and webhook
+//! name, members, invitations, password reset links and audit log, its sealed keys and webhook
 //! secrets, its access tokens, widget settings and saved addresses, each
 //! in a module of its own below; this file holds the tables and answers
 //! each call. The rules are `orgs::rules`; each change and its audit line
@@ -14,9 +14,9 @@ use worker::{DurableObject, Env, Request, Response, Result, SqlStorage, State, d
 use domain::objects::reply;
 use domain::orgs::keys::Sealed;
 use domain::orgs::{
-    Access, AuditLine, ChangeSaved, Check, Create, CreateInvite, CreateToken, MoveKey,
-    MoveWebhookSecret, Org, OrgCall, Remove, Reseal, RevokeInvite, RevokeToken, SetKey, SetLive,
-    SetRole, SetWebhookSecret, SetWidget, SignedIn, Tokens, UseToken,
+    Access, AuditLine, ChangeSaved, Check, Create, CreateInvite, CreateReset, CreateToken, MoveKey,
+    MoveWebhookSecret, Org, OrgCall, PreviewReset, Remove, Reseal, RevokeInvite, RevokeToken,
+    SetKey, SetLive, SetRole, SetWebhookSecret, SetWidget, SignedIn, Tokens, UseReset, UseToken,
 };
 
 mod access_tokens;
@@ -24,6 +24,7 @@ mod audit;
 mod invitations;
 mod keys;
 mod members;
+mod resets;
 mod saved;
 mod widget;
 
@@ -55,6 +56,7 @@ impl Organization {
                 // `json` is a `StoredSecret`, sealed likewise.
                 "CREATE TABLE IF NOT EXISTS webhook (slot TEXT PRIMARY KEY, json TEXT NOT NULL)",
                 access_tokens::DDL,
+                resets::DDL,
                 // One row: `json` is a `widget::StoredWidget`.
                 "CREATE TABLE IF NOT EXISTS widget (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)",
                 // One row: whether live mode is on (`keys::Sealed::live`); an
@@ -146,6 +148,9 @@ impl Organization {
             OrgCall::AcceptInvite(a) => {
                 reply::<Org, domain::orgs::AcceptInvite>(&Self::accept_invite(sql, a)?)
             }
+            OrgCall::CreateReset(c) => reply::<Org, CreateReset>(&Self::create_reset(sql, c)?),
+            OrgCall::PreviewReset(p) => reply::<Org, PreviewReset>(&Self::preview_reset(sql, p)?),
+            OrgCall::UseReset(u) => reply::<Org, UseReset>(&Self::use_reset(sql, u)?),
             OrgCall::Access(Access { account }) => {
                 let access = match Self::membership(sql, account.as_str())? {
                     Some(m) => Some((m, Self::sealed(sql)?)),

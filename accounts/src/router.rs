@@ -11,8 +11,8 @@ use worker::{Context, Env, event};
 
 use crate::error::AccountsError;
 use crate::{
-    access_tokens, api_keys, invitations, main_worker, passkeys, presets, sign_in, sign_up, team,
-    webhook_settings, widget_settings,
+    access_tokens, api_keys, invitations, main_worker, passkeys, presets, resets, sign_in, sign_up,
+    team, webhook_settings, widget_settings,
 };
 use api::OwnId;
 use api::orgs::AccountId;
@@ -58,6 +58,9 @@ async fn handle(req: Request, env: &Env) -> Result<Response, AccountsError> {
         OwnId::Invites => invitations::list(env, &asked()?).await,
         OwnId::CreateInvite => invitations::create(req, env, &asked()?).await,
         OwnId::RevokeInvite => invitations::revoke(env, &asked()?, param).await,
+        OwnId::CreateReset => resets::create(env, &asked()?, account()?).await,
+        OwnId::PreviewReset => resets::preview(req, env).await,
+        OwnId::UseReset => resets::use_link(req, env).await,
         OwnId::Members => team::list(env, &asked()?).await,
         OwnId::SetMemberRole => team::set_role(req, env, &asked()?, account()?).await,
         OwnId::RemoveMember => team::remove(env, &asked()?, account()?).await,

@@ -128,6 +128,11 @@ error_codes! {
         EdgeInviteExpired = "EDGE.INVITE.EXPIRED", 410;
         EdgeInviteUsed = "EDGE.INVITE.USED", 410;
         EdgeInviteRevoked = "EDGE.INVITE.REVOKED", 410;
+        EdgeResetUnknown = "EDGE.RESET.UNKNOWN", 404;
+        EdgeResetExpired = "EDGE.RESET.EXPIRED", 410;
+        EdgeResetUsed = "EDGE.RESET.USED", 410;
+        EdgeResetOtherOrg = "EDGE.RESET.OTHER_ORG", 409;
+        EdgeResetSelf = "EDGE.RESET.SELF", 403;
         EdgeMemberNotFound = "EDGE.MEMBER.NOT_FOUND", 404;
         EdgeMemberLastAdmin = "EDGE.MEMBER.LAST_ADMIN", 409;
         EdgeOrgNotFound = "EDGE.ORG.NOT_FOUND", 404;

@@ -284,6 +284,9 @@ pub enum OwnId {
     RevokeInvite,
     PreviewInvite,
     AcceptInvite,
+    CreateReset,
+    PreviewReset,
+    UseReset,
     Audit,
     OrgKeys,
     SetOrgKeys,
@@ -389,7 +392,7 @@ use crate::{
 use Caller::{Anyone, Service, Session, SessionStartsSession, StartsSession, Storefront};
 use Method::{Delete, Get, Head, Post, Put};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 80] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 83] = [
     own(OwnId::SignIn, Post, session::SESSION_PATH, StartsSession),
     own(OwnId::GetSession, Get, session::SESSION_PATH, Session),
     own(OwnId::SignOut, Delete, session::SESSION_PATH, Session),
@@ -462,6 +465,9 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 80] = [
         orgs::ACCEPT_INVITE_PATH,
         StartsSession,
     ),
+    own(OwnId::CreateReset, Post, orgs::RESET_LINK_PATH, Session),
+    own(OwnId::PreviewReset, Post, orgs::PREVIEW_RESET_PATH, Anyone),
+    own(OwnId::UseReset, Post, orgs::USE_RESET_PATH, StartsSession),
     own(OwnId::Audit, Get, orgs::AUDIT_PATH, Session),
     own(OwnId::OrgKeys, Get, orgs::ORG_KEYS_PATH, Session),
     own(OwnId::SetOrgKeys, Put, orgs::ORG_KEYS_PATH, Session),
@@ -721,6 +727,30 @@ mod tests {
         for e in &OWN_ENDPOINTS {
             assert_eq!(own_endpoint(e.id).id, e.id);
         }
+        // A member's reset link is made under their path; its token travels in bodies.
+        let reset = match_own("POST", "/api/org/members/acct_0a1b/reset").unwrap();
+        assert_eq!(
+            (reset.endpoint.id, reset.param.as_deref()),
+            (OwnId::CreateReset, Some("acct_0a1b"))
+        );
+        assert_eq!(
+            match_own("GET", "/api/org/members/acct_0a1b/reset").unwrap_err(),
+            vec![Method::Post]
+        );
+        assert_eq!(
+            match_own("POST", "/api/resets/use")
+                .unwrap()
+                .endpoint
+                .caller,
+            Caller::StartsSession
+        );
+        assert_eq!(
+            match_own("POST", "/api/resets/preview")
+                .unwrap()
+                .endpoint
+                .caller,
+            Caller::Anyone
+        );
     }
 
     #[test]

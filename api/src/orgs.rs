@@ -15,6 +15,9 @@
 //! | `DELETE /api/org/invites/{id}`     | admin      | → `InviteList`                         |
 //! | `POST /api/invites/preview`        | anyone     | `InviteToken` → `InvitePreview`        |
 //! | `POST /api/invites/accept`         | anyone     | `AcceptInvite` → `SessionInfo` + cookie |
+//! | `POST /api/org/members/{id}/reset` | admin      | → `ResetCreated` (the token, once)     |
+//! | `POST /api/resets/preview`         | anyone     | `ResetToken` → `ResetPreview`          |
+//! | `POST /api/resets/use`             | anyone     | `UseReset` → `SessionInfo` + cookie    |
 //! | `GET /api/org/audit`               | admin      | → `AuditPage` (`?before=` for older)   |
 //! | `GET /api/org/keys`                | admin      | → `OrgKeyList`                         |
 //! | `PUT /api/org/keys`                | admin      | `KeyChange` → `OrgKeyList`             |
@@ -25,7 +28,8 @@
 //!
 //! Refusals: `EDGE.SIGN_IN.FAILED` (401, the same for an unknown email and
 //! a wrong password), `EDGE.SIGN_IN.THROTTLED` (429 with `Retry-After`),
-//! `EDGE.INVITE.{UNKNOWN,EXPIRED,USED,REVOKED}`, `EDGE.MEMBER.LAST_ADMIN`,
+//! `EDGE.INVITE.{UNKNOWN,EXPIRED,USED,REVOKED}`,
+//! `EDGE.RESET.{UNKNOWN,EXPIRED,USED,OTHER_ORG,SELF}`, `EDGE.MEMBER.LAST_ADMIN`,
 //! `EDGE.MEMBER.NOT_FOUND`, `EDGE.ORG.NOT_FOUND` (never says whether another
 //! organization exists), `EDGE.ORG.SETUP_INVALID`, `EDGE.PASSWORD.WEAK`,
 //! `EDGE.ORG.MANAGED_BY_SETTINGS` (409: the deployment's own organization,
@@ -49,6 +53,11 @@ pub const INVITE_PATH: &str = "/api/org/invites/{id}";
 /// request logs keep.
 pub const PREVIEW_INVITE_PATH: &str = "/api/invites/preview";
 pub const ACCEPT_INVITE_PATH: &str = "/api/invites/accept";
+/// An admin makes member `{id}` a password reset link (no body).
+pub const RESET_LINK_PATH: &str = "/api/org/members/{id}/reset";
+/// A reset link's token travels in the body, as an invitation's.
+pub const PREVIEW_RESET_PATH: &str = "/api/resets/preview";
+pub const USE_RESET_PATH: &str = "/api/resets/use";
 pub const AUDIT_PATH: &str = "/api/org/audit";
 pub const ORG_KEYS_PATH: &str = "/api/org/keys";
 pub const ORG_WEBHOOK_PATH: &str = "/api/org/webhook";
@@ -64,12 +73,18 @@ pub const WEBHOOK_SETTINGS_PAGE: &str = "/webhooks/settings";
 /// The dashboard page an invitation link opens: `/invite#{token}` (the
 /// fragment never reaches a server log or a `Referer`).
 pub const INVITE_PAGE: &str = "/invite";
+/// The page a password reset link opens: `/reset#{token}`.
+pub const RESET_PAGE: &str = "/reset";
 /// The page a setup link from `scripts/new-org` opens: `/new-org#{token}`.
 pub const NEW_ORG_PAGE: &str = "/new-org";
 
 /// Invitations last a week unless the admin chooses (1 to 30 days).
 pub const INVITE_DEFAULT_DAYS: u32 = 7;
 pub const INVITE_MAX_DAYS: u32 = 30;
+
+/// A reset link lasts a day: long enough to reach the person, short
+/// enough that a forgotten one is soon worthless.
+pub const RESET_HOURS: u64 = 24;
 
 /// Passwords: long enough to resist guessing at our hashing cost, short
 /// enough that hashing them is bounded (NIST SP 800-63B asks for at least 8
@@ -320,6 +335,35 @@ pub struct AcceptInvite {
     pub name: Option<String>,
 }
 
+/// `POST /api/org/members/{id}/reset`'s answer: the token is shown this
+/// once (only its hash is stored); the link is `{origin}/reset#{token}`.
+/// It replaces any earlier link of the member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetCreated {
+    pub member: AccountId,
+    pub expires_at: u64,
+    pub token: String,
+}
+
+/// `POST /api/resets/preview`'s body: a reset link's token.
+pub type ResetToken = InviteToken;
+
+/// `POST /api/resets/preview`'s answer: whose password the link resets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetPreview {
+    pub org_name: String,
+    pub name: String,
+    pub email: String,
+    pub expires_at: u64,
+}
+
+/// `POST /api/resets/use`: the new password (the rules of a new account's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UseReset {
+    pub token: String,
+    pub password: String,
+}
+
 crate::names! {
     /// What an audit entry records.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,6 +374,10 @@ crate::names! {
         MemberRemoved = "member_removed",
         InviteCreated = "invite_created",
         InviteRevoked = "invite_revoked",
+        /// An admin made a member a password reset link.
+        ResetLinkCreated = "reset_link_created",
+        /// A member set a new password with one.
+        PasswordReset = "password_reset",
         KeySet = "key_set",
         WebhookSecretSet = "webhook_secret_set",
         WidgetChanged = "widget_changed",

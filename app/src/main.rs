@@ -7,9 +7,9 @@ use app::pages::chunks::{Load, Page};
 use app::pages::login::{LoginChunks, PasskeySignIn};
 use app::pages::ship::ShipChunks;
 use app::pages::{
-    audit, carriers, home, insights, invite, keys, label, labels, new_org, passkeys, presets, ship,
-    shipments, status, team, tokens, tracking, tracking_brand, wallet, webhook_settings, webhooks,
-    widget_settings,
+    audit, carriers, home, insights, invite, keys, label, labels, new_org, passkeys, presets,
+    reset, ship, shipments, status, team, tokens, tracking, tracking_brand, wallet,
+    webhook_settings, webhooks, widget_settings,
 };
 use leptos::prelude::*;
 use leptos::wasm_split::{SplitLoaderError, wasm_split};
@@ -58,6 +58,7 @@ chunk_pages! {
     "/presets" => presets: org_presets => view! { <presets::PresetsPage /> };
     "/invite" => join: invite_page => view! { <invite::InvitePage /> };
     "/new-org" => join: new_org_page => view! { <new_org::NewOrgPage /> };
+    "/reset" => join: reset_page => view! { <reset::ResetPage /> };
     "/tokens" => tokens: access_tokens => view! { <tokens::TokensPage /> };
     "/storefront-widget" => widget_settings: org_widget => view! { <widget_settings::WidgetSettingsPage /> };
     "/passkeys" => tokens: passkeys_page => view! { <passkeys::PasskeysPage /> };

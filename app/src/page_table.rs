@@ -82,7 +82,7 @@ const SHIP: Guard = Guard::Scope(Scope::RatesRead, "request rates");
 const LABELS: Guard = Guard::Scope(Scope::LabelsRead, "see labels");
 const BATCHES: Guard = Guard::Scope(Scope::BatchesRead, "see batch jobs");
 
-pub static PAGES: [Page; 25] = [
+pub static PAGES: [Page; 26] = [
     Page {
         path: "/",
         title: "Home",
@@ -236,6 +236,12 @@ pub static PAGES: [Page; 25] = [
         guard: Guard::Anyone,
     },
     Page {
+        path: api::orgs::RESET_PAGE,
+        title: "Set a new password",
+        menu: None,
+        guard: Guard::Anyone,
+    },
+    Page {
         path: api::orgs::NEW_ORG_PAGE,
         title: "Create your organization",
         menu: None,
@@ -378,7 +384,7 @@ mod tests {
             .iter()
             .filter_map(|p| open_to_anyone(p.path))
             .collect();
-        assert_eq!(open, ["/invite", "/new-org"]);
+        assert_eq!(open, ["/invite", "/reset", "/new-org"]);
         assert_eq!(open_to_anyone("/invite/"), Some("/invite"));
         assert_eq!(open_to_anyone("/team"), None);
     }

@@ -70,6 +70,9 @@ pub(crate) async fn own(
         | OwnId::RevokeInvite
         | OwnId::PreviewInvite
         | OwnId::AcceptInvite
+        | OwnId::CreateReset
+        | OwnId::PreviewReset
+        | OwnId::UseReset
         | OwnId::Audit
         | OwnId::OrgKeys
         | OwnId::SetOrgKeys

@@ -167,6 +167,8 @@ impl Organization {
                 )?;
                 // Their access tokens go with them (a return by invitation revives none).
                 sql.exec("DELETE FROM tokens WHERE account = ?", vec![account.into()])?;
+                // And their reset link, likewise.
+                sql.exec("DELETE FROM resets WHERE account = ?", vec![account.into()])?;
                 AuditLine {
                     actor: actor.to_string(),
                     action: AuditAction::MemberRemoved,

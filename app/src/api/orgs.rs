@@ -11,6 +11,10 @@ use api::orgs::{
     RoleChange, SWITCH_ORG_PATH, SwitchOrg, WebhookSecretChange,
 };
 use api::orgs::{ORG_WIDGET_PATH, OrgWidget, WidgetSettings};
+use api::orgs::{
+    PREVIEW_RESET_PATH, RESET_LINK_PATH, ResetCreated, ResetPreview, ResetToken, USE_RESET_PATH,
+    UseReset,
+};
 use api::session::{Role, SessionInfo};
 use gloo_net::http::Request;
 use leptos::prelude::*;
@@ -98,6 +102,28 @@ impl Client {
     pub async fn accept_invite(self, request: AcceptInvite) -> Result<(), ClientError> {
         let info: SessionInfo = self
             .send_json(Request::post(ACCEPT_INVITE_PATH), &request)
+            .await?;
+        self.session.set(Some(info));
+        Ok(())
+    }
+
+    /// A password reset link for a member (replacing any earlier one);
+    /// the answer holds its token: shown once, never stored here.
+    pub async fn create_reset(self, account: AccountId) -> Result<ResetCreated, ClientError> {
+        self.send(Request::post(&with_id(RESET_LINK_PATH, account.as_str())))
+            .await
+    }
+
+    /// Whose password the reset link `token` sets (anyone may ask).
+    pub async fn reset_preview(self, token: String) -> Result<ResetPreview, ClientError> {
+        self.send_json(Request::post(PREVIEW_RESET_PATH), &ResetToken { token })
+            .await
+    }
+
+    /// Sets the new password with the link; its person is signed in.
+    pub async fn use_reset(self, request: UseReset) -> Result<(), ClientError> {
+        let info: SessionInfo = self
+            .send_json(Request::post(USE_RESET_PATH), &request)
             .await?;
         self.session.set(Some(info));
         Ok(())

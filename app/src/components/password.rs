@@ -2,7 +2,7 @@ use crate::components::field::{advice, advice_id};
 use leptos::prelude::*;
 
 /// A password input with "Show password" (there is no reset by email: a
-/// new password typed wrong is lost), an optional hint, and its problem
+/// new password typed wrong needs an admin's reset link), an optional hint, and its problem
 /// under it once `problem` has one.
 #[component]
 pub fn PasswordInput(

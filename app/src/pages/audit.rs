@@ -18,6 +18,8 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::MemberRemoved => "Removed a member",
         AuditAction::InviteCreated => "Invited someone",
         AuditAction::InviteRevoked => "Revoked an invitation",
+        AuditAction::ResetLinkCreated => "Made a password reset link",
+        AuditAction::PasswordReset => "Set a new password with a reset link",
         AuditAction::KeySet => "Set an API key",
         AuditAction::WebhookSecretSet => "Set the webhook secret",
         AuditAction::WidgetChanged => "Changed the widget",

@@ -16,6 +16,7 @@ pub mod new_org;
 pub mod not_found;
 pub mod passkeys;
 pub mod presets;
+pub mod reset;
 pub mod ship;
 pub mod shipments;
 pub mod status;

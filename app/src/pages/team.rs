@@ -1,5 +1,5 @@
 //! Team (admins): the members with their role and last sign-in, role
-//! changes and removal; invitations by link (the link shown once), their
+//! changes, password reset links (shown once) and removal; invitations by link (the link shown once), their
 //! states, and revoking the pending ones.
 
 use super::invite::role_words;
@@ -15,7 +15,7 @@ use crate::state::write::Write;
 use api::ErrorCode;
 use api::orgs::{
     AccountId, INVITE_DEFAULT_DAYS, INVITE_MAX_DAYS, INVITE_PAGE, Invite, InviteCreated,
-    InviteList, InviteRequest, InviteState, Member, MemberList,
+    InviteList, InviteRequest, InviteState, Member, MemberList, RESET_PAGE, ResetCreated,
 };
 use api::session::Role;
 use leptos::prelude::*;
@@ -24,6 +24,11 @@ use leptos::prelude::*;
 /// browsers never send to a server.
 pub fn invite_link(origin: &str, token: &str) -> String {
     format!("{origin}{INVITE_PAGE}#{token}")
+}
+
+/// The link a password reset token makes, likewise.
+pub fn reset_link(origin: &str, token: &str) -> String {
+    format!("{origin}{RESET_PAGE}#{token}")
 }
 
 /// How long a new invitation lasts, as typed.
@@ -106,6 +111,18 @@ fn Members(members: LocalResource<Result<MemberList, ClientError>>) -> impl Into
         removing.set(None);
         settle(client, members, answer).await
     });
+    // The member a reset link is asked for (by name, for its card), and the link made.
+    let resetting = RwSignal::new(None::<(AccountId, String)>);
+    let made = RwSignal::new(None::<(String, ResetCreated)>);
+    let reset = Write::new(move || async move {
+        made.set(None);
+        let Some((account, name)) = resetting.get_untracked() else {
+            return Ok(());
+        };
+        made.set(Some((name, client.create_reset(account).await?)));
+        request_animation_frame(|| focus("copy-reset"));
+        Ok(())
+    });
     view! {
         <Loader resource=members loading="Loading members…" let:list>
             <div class="table-wrap">
@@ -114,20 +131,57 @@ fn Members(members: LocalResource<Result<MemberList, ClientError>>) -> impl Into
                     <thead><tr>
                         <th scope="col">"Name"</th><th scope="col">"Email"</th><th scope="col">"Role"</th>
                         <th scope="col">"Joined"</th><th scope="col">"Last sign-in"</th>
-                        <th scope="col"><span class="visually-hidden">"Remove"</span></th>
+                        <th scope="col"><span class="visually-hidden">"Reset link and removal"</span></th>
                     </tr></thead>
                     <tbody>
                         {list.members.into_iter().map(|m| view! {
-                            <MemberRow member=m role_change change removing remove />
+                            <MemberRow member=m role_change change removing remove resetting reset />
                         }).collect_view()}
                     </tbody>
                 </table>
             </div>
         </Loader>
-        {move || change.error().or_else(|| remove.error()).map(|error| {
+        {move || change.error().or_else(|| remove.error()).or_else(|| reset.error()).map(|error| {
             let next = member_refusal(error.code());
             refused(error, next)
         })}
+        {move || made.get().map(|(name, c)| {
+            let link = reset_link(&window().location().origin().unwrap_or_default(), &c.token);
+            view! {
+                <section class="card wide invite-link" aria-labelledby="reset-title">
+                    <h3 id="reset-title">{format!("Password reset link for {name}")}</h3>
+                    <p><strong>"This link is shown once."</strong>
+                        " Give it to " {name.clone()} " yourself (Parcel sends no e-mail). It works once, until "
+                        <When unix=c.expires_at /> ", for whoever opens it: they choose a new password and are signed in. An earlier link for them no longer works."</p>
+                    <CopyLink id="reset-link" copy_id="copy-reset" label="Password reset link" link on_done=move || made.set(None) />
+                </section>
+            }
+        })}
+    }
+}
+
+/// A link shown once, selected on focus, with "Copy link" and "Done".
+#[component]
+fn CopyLink(
+    id: &'static str,
+    copy_id: &'static str,
+    label: &'static str,
+    link: String,
+    on_done: impl Fn() + 'static,
+) -> impl IntoView {
+    let copied = RwSignal::new(false);
+    let to_copy = link.clone();
+    view! {
+        <label for=id>{label}</label>
+        <input id=id class="copyable" readonly prop:value=link
+            on:focus=move |ev| { event_target::<web_sys::HtmlInputElement>(&ev).select() } />
+        <div class="dialog-actions">
+            <button type="button" id=copy_id on:click=move |_| {
+                let _ = window().navigator().clipboard().write_text(&to_copy);
+                copied.set(true);
+            }>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
+            <button type="button" class="secondary" on:click=move |_| on_done()>"Done"</button>
+        </div>
     }
 }
 
@@ -161,6 +215,8 @@ fn MemberRow(
     change: Write,
     removing: RwSignal<Option<AccountId>>,
     remove: Write,
+    resetting: RwSignal<Option<(AccountId, String)>>,
+    reset: Write,
 ) -> impl IntoView {
     let Member {
         account,
@@ -178,6 +234,13 @@ fn MemberRow(
         change.submit();
     };
     let who = name.clone();
+    let for_reset = (account.clone(), name.clone());
+    let resetting_this = {
+        let account = account.clone();
+        move || {
+            reset.pending() && resetting.with(|r| r.as_ref().is_some_and(|(a, _)| *a == account))
+        }
+    };
     view! {
         <tr data-account=account.to_string()>
             <td data-label="Name">{name.clone()}</td>
@@ -204,6 +267,12 @@ fn MemberRow(
                 }}
             </td>
             <td class="action">
+                <button type="button" class="secondary small" disabled=move || reset.pending()
+                    on:click=move |_| { resetting.set(Some(for_reset.clone())); reset.submit() }>
+                    <span class="visually-hidden">"Make a "</span>
+                    {move || if resetting_this() { "Making…" } else { "Reset link" }}
+                    <span class="visually-hidden">{format!(" for {}", name)}</span>
+                </button>
                 <ConfirmInline
                     id=format!("remove-{account}")
                     row=account.clone()
@@ -278,24 +347,13 @@ fn NewInvite(invites: LocalResource<Result<InviteList, ClientError>>) -> impl In
         {move || create.error().map(|error| refused(error, None))}
         {move || created.get().map(|c| {
             let link = invite_link(&origin, &c.token);
-            let copied = RwSignal::new(false);
-            let to_copy = link.clone();
             view! {
                 <section class="card wide invite-link" aria-labelledby="link-title">
                     <h3 id="link-title">{format!("Invitation link for a new {}", c.invite.role)}</h3>
                     <p><strong>"This link is shown once."</strong>
                         " Copy it now and send it to the person you invite. It works once, until "
                         <When unix=c.invite.expires_at /> ", and whoever opens it first joins as " {c.invite.role.as_str()} "."</p>
-                    <label for="invite-link">"Invitation link"</label>
-                    <input id="invite-link" class="copyable" readonly prop:value=link.clone()
-                        on:focus=move |ev| { event_target::<web_sys::HtmlInputElement>(&ev).select() } />
-                    <div class="dialog-actions">
-                        <button type="button" id="copy-link" on:click=move |_| {
-                            let _ = window().navigator().clipboard().write_text(&to_copy);
-                            copied.set(true);
-                        }>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
-                        <button type="button" class="secondary" on:click=move |_| created.set(None)>"Done"</button>
-                    </div>
+                    <CopyLink id="invite-link" copy_id="copy-link" label="Invitation link" link on_done=move || created.set(None) />
                 </section>
             }
         })}
@@ -378,6 +436,14 @@ mod tests {
         assert_eq!(
             invite_link("https://ship.example", "tok_1"),
             "https://ship.example/invite#tok_1"
+        );
+    }
+
+    #[test]
+    fn a_reset_link_carries_its_token_in_its_fragment() {
+        assert_eq!(
+            reset_link("https://ship.example", "reset_1"),
+            "https://ship.example/reset#reset_1"
         );
     }
 

@@ -107,6 +107,7 @@ pub enum DirectoryCall {
     Register(Register),
     Join(Join),
     Leave(Leave),
+    SetPassword(SetPassword),
     Throttled(Throttled),
     Failed(Failed),
     Gate(Gate),
@@ -142,6 +143,16 @@ pub struct Join {
 pub struct Leave {
     pub email: String,
     pub org: OrgId,
+}
+
+/// Replaces the password record of `email`'s account, if it is still
+/// `account` (`false`: no such account).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetPassword {
+    pub email: String,
+    pub account: AccountId,
+    /// `passwords::PasswordRecord::encode`.
+    pub password: String,
 }
 
 /// Seconds until `key` may try again, if its counter is at `limit`.
@@ -250,6 +261,7 @@ crate::calls! {
     Register(Register) => bool,
     Join(Join) => (),
     Leave(Leave) => (),
+    SetPassword(SetPassword) => bool,
     Throttled(Throttled) => Option<u64>,
     Failed(Failed) => Option<u64>,
     Gate(Gate) => throttle::Gated,

@@ -59,6 +59,14 @@ pub enum AccountError {
     InviteExpired,
     InviteUsed,
     InviteRevoked,
+    ResetUnknown,
+    ResetExpired,
+    ResetUsed,
+    /// The member's account belongs to another organization too: its
+    /// password is not one organization's to reset.
+    ResetOtherOrg,
+    /// An admin's own reset link (a session alone sets no lasting way in).
+    ResetSelf,
     MemberNotFound,
     LastAdmin,
     /// A setup link that is forged or expired, or (`used`) already made its organization.
@@ -118,6 +126,11 @@ impl From<Refusal> for AccountError {
             Refusal::InviteExpired => AccountError::InviteExpired,
             Refusal::InviteUsed => AccountError::InviteUsed,
             Refusal::InviteRevoked => AccountError::InviteRevoked,
+            Refusal::ResetUnknown => AccountError::ResetUnknown,
+            Refusal::ResetExpired => AccountError::ResetExpired,
+            Refusal::ResetUsed => AccountError::ResetUsed,
+            Refusal::ResetOtherOrg => AccountError::ResetOtherOrg,
+            Refusal::ResetSelf => AccountError::ResetSelf,
             Refusal::NoNextKey => AccountError::KeyNoNext,
             Refusal::TokenUnknown => AccountError::TokenNotFound,
         }
@@ -125,6 +138,7 @@ impl From<Refusal> for AccountError {
 }
 
 const NEW_INVITATION: &str = "Ask an admin of the organization for a new invitation.";
+const NEW_RESET_LINK: &str = "Ask an admin of your organization for a new reset link.";
 
 impl Failure for AccountError {
     fn code(&self) -> ErrorCode {
@@ -136,6 +150,11 @@ impl Failure for AccountError {
             AccountError::InviteExpired => ErrorCode::EdgeInviteExpired,
             AccountError::InviteUsed => ErrorCode::EdgeInviteUsed,
             AccountError::InviteRevoked => ErrorCode::EdgeInviteRevoked,
+            AccountError::ResetUnknown => ErrorCode::EdgeResetUnknown,
+            AccountError::ResetExpired => ErrorCode::EdgeResetExpired,
+            AccountError::ResetUsed => ErrorCode::EdgeResetUsed,
+            AccountError::ResetOtherOrg => ErrorCode::EdgeResetOtherOrg,
+            AccountError::ResetSelf => ErrorCode::EdgeResetSelf,
             AccountError::MemberNotFound => ErrorCode::EdgeMemberNotFound,
             AccountError::LastAdmin => ErrorCode::EdgeMemberLastAdmin,
             AccountError::SetupInvalid { .. } => ErrorCode::EdgeOrgSetupInvalid,
@@ -170,6 +189,11 @@ impl Failure for AccountError {
             AccountError::InviteExpired => "This invitation has expired.".to_string(),
             AccountError::InviteUsed => "This invitation was already used.".to_string(),
             AccountError::InviteRevoked => "This invitation was withdrawn by an admin.".to_string(),
+            AccountError::ResetUnknown => "This password reset link is not known: it is incomplete, or a newer one replaced it.".to_string(),
+            AccountError::ResetExpired => format!("This password reset link has expired (each lasts {} hours).", api::orgs::RESET_HOURS),
+            AccountError::ResetUsed => "This password reset link was already used: each works once.".to_string(),
+            AccountError::ResetOtherOrg => "This account belongs to another organization too, so no one organization's admin may reset its password.".to_string(),
+            AccountError::ResetSelf => "You cannot make a password reset link for yourself.".to_string(),
             AccountError::MemberNotFound => {
                 "That person is not a member of this organization.".to_string()
             }
@@ -236,6 +260,11 @@ impl Failure for AccountError {
             AccountError::InviteUnknown => "Copy the whole link from the message you were sent, or ask an admin for a new invitation.".to_string(),
             AccountError::InviteExpired | AccountError::InviteRevoked => NEW_INVITATION.to_string(),
             AccountError::InviteUsed => "Sign in with the account that accepted it, or ask an admin for a new invitation.".to_string(),
+            AccountError::ResetUnknown => "Copy the whole link you were given; if it still fails, ask an admin of your organization for a new reset link.".to_string(),
+            AccountError::ResetExpired => NEW_RESET_LINK.to_string(),
+            AccountError::ResetUsed => "If you set your password with it, sign in with that password; otherwise ask an admin of your organization for a new reset link.".to_string(),
+            AccountError::ResetOtherOrg => "Have the person sign in with a passkey if they added one. Otherwise they leave the other organization first (an admin there removes them), and then an admin here can make the link.".to_string(),
+            AccountError::ResetSelf => "Ask another admin to make one for you; while signed in, add a passkey on the Passkeys page so a forgotten password never locks you out.".to_string(),
             AccountError::MemberNotFound => "Reload the team page: they may have been removed already.".to_string(),
             AccountError::LastAdmin => "Make another member an admin first.".to_string(),
             AccountError::SetupInvalid { used: true } => "Sign in to that organization, or run scripts/new-org for a new link.".to_string(),

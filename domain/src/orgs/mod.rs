@@ -122,6 +122,9 @@ pub enum OrgCall {
     RevokeInvite(RevokeInvite),
     PreviewInvite(PreviewInvite),
     AcceptInvite(AcceptInvite),
+    CreateReset(CreateReset),
+    PreviewReset(PreviewReset),
+    UseReset(UseReset),
     Audit(Audit),
     Access(Access),
     Keys(Keys),
@@ -239,6 +242,42 @@ pub struct AcceptInvite {
     pub token_hash: String,
     pub person: Joining,
     pub at: u64,
+}
+
+/// A member's new password reset link, replacing any earlier one of
+/// theirs; the Worker drew the token and sends only its hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateReset {
+    pub actor: Actor,
+    pub account: AccountId,
+    pub token_hash: String,
+    pub expires_at: u64,
+    pub at: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewReset {
+    pub token_hash: String,
+    pub at: u64,
+}
+
+/// Use the reset link (once): the answer names the member whose password
+/// the Worker then sets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UseReset {
+    pub token_hash: String,
+    pub at: u64,
+}
+
+/// Whose password a usable reset link resets, as a member now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetFor {
+    pub org_name: String,
+    pub account: AccountId,
+    pub name: String,
+    pub email: String,
+    pub role: Role,
+    pub expires_at: u64,
 }
 
 /// A money decision the main Worker saw `account` make (`wire::Record`),
@@ -400,6 +439,13 @@ pub enum Refusal {
     InviteExpired,
     InviteUsed,
     InviteRevoked,
+    ResetUnknown,
+    ResetExpired,
+    ResetUsed,
+    /// The member's account belongs to another organization too.
+    ResetOtherOrg,
+    /// An admin asked for their own.
+    ResetSelf,
     NoNextKey,
     TokenUnknown,
 }
@@ -424,6 +470,9 @@ crate::calls! {
     RevokeInvite(RevokeInvite) => Result<Vec<Invite>, Refusal>,
     PreviewInvite(PreviewInvite) => Result<InvitePreview, Refusal>,
     AcceptInvite(AcceptInvite) => Result<Accepted, Refusal>,
+    CreateReset(CreateReset) => Result<(), Refusal>,
+    PreviewReset(PreviewReset) => Result<ResetFor, Refusal>,
+    UseReset(UseReset) => Result<ResetFor, Refusal>,
     Audit(Audit) => AuditPage,
     Access(Access) => Option<(Membership, keys::Sealed)>,
     Keys(Keys) => keys::Sealed,

@@ -1,8 +1,10 @@
 //! The organization object's rules, apart from its storage: an
-//! organization always keeps an admin, and an invitation is used once,
-//! before it expires, unless revoked.
+//! organization always keeps an admin, an invitation is used once,
+//! before it expires, unless revoked, and a password reset link is made
+//! only for an account no other organization shares, used once, within a
+//! day.
 
-use api::orgs::InviteState;
+use api::orgs::{AccountId, InviteState, OrgId};
 use api::session::Role;
 
 use super::Refusal;
@@ -75,6 +77,61 @@ pub fn invite_days(asked: Option<u32>) -> Result<u32, String> {
     }
 }
 
+/// A password reset link's stored facts. A newer link of the same member
+/// replaces the row, so an older one is unknown, never usable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResetFacts {
+    pub expires_at: u64,
+    pub used: bool,
+}
+
+impl ResetFacts {
+    /// Whether it can be used now, and why not (used wins over expired:
+    /// the person may have set their password with it).
+    pub fn usable(&self, now: u64) -> Result<(), Refusal> {
+        if self.used {
+            Err(Refusal::ResetUsed)
+        } else if now >= self.expires_at {
+            Err(Refusal::ResetExpired)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Whether the reset link found by its token's hash can be used now.
+/// The object keeps one link per member (a newer replaces the older), so
+/// a replaced link finds nothing: unknown, never usable.
+pub fn reset_usable(found: Option<ResetFacts>, now: u64) -> Result<(), Refusal> {
+    found.ok_or(Refusal::ResetUnknown)?.usable(now)
+}
+
+/// When a reset link made at `now` expires.
+pub fn reset_expires_at(now: u64) -> u64 {
+    now + api::orgs::RESET_HOURS * 3_600
+}
+
+/// Whether `admin` of `org` may give `member` a password reset link
+/// (asked again when it is used, with the organizations the account
+/// belongs to then: `admin` is `None`). The password is the account's,
+/// not the organization's: an account that any other organization shares
+/// is not one admin's to take over. Nor is the admin's own: a session
+/// alone never sets a lasting way in (as a passkey asks the password).
+pub fn may_reset(
+    org: &OrgId,
+    admin: Option<&AccountId>,
+    member: &AccountId,
+    member_orgs: &[OrgId],
+) -> Result<(), Refusal> {
+    if admin == Some(member) {
+        return Err(Refusal::ResetSelf);
+    }
+    if member_orgs.iter().any(|o| o != org) {
+        return Err(Refusal::ResetOtherOrg);
+    }
+    Ok(())
+}
+
 /// Days until an access token expires: its owner's choice within 1 to
 /// `MAX_DAYS`, else `DEFAULT_DAYS` (none lasts for ever: `api::access_tokens`).
 pub fn token_days(asked: Option<u32>) -> Result<u32, String> {
@@ -110,6 +167,76 @@ mod tests {
         for never in [Some(0), Some(366), Some(u32::MAX)] {
             assert!(token_days(never).is_err(), "{never:?}");
         }
+    }
+
+    #[test]
+    fn a_reset_link_works_once_within_its_day() {
+        let made = reset_expires_at(1_000);
+        assert_eq!(made, 1_000 + 24 * 3_600);
+        let fresh = ResetFacts {
+            expires_at: made,
+            used: false,
+        };
+        assert_eq!(fresh.usable(1_000), Ok(()));
+        assert_eq!(fresh.usable(made - 1), Ok(()));
+        assert_eq!(fresh.usable(made), Err(Refusal::ResetExpired));
+        let used = ResetFacts {
+            used: true,
+            ..fresh
+        };
+        assert_eq!(used.usable(1_001), Err(Refusal::ResetUsed));
+        assert_eq!(used.usable(made + 1), Err(Refusal::ResetUsed));
+    }
+
+    #[test]
+    fn a_newer_reset_link_replaces_the_older() {
+        // What the object keeps: one link per member, by the token's hash.
+        let mut kept = std::collections::HashMap::new();
+        let mut make = |account: &str, hash: &str, at: u64| {
+            let facts = ResetFacts {
+                expires_at: reset_expires_at(at),
+                used: false,
+            };
+            kept.insert(account.to_string(), (hash.to_string(), facts));
+            kept.clone()
+        };
+        make("acct_ada", "h1", 0);
+        let kept = make("acct_ada", "h2", 10);
+        let find = |hash: &str| kept.values().find(|(h, _)| h == hash).map(|(_, f)| *f);
+        assert_eq!(reset_usable(find("h1"), 20), Err(Refusal::ResetUnknown));
+        assert_eq!(reset_usable(find("h2"), 20), Ok(()));
+        assert_eq!(reset_usable(None, 20), Err(Refusal::ResetUnknown));
+    }
+
+    #[test]
+    fn a_reset_link_is_only_for_an_account_of_this_organization_alone() {
+        let org = OrgId::parse("org_a").unwrap();
+        let other = OrgId::parse("org_b").unwrap();
+        let admin = AccountId::parse("acct_admin").unwrap();
+        let ada = AccountId::parse("acct_ada").unwrap();
+        let here = [org.clone()];
+        assert_eq!(may_reset(&org, Some(&admin), &ada, &here), Ok(()));
+        // The directory's copy may not list this one yet: another one still refuses.
+        assert_eq!(may_reset(&org, Some(&admin), &ada, &[]), Ok(()));
+        let both = [org.clone(), other.clone()];
+        assert_eq!(
+            may_reset(&org, Some(&admin), &ada, &both),
+            Err(Refusal::ResetOtherOrg)
+        );
+        assert_eq!(
+            may_reset(&org, Some(&admin), &ada, &[other]),
+            Err(Refusal::ResetOtherOrg)
+        );
+        assert_eq!(
+            may_reset(&org, Some(&admin), &admin, &here),
+            Err(Refusal::ResetSelf)
+        );
+        // At its use: the account joined another organization since.
+        assert_eq!(may_reset(&org, None, &ada, &here), Ok(()));
+        assert_eq!(
+            may_reset(&org, None, &ada, &both),
+            Err(Refusal::ResetOtherOrg)
+        );
     }
 
     #[test]

@@ -13,6 +13,9 @@
 //! finds the organization from the token and its object finds the
 //! invitation by the token's SHA-256. Only that hash is stored.
 //!
+//! A password reset token is the same with [`RESET_PREFIX`] in front, so
+//! an invitation pasted as a reset link (or the reverse) is plainly not one.
+//!
 //! A personal access token is the same with `api::access_tokens::PREFIX`
 //! in front (70 characters), so a secret scanner can spot one and the
 //! Worker finds its organization without asking the directory.
@@ -90,6 +93,21 @@ pub fn read_invite(token: &str) -> Option<(OrgId, String)> {
         return None;
     }
     Some((org_of_nonce(nonce)?, token_hash(token)))
+}
+
+/// What starts a password reset token.
+pub const RESET_PREFIX: &str = "reset_";
+
+/// A password reset token for `org` from 32 random bytes.
+pub fn reset_token(org: &OrgId, secret: &[u8; INVITE_SECRET_BYTES]) -> Option<String> {
+    Some(format!("{RESET_PREFIX}{}", invite_token(org, secret)?))
+}
+
+/// The organization a reset token names and the hash its object keeps;
+/// `None` for anything that is not one.
+pub fn read_reset(token: &str) -> Option<(OrgId, String)> {
+    let (org, _) = read_invite(token.strip_prefix(RESET_PREFIX)?)?;
+    Some((org, token_hash(token)))
 }
 
 /// A personal access token for `org` from 32 random bytes.
@@ -224,6 +242,22 @@ mod tests {
         assert!(read_access_token(&token[api::access_tokens::PREFIX.len()..]).is_none());
         assert!(read_access_token(&token[..69]).is_none());
         assert!(access_token(&OrgId::deployment(), &[0; 32]).is_none());
+    }
+
+    #[test]
+    fn a_reset_token_is_prefixed_and_no_invitation_passes_for_one() {
+        let org = OrgId::parse("org_0123456789abcdef").unwrap();
+        let token = reset_token(&org, &[0xfb; 32]).unwrap();
+        assert_eq!(token.len(), 65);
+        assert!(token.starts_with("reset_0123456789abcdef"));
+        let (found, hash) = read_reset(&token).unwrap();
+        assert_eq!(found, org);
+        assert_eq!(hash, token_hash(&token));
+        let invite = invite_token(&org, &[0xfb; 32]).unwrap();
+        assert_ne!(hash, token_hash(&invite));
+        assert!(read_reset(&invite).is_none());
+        assert!(read_reset(&token[..64]).is_none());
+        assert!(reset_token(&OrgId::deployment(), &[0; 32]).is_none());
     }
 
     #[test]
