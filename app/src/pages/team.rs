@@ -1,6 +1,6 @@
 //! Team (admins): the members with their role and last sign-in, role
-//! changes, password reset links (shown once) and removal; invitations by link (the link shown once), their
-//! states, and revoking the pending ones.
+//! changes, password reset links (shown once) and removal; invitations by
+//! link (the link shown once), their states, and revoking the pending ones.
 
 use super::invite::role_words;
 use crate::api::{Client, ClientError};
