@@ -35,6 +35,8 @@ const STEPS = [
 
 /** Home read afresh, once its reads have answered: which steps are done, and the progress line (null: no list). */
 async function home(app, page) {
+  // The page shown settles first: a reload would cut its reads short.
+  await page.waitForFunction(() => !document.querySelector('main [aria-busy="true"]'), null, { timeout: T });
   await app.go('/');
   // Every card and the list start together; once the day's count is in and no busy line is left, all have answered.
   await page.getByTestId('labels-today').waitFor({ timeout: T });

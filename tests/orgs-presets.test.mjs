@@ -163,7 +163,7 @@ async function inBrowser(who) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error' && /panicked|RuntimeError/.test(m.text())) errors.push(m.text()); });
-  await page.goto(edge.url + '/');
+  await page.goto(edge.url + '/ship');
   await new PasswordSignIn(page).signIn(who.email, PASSWORD);
   await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: T });
   const menu = (name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });

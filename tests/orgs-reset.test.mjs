@@ -68,7 +68,7 @@ test('a member locked out of their password is let back in by an admin\'s one-ti
   await member.go('/');
   await member.page.getByText('Forgot password?').click();
   await member.page.getByText('Ask an admin of your organization for a password reset link').waitFor({ timeout: T });
-  assert.match(await member.page.locator('details.forgot').innerText(), /no e-mail.*Team page.*once, for 24 hours.*passkey/s);
+  assert.match(await member.page.locator('details.forgot').innerText(), /No e-mail.*password reset link.*Team page.*passkey/s);
 
   // The admin makes the operator's link on the Team page: shown once, with Copy.
   const boss = await person();

@@ -12,7 +12,7 @@ use crate::components::status_badge::{StatusBadge, Tone};
 use crate::page_table::{KEYS_PAGE, WEBHOOK_SETTINGS_PAGE, WIDGET_SETTINGS_PAGE};
 use crate::pages::shipments::{is_late, today};
 use crate::pages::wallet::{LOW_BALANCE_CENTS, is_low};
-use api::insights::{HistoryPage, HistoryQuery};
+use api::insights::HistoryQuery;
 use api::jobs::JobState;
 use api::session::Role;
 use api::{KeyEnv, Scope};
@@ -123,13 +123,34 @@ impl Facts {
     }
 }
 
-/// The admin's reads, all at once.
+/// The admin's reads, all at once. The service is asked only in the modes
+/// the session has a key for (none before the keys, no live before live
+/// is on); a read it refuses counts as not done.
 async fn facts(client: Client) -> Result<Facts, ClientError> {
+    let modes = client
+        .session
+        .with_untracked(|s| s.as_ref().map(|s| s.modes.clone()).unwrap_or_default());
     // A first label in either mode: the session may be in live by then.
-    let first = |mode| HistoryQuery {
-        mode: Some(mode),
-        limit: 1,
-        ..HistoryQuery::default()
+    let first = |mode| {
+        let has = modes.contains(&mode);
+        async move {
+            let query = HistoryQuery {
+                mode: Some(mode),
+                limit: 1,
+                ..HistoryQuery::default()
+            };
+            has && client
+                .history(query)
+                .await
+                .is_ok_and(|p| !p.rows.is_empty())
+        }
+    };
+    let wallet = async {
+        if modes.is_empty() {
+            None
+        } else {
+            client.wallet().await.ok()
+        }
     };
     let (keys, addresses, webhook, members, invites, widget, sandbox, live, wallet) = futures::join!(
         client.org_keys(),
@@ -138,13 +159,10 @@ async fn facts(client: Client) -> Result<Facts, ClientError> {
         client.members(),
         client.invites(),
         client.org_widget(),
-        client.history(first(KeyEnv::Sandbox)),
-        client.history(first(KeyEnv::Live)),
-        client.wallet(),
+        first(KeyEnv::Sandbox),
+        first(KeyEnv::Live),
+        wallet,
     );
-    // The service's reads fail while a mode has no key (or live is off):
-    // what they would show is then not done.
-    let labels = |page: Result<HistoryPage, ClientError>| page.is_ok_and(|p| !p.rows.is_empty());
     let keys = keys?;
     Ok(Facts {
         keys: !keys.keys.is_empty(),
@@ -153,8 +171,8 @@ async fn facts(client: Client) -> Result<Facts, ClientError> {
         webhook: !webhook?.secrets.is_empty(),
         team: members?.members.len() > 1 || !invites?.invites.is_empty(),
         shop: !widget?.settings.origins.is_empty(),
-        first_label: labels(sandbox) || labels(live),
-        funds: wallet.is_ok_and(|w| {
+        first_label: sandbox || live,
+        funds: wallet.is_some_and(|w| {
             !w.sandbox && !w.unlimited && (w.balance_cents > 0 || w.auto_reload.is_some())
         }),
     })

@@ -136,7 +136,7 @@ pub fn LoginPage() -> impl IntoView {
             // No e-mail is sent: the way back is an admin's reset link.
             <details class="forgot">
                 <summary>"Forgot password?"</summary>
-                <p>"Parcel sends no e-mail. Ask an admin of your organization for a password reset link: they make one on its Team page, and it works once, for 24 hours. A passkey you added still signs you in."</p>
+                <p>"No e-mail is sent: ask an admin of your organization for a password reset link (Team page). A passkey still signs you in."</p>
             </details>
             <p>
                 <button type="button" class="link" on:click=other_way>
