@@ -83,9 +83,11 @@ function page(edge, query) {
   });
   placeOrder.addEventListener('click', () => {
     const c = widget.choice;
-    document.getElementById('order').textContent = c
-      ? 'Order placed: ships with ' + c.carrier + ' ' + c.service + ' (rate ' + c.rate_id + ').'
-      : 'Choose a shipping option first.';
+    document.getElementById('order').textContent = !c
+      ? 'Choose a shipping option first.'
+      : c.fallback
+        ? 'Order placed: ships as ' + c.name + '.'
+        : 'Order placed: ships with ' + c.carrier + ' ' + c.service + ' (rate ' + c.rate_id + ').';
   });
 </script>
 <script src="${edge}/widget/embed.js" async></script>

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import AxeBuilder from '@axe-core/playwright';
 import { screenshot } from './support/browser.mjs';
 import {
-  T, engines, scenarios, startWidgetStack, openShop, widgetFrame, shopEvent, getOptions, options, assertPageAlone, assertFramedOnlyByItsShop,
+  T, engines, scenarios, startWidgetStack, openShop, widgetFrame, shopEvent, shopLog, getOptions, options, assertPageAlone, assertFramedOnlyByItsShop,
 } from './support/widget.mjs';
 
 const PER_MINUTE = 5;
@@ -261,5 +261,66 @@ test('the widget\'s fallback: when the carriers are slow, the shopper gets the o
   } finally {
     await stack.sim.control('PUT', '/__sim/faults', {});
     await s.close();
+  }
+});
+
+test('the widget never blocks checkout: a shop origin the widget does not list gets parcel-widget:error and the fallback within the wait; a frame that loads late takes over from it', async () => {
+  const STANDARD = { fallback: true, name: 'Standard shipping', rate_cents: 795 };
+  // Allows stack.shop only; stack.other is "the www. that was forgotten".
+  const { id } = await stack.orgWidget({ name: 'Standard shipping', price_cents: 795, wait_seconds: 10 });
+  const s = await openShop(engines.chromium, browsers.chromium, { ...stack.other, query: `widget=${id}` });
+  try {
+    const refused = await shopEvent(s, 'error');
+    assert.equal(refused.detail.code, 'EDGE.ORIGIN.REFUSED');
+    assert.ok(refused.detail.message.includes(stack.other.url) && refused.detail.message.includes('Storefront widget page'), refused.detail.message);
+    assert.deepEqual(refused.detail.fallback, STANDARD);
+    // The page's clock since its navigation: the refusal does not wait out the 10 s.
+    assert.ok(refused.at < 10000, `refused after ${refused.at} ms`);
+    assert.deepEqual((await shopEvent(s, 'quoted')).detail, { fallback: true, options: [STANDARD], unavailable_carriers: [] });
+    assert.deepEqual((await shopEvent(s, 'chosen')).detail, STANDARD);
+    // The shopper reads the fallback where the widget would be, and the shop's checkout has it.
+    await s.page.locator('[data-parcel-widget]').getByText('Standard shipping: $7.95').waitFor({ timeout: T });
+    assert.equal(await s.page.evaluate(() => getComputedStyle(document.querySelector('[data-parcel-widget] iframe')).display), 'none');
+    await s.page.getByText('Shipping: Standard shipping, $7.95.').waitFor({ timeout: T });
+    assert.deepEqual(await s.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice), STANDARD);
+    await s.page.click('#place-order');
+    await s.page.getByText('Order placed: ships as Standard shipping.').waitFor({ timeout: T });
+    // The browser blocking the refused frame (its 403, its CSP) is all that went wrong.
+    assert.deepEqual(s.problems.filter((p) => !/ERR_BLOCKED_BY_RESPONSE|status of 403|"frame-ancestors 'none'"/.test(p)), []);
+  } finally {
+    await s.close();
+  }
+
+  // A listed shop whose frame is held back (a slow network): past the 2 s
+  // wait the fallback is handed over; once the frame is let through, it is
+  // ready and takes over, and the shopper gets the carriers' options.
+  const slow = await stack.orgWidget({ name: 'Standard shipping', price_cents: 795, wait_seconds: 2 });
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  const t = await openShop(engines.chromium, browsers.chromium, { ...stack.shop, query: `widget=${slow.id}` }, '', (page) => page.route(
+    (url) => url.pathname === '/widget/',
+    async (route) => { await released; await route.continue(); },
+  ), 'domcontentloaded');
+  try {
+    const late = await shopEvent(t, 'error');
+    assert.equal(late.detail.code, 'WIDGET.FRAME.TIMEOUT');
+    assert.deepEqual(late.detail.fallback, STANDARD);
+    assert.ok(late.at >= 2000, `gave up after ${late.at} ms, before the 2 s wait`);
+    assert.deepEqual((await shopEvent(t, 'chosen')).detail, STANDARD);
+    release();
+    const frame = await widgetFrame(t);
+    await shopEvent(t, 'ready');
+    assert.deepEqual((await shopLog(t)).map((e) => (e.detail?.reason ? `${e.type}:${e.detail.reason}` : e.type)), ['error', 'quoted', 'chosen', 'cleared:changed', 'ready']);
+    assert.equal(await t.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice), null);
+    assert.equal(await t.page.locator('[data-parcel-widget]').getByText('Standard shipping: $7.95').count(), 0);
+    assert.equal(await t.page.evaluate(() => getComputedStyle(document.querySelector('[data-parcel-widget] iframe')).display), 'block');
+    await t.page.click('#sign-in');
+    const quoted = await shopEvent(t, 'quoted', 2);
+    assert.ok(quoted.detail.options.length > 1 && quoted.detail.options.every((o) => o.rate_id), 'the carriers\' options');
+    assert.ok(await frame.locator('label.widget-option').count() > 1);
+    assert.deepEqual(t.problems, []);
+  } finally {
+    release();
+    await t.close();
   }
 });

@@ -405,13 +405,26 @@ test('the storefront widget in the app: the admin sets a shop origin (a bad one 
   await admin.go('/keys');
   await page.getByRole('link', { name: 'storefront widget settings' }).click({ timeout: T });
   await page.getByRole('heading', { name: 'Storefront widget' }).waitFor({ timeout: T });
+  // Until a shop origin is saved, the page says no shop can show the widget.
+  const unlisted = page.getByRole('status').filter({ hasText: 'No shop can show the widget yet' });
+  await unlisted.waitFor({ timeout: T });
   const origin = page.getByLabel('Shop origin 1', { exact: true });
   await origin.fill('http://shop.example');
+  // Checked as it is typed: the problem at its field; a save goes to it.
+  await page.locator('#widget-origin-0-problem').getByText(/must start with https:\/\//).waitFor({ timeout: T });
+  assert.equal(await origin.getAttribute('aria-invalid'), 'true');
   const save = page.getByRole('button', { name: /^(Save the widget settings|Saving)/ });
   await save.click();
-  // The Worker's refusal, at the origin's row.
-  await page.getByRole('group', { name: 'Shop origins' }).getByRole('alert').locator('.error-code', { hasText: 'VALIDATION.FIELD.INVALID' }).waitFor({ state: 'attached', timeout: T });
-  assert.equal(await origin.getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'widget-origin-0');
+  // A pasted page address: its origin offered; then the same shop with www.
+  await origin.fill('https://acme-shop.example/cart?item=1');
+  await page.getByRole('button', { name: 'Use https://acme-shop.example' }).click();
+  assert.equal(await origin.inputValue(), 'https://acme-shop.example');
+  assert.equal(await origin.getAttribute('aria-invalid'), null);
+  await page.getByRole('button', { name: 'Add https://www.acme-shop.example' }).click();
+  assert.equal(await page.getByLabel('Shop origin 2', { exact: true }).inputValue(), 'https://www.acme-shop.example');
+  assert.equal(await page.getByRole('button', { name: /^Add https:/ }).count(), 0, 'both listed: nothing more to offer');
+  await page.getByRole('button', { name: 'Remove shop origin 2' }).click();
   await origin.fill(shop.url);
   const from = page.getByRole('group', { name: 'Ships from' });
   for (const [label, value] of [['Name', 'Acme Goods'], ['Street address', '500 Market St Suite 3'], ['City', 'San Francisco'], ['State', 'CA'], ['ZIP code', '94105']]) {
@@ -428,6 +441,7 @@ test('the storefront widget in the app: the admin sets a shop origin (a bad one 
   await page.getByLabel('Wait for carriers (seconds)').fill('10');
   await save.click();
   await page.getByRole('status').filter({ hasText: /^Saved\./ }).waitFor({ timeout: T });
+  assert.equal(await unlisted.count(), 0, 'a shop is listed now');
   await axe(page, 'storefront widget settings');
   await screenshot(page, 'orgs-widget-settings');
   await page.getByRole('button', { name: 'Copy the snippet' }).click();

@@ -15,6 +15,13 @@
 // element; the element gets setParcel(), setDestination() and .choice.
 // Messages are taken from the widget's origin and that iframe only, and
 // sent to the widget's origin only.
+// Checkout never waits on the widget: the script asks the Worker's status
+// (is this page's origin one the widget lists? its fallback option) as it
+// places the frame. Refused, or with no `ready` from the frame within the
+// fallback's wait (8 s without one), it hides the frame, sends
+// `parcel-widget:error` and, with a fallback set, shows it in the element
+// and hands it over as the choice. A frame that becomes ready later takes
+// over again (`cleared`, then `ready`).
 (() => {
   const origin = new URL(document.currentScript.src).origin;
   // iframe URL parameter → data attribute (dataset key).
@@ -23,6 +30,9 @@
     'accent': 'accent', 'radius': 'radius', 'font': 'font', 'theme': 'theme',
   };
   const EVENTS = ['parcel-widget:ready', 'parcel-widget:quoted', 'parcel-widget:chosen', 'parcel-widget:cleared', 'parcel-widget:error'];
+  const STATUS_PATH = '/api/widget/status';
+  const DEFAULT_WAIT_SECONDS = 8;
+  const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
   const widgets = new Map(); // the iframe's window → its element's state
 
   function mount(el) {
@@ -36,8 +46,9 @@
     frame.src = `${origin}/widget/?${query}`;
     frame.style.cssText = 'border:0;width:100%;max-width:32rem;height:420px;display:block';
     el.append(frame);
-    const state = { el, frame, ready: false, queue: [], choice: null, validUntil: 0 };
+    const state = { el, frame, ready: false, queue: [], choice: null, validUntil: 0, fallenBack: null };
     widgets.set(frame.contentWindow, state);
+    watch(state, el.dataset.widget, Date.now());
     // Commands wait for the widget's `ready`; then go to its origin only.
     const send = (message) => {
       if (state.ready) frame.contentWindow.postMessage(message, origin);
@@ -70,6 +81,59 @@
     });
   }
 
+  const emit = (state, type, detail) => state.el.dispatchEvent(new CustomEvent(type, { detail, bubbles: true }));
+
+  // Gives up on a frame that is refused or not ready in time (see the top).
+  async function watch(state, widget, since) {
+    const query = widget ? `?${new URLSearchParams({ widget })}` : '';
+    const signal = AbortSignal.timeout(DEFAULT_WAIT_SECONDS * 1000);
+    const status = await fetch(`${origin}${STATUS_PATH}${query}`, { credentials: 'omit', signal })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    if (state.ready) return;
+    const fallback = status?.fallback ?? null;
+    if (status && !status.shop_allowed) {
+      return fallBack(state, fallback, {
+        code: 'EDGE.ORIGIN.REFUSED',
+        message: `This page's origin, ${location.origin}, is not one of this widget's shop origins, so shoppers cannot see it. `
+          + 'Shop owner: add it on the Storefront widget page of the dashboard (with or without www. as the address bar shows it).',
+      });
+    }
+    const wait = (fallback?.wait_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
+    setTimeout(() => {
+      if (state.ready) return;
+      fallBack(state, fallback, status
+        ? { code: 'WIDGET.FRAME.TIMEOUT', message: `The shipping options did not load within ${wait / 1000} seconds.` }
+        : { code: 'WIDGET.NETWORK.UNREACHABLE', message: 'The shipping options could not be reached.' });
+    }, Math.max(0, since + wait - Date.now()));
+  }
+
+  function fallBack(state, fallback, error) {
+    if (state.fallenBack) return;
+    state.frame.style.display = 'none';
+    const option = fallback && { fallback: true, name: fallback.name, rate_cents: fallback.price_cents };
+    state.fallenBack = document.createElement('p');
+    if (option) state.fallenBack.textContent = `${option.name}: ${dollars.format(option.rate_cents / 100)}`;
+    state.el.append(state.fallenBack);
+    emit(state, 'parcel-widget:error', { ...error, fallback: option });
+    if (!option) return;
+    state.choice = option;
+    state.validUntil = Infinity;
+    emit(state, 'parcel-widget:quoted', { fallback: true, options: [option], unavailable_carriers: [] });
+    emit(state, 'parcel-widget:chosen', option);
+  }
+
+  // A frame ready after all: it takes over from the fallback.
+  function recover(state) {
+    state.fallenBack.remove();
+    state.fallenBack = null;
+    state.frame.style.display = 'block';
+    if (state.choice) {
+      state.choice = null;
+      emit(state, 'parcel-widget:cleared', { reason: 'changed' });
+    }
+  }
+
   addEventListener('message', (event) => {
     const state = event.origin === origin && widgets.get(event.source);
     if (!state || typeof event.data !== 'object' || event.data === null) return;
@@ -81,6 +145,7 @@
     if (!EVENTS.includes(type)) return;
     if (type === 'parcel-widget:ready') {
       state.ready = true;
+      if (state.fallenBack) recover(state);
       for (const message of state.queue.splice(0)) state.frame.contentWindow.postMessage(message, origin);
     } else if (type === 'parcel-widget:chosen') {
       state.choice = detail;
@@ -88,7 +153,7 @@
     } else if (type === 'parcel-widget:cleared') {
       state.choice = null;
     }
-    state.el.dispatchEvent(new CustomEvent(type, { detail, bubbles: true }));
+    emit(state, type, detail);
   });
 
   const scan = () => document.querySelectorAll('[data-parcel-widget]').forEach(mount);

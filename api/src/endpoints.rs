@@ -11,15 +11,18 @@ pub enum Method {
     Post,
     Put,
     Delete,
+    /// A CORS preflight, for the one own endpoint a shop's page reads.
+    Options,
 }
 
 impl Method {
-    pub const ALL: [Method; 5] = [
+    pub const ALL: [Method; 6] = [
         Method::Get,
         Method::Head,
         Method::Post,
         Method::Put,
         Method::Delete,
+        Method::Options,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -29,6 +32,7 @@ impl Method {
             Method::Post => "POST",
             Method::Put => "PUT",
             Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
         }
     }
 
@@ -259,6 +263,7 @@ pub enum OwnId {
     VerifyWebhook,
     LabelPdf,
     WidgetPage,
+    WidgetStatus,
     CreateJob,
     ListJobs,
     GetJob,
@@ -390,9 +395,9 @@ use crate::{
 
 // The table reads as one row per endpoint.
 use Caller::{Anyone, Service, Session, SessionStartsSession, StartsSession, Storefront};
-use Method::{Delete, Get, Head, Post, Put};
+use Method::{Delete, Get, Head, Options, Post, Put};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 83] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 85] = [
     own(OwnId::SignIn, Post, session::SESSION_PATH, StartsSession),
     own(OwnId::GetSession, Get, session::SESSION_PATH, Session),
     own(OwnId::SignOut, Delete, session::SESSION_PATH, Session),
@@ -415,6 +420,8 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 83] = [
     own(OwnId::WidgetPage, Head, widget::PAGE_PATH, Storefront),
     own(OwnId::WidgetPage, Get, widget::PAGE_PATH_BARE, Storefront),
     own(OwnId::WidgetPage, Head, widget::PAGE_PATH_BARE, Storefront),
+    own(OwnId::WidgetStatus, Get, widget::STATUS_PATH, Anyone),
+    own(OwnId::WidgetStatus, Options, widget::STATUS_PATH, Anyone),
     own(OwnId::CreateJob, Post, jobs::JOBS_PATH, Session),
     own(OwnId::ListJobs, Get, jobs::JOBS_PATH, Session),
     own(OwnId::GetJob, Get, jobs::JOB_PATH, Session),

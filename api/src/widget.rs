@@ -45,6 +45,15 @@
 //!   `fallback: true` (and no `rate_id`: the shop charges its price and
 //!   ships it as it sees fit), so checkout never blocks on shipping. A quote answered from the Worker's cache carries `Age` (seconds
 //!   since it was quoted), so the page knows how long its rates stay valid.
+//! - The embed script asks [`STATUS_PATH`] (`?widget=org_…`) from the shop's
+//!   page as it places the widget: whether the page's `Origin` may show it,
+//!   and the fallback option. Refused, or with no `ready` from the frame
+//!   within the fallback's `wait_seconds` ([`DEFAULT_WAIT_SECONDS`] without
+//!   one), it hides the frame, sends the shop `parcel-widget:error` and hands
+//!   over the fallback as the choice, so a missing origin or a lost network
+//!   never blocks checkout. The answer is public (the fallback is what
+//!   shoppers read anyway); an unknown id answers like a widget that allows
+//!   no shop and has no fallback.
 //! - The page and the shop's window talk with `postMessage`, each to the
 //!   other's origin only: the page sends [`events`], the shop sends
 //!   [`commands`] (the embed script turns them into DOM events and methods
@@ -61,6 +70,33 @@ pub const ORIGIN_HEADER: &str = "Parcel-Widget-Origin";
 /// The widget id (an organization's id) of the page's calls, beside
 /// [`ORIGIN_HEADER`]; absent for the deployment's own widget.
 pub const WIDGET_ID_HEADER: &str = "Parcel-Widget-Id";
+
+/// What the embed script asks before the frame is ready (see the module's
+/// text); answered with a [`Status`].
+pub const STATUS_PATH: &str = "/api/widget/status";
+
+/// The answer of [`STATUS_PATH`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Status {
+    /// Whether the asking page's origin is one of the widget's shop origins.
+    pub shop_allowed: bool,
+    /// The organization's fallback option, if it set one.
+    pub fallback: Option<crate::orgs::WidgetFallback>,
+}
+
+/// How long the embed script waits for the frame without a fallback's
+/// `wait_seconds` (`crate::orgs::FALLBACK_DEFAULT_WAIT_SECONDS`; the
+/// script restates it).
+pub const DEFAULT_WAIT_SECONDS: u32 = crate::orgs::FALLBACK_DEFAULT_WAIT_SECONDS;
+
+/// The embed script's own codes in `parcel-widget:error` (besides the
+/// Worker's `EDGE.ORIGIN.REFUSED` for a shop the widget does not list).
+pub mod embed_codes {
+    /// The frame did not say it was ready within the wait.
+    pub const FRAME_TIMEOUT: &str = "WIDGET.FRAME.TIMEOUT";
+    /// Neither the status nor the frame could be reached.
+    pub const UNREACHABLE: &str = "WIDGET.NETWORK.UNREACHABLE";
+}
 
 /// The iframe URL's parameter naming the widget id.
 pub const WIDGET_PARAM: &str = "widget";

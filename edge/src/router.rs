@@ -43,7 +43,7 @@ pub(crate) async fn own(
         | OwnId::SetTrackingEvents
         | OwnId::ResendTrackingEvent) => tracking::write(req, cx, id).await,
         OwnId::LabelPdf => label_pdf::pdf(req, cx).await,
-        OwnId::WidgetPage => widget::page(req, cx).await,
+        id @ (OwnId::WidgetPage | OwnId::WidgetStatus) => widget::serve(req, cx, id).await,
         OwnId::CreateJob => jobs::create(req, cx).await,
         OwnId::ListJobs => jobs::list(req, cx).await,
         OwnId::GetJob => jobs::get(req, cx).await,

@@ -8,9 +8,11 @@ use std::rc::Rc;
 use crate::context::Cx;
 use crate::dashboard::asset;
 use crate::error::EdgeError;
+use api::OwnId;
 use api::orgs::OrgId;
 use api::widget::PAGE_PATH;
 use domain::config::Config;
+use domain::upstream::StoredResponse;
 use domain::widget::settings::Settings as WidgetSettings;
 use domain::widget::tenants::Recent;
 use worker::Env;
@@ -55,8 +57,14 @@ pub(crate) fn closed(base: &Config) -> Rc<Config> {
 /// configured ship-from and fallback written in, framed only by the shop
 /// its link names when that shop is one of the widget's origins; otherwise
 /// (or with no `widget` to show) a 403 nobody can frame (opened directly,
-/// it tells the shop owner what to set).
-pub(crate) async fn page(_req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+/// it tells the shop owner what to set). Or the embed script's status.
+pub(crate) async fn serve(req: Request, cx: &mut Cx<'_>, id: OwnId) -> Result<Response, EdgeError> {
+    if id == OwnId::WidgetStatus {
+        if cx.facts.method == "OPTIONS" {
+            return status_preflight(&req, cx);
+        }
+        return status(cx).await;
+    }
     framed(
         cx.env,
         Some(&cx.config.widget),
@@ -64,6 +72,56 @@ pub(crate) async fn page(_req: Request, cx: &mut Cx<'_>) -> Result<Response, Edg
         cx.query,
     )
     .await
+}
+
+/// `api::widget::STATUS_PATH`: whether the asking shop page may show the
+/// widget its query names (the deployment's own without one), and its
+/// fallback option, readable by that page (CORS for its origin).
+async fn status(cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
+    let id = domain::routes::query_param(cx.query, api::widget::WIDGET_PARAM)
+        .filter(|id| !id.is_empty());
+    let config = match id {
+        Some(id) => org_settings(cx.env, &cx.config, &id, cx.facts.now).await?,
+        None => Some(cx.config.clone()),
+    };
+    let widget = config.as_ref().map(|c| &c.widget);
+    let body = domain::widget::status(
+        widget.map_or(&[], |w| &w.origins),
+        widget.and_then(|w| w.fallback.as_deref()),
+        cx.facts.origin,
+    );
+    let mut extra = vec![("Vary", "Origin".to_string())];
+    if let Some(origin) = cx.facts.origin {
+        extra.push(("Access-Control-Allow-Origin", origin.to_string()));
+    }
+    let answer = StoredResponse {
+        status: 200,
+        headers: vec![("content-type".into(), "application/json".into())],
+        body,
+    };
+    platform::reply::respond(&answer, None, &extra)
+}
+
+/// The status's CORS preflight, which a page meets only when something
+/// adds headers to its requests (an extension, a proxy, a test browser's
+/// shopper address): whatever it adds may come, since the answer is public
+/// and no credentials go with it.
+fn status_preflight(req: &Request, cx: &Cx<'_>) -> Result<Response, EdgeError> {
+    let asked = req
+        .headers()
+        .get("Access-Control-Request-Headers")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let origin = cx.facts.origin.unwrap_or("null").to_string();
+    let extra = [
+        ("Access-Control-Allow-Origin", origin),
+        ("Access-Control-Allow-Methods", "GET".to_string()),
+        ("Access-Control-Allow-Headers", asked),
+        ("Access-Control-Max-Age", "600".to_string()),
+        ("Vary", "Origin".to_string()),
+    ];
+    platform::reply::empty(204, &extra)
 }
 
 /// The page for `widget` (`None`: an unknown or closed widget id, refused

@@ -120,15 +120,16 @@ export async function startWidgetStack({ vars = {} } = {}) {
 /**
  * A shopper (their own client IP, so the per-shopper cap is theirs) on a
  * demo shop page; `query` sets the page's widget attributes; `prepare` runs
- * on the page before it loads.
+ * on the page before it loads; `waitUntil` `domcontentloaded` does not wait
+ * for the widget's frame.
  */
-export async function openShop(engine, browser, store, query = '', prepare = async () => {}) {
+export async function openShop(engine, browser, store, query = '', prepare = async () => {}, waitUntil = 'load') {
   const { page, close } = await engine.shopper(browser, newAddress());
   await prepare(page);
   const problems = watchProblems(page);
   // The shop's own (its widget id), then the scenario's.
   const all = [store.query, query].filter(Boolean).join('&');
-  await page.goto(`${store.url}/${all ? `?${all}` : ''}`);
+  await page.goto(`${store.url}/${all ? `?${all}` : ''}`, { waitUntil });
   return { page, close, problems, engine };
 }
 
@@ -291,7 +292,8 @@ export const scenarios = {
   async 'an origin the widget does not allow cannot frame it, nor use it, even claiming to be the shop'(ctx) {
     const { edge, shop, other } = ctx.stack;
     // The one-line embed on an unconfigured shop, and a hand-made iframe
-    // there claiming to be the configured shop: the browser shows neither.
+    // there claiming to be the configured shop: the browser shows neither,
+    // and the embed script tells the shop why.
     const s = await openShop(ctx.engine, ctx.browser, other);
     try {
       await s.page.evaluate(([edgeUrl, claimed, widget]) => {
@@ -309,7 +311,14 @@ export const scenarios = {
         const ours = await frame.evaluate(() => document.querySelector('main.widget') !== null).catch(() => false);
         assert.equal(ours, false, `${frame.url()} rendered the widget`);
       }
-      assert.deepEqual(await s.page.evaluate(() => window.shopLog), [], 'no widget event reached the page');
+      // The embed script says so, and hides the frame: the one event is the refusal (this widget has no fallback).
+      const refused = await shopEvent(s, 'error');
+      assert.equal(refused.detail.code, 'EDGE.ORIGIN.REFUSED');
+      assert.ok(refused.detail.message.includes(other.url), refused.detail.message);
+      assert.equal(refused.detail.fallback, null);
+      assert.deepEqual((await shopLog(s)).map((e) => e.type), ['error'], 'no other widget event reached the page');
+      assert.equal(await s.page.evaluate(() => getComputedStyle(document.querySelector('[data-parcel-widget] iframe')).display), 'none');
+      assert.equal(await s.page.evaluate(() => document.querySelector('[data-parcel-widget]').choice), null);
       // Its own script cannot get a quote either: the Worker refuses the origin, so the browser gets no CORS answer.
       const direct = await s.page.evaluate(async (edgeUrl) => {
         try {

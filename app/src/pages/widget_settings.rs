@@ -101,6 +101,39 @@ fn about(error: &ClientError, field: &str) -> bool {
 
 const AREAS: [&str; 4] = ["origins", "ship_from", "share", "fallback"];
 
+/// What the page says under a shop origin as it is typed.
+#[derive(Debug, PartialEq)]
+enum OriginCheck {
+    /// Nothing to say (fine, empty, or still typing its scheme).
+    Fine,
+    /// Not an origin the widget can list; `fix` is the origin of a pasted
+    /// page address, offered with one click.
+    Problem { text: String, fix: Option<String> },
+    /// Fine, but the same shop with or without `www.` is not listed:
+    /// browsers treat it as another shop, the most common reason a shop
+    /// shows no widget.
+    Twin(String),
+}
+
+fn check_typed(typed: &str, listed: &[String]) -> OriginCheck {
+    let typed = typed.trim();
+    if typed.is_empty() || "https://".starts_with(typed) || "http://".starts_with(typed) {
+        return OriginCheck::Fine;
+    }
+    let is_listed = |o: &str| listed.iter().any(|l| l.trim().eq_ignore_ascii_case(o));
+    match api::origins::check_origin(typed) {
+        Ok(origin) => match api::origins::www_twin(&origin) {
+            Some(twin) if !is_listed(&twin) => OriginCheck::Twin(twin),
+            _ => OriginCheck::Fine,
+        },
+        Err(text) => OriginCheck::Problem {
+            text,
+            fix: api::origins::origin_of(typed)
+                .filter(|o| api::origins::check_origin(o).is_ok() && !is_listed(o)),
+        },
+    }
+}
+
 /// The form's fields, as typed.
 #[derive(Clone, Copy)]
 struct Form {
@@ -157,12 +190,21 @@ impl Form {
     }
 
     /// The settings to send, or the id of the first field to fix.
-    fn settings(self) -> Result<WidgetSettings, &'static str> {
+    /// The settings to save, or the id of the first field with a problem
+    /// (the origins first, in the page's order).
+    fn settings(self) -> Result<WidgetSettings, String> {
+        let origins = self.origins.get_untracked();
+        if let Some(i) = origins
+            .iter()
+            .position(|o| matches!(check_typed(o, &[]), OriginCheck::Problem { .. }))
+        {
+            return Err(origin_id(i));
+        }
         let ship_from = self.ship_from_value();
         if let Some(a) = &ship_from
             && first_problem("widget-from", a).is_some()
         {
-            return Err("widget-from");
+            return Err("widget-from".into());
         }
         let share = share(&self.share.get_untracked()).map_err(|_| "widget-share")?;
         let fallback = if self.offer_fallback.get_untracked() {
@@ -177,9 +219,7 @@ impl Form {
             None
         };
         Ok(WidgetSettings {
-            origins: self
-                .origins
-                .get_untracked()
+            origins: origins
                 .into_iter()
                 .map(|o| o.trim().to_string())
                 .filter(|o| !o.is_empty())
@@ -234,7 +274,7 @@ pub fn WidgetSettingsPage() -> impl IntoView {
         form.tried.set(true);
         saved.set(false);
         match form.settings() {
-            Err(first) => focus(first),
+            Err(first) => focus(&first),
             Ok(_) => save.submit(),
         }
     };
@@ -242,6 +282,9 @@ pub fn WidgetSettingsPage() -> impl IntoView {
     view! {
         <h1>"Storefront widget"</h1>
         <p class="lead">"Shoppers see every carrier's options for their cart on your shop's pages and choose one; your shop gets their choice."</p>
+        {move || matches!(state.get(), Some(Ok(w)) if w.settings.origins.is_empty()).then(|| view! {
+            <p class="notice notice-warn" role="status">"No shop can show the widget yet: add your shop's origin under Shop origins and save."</p>
+        })}
         {move || match state.get() {
             None => busy("Loading the widget settings…"),
             Some(Err(error)) => failed(error, Callback::new(move |()| read())),
@@ -323,17 +366,40 @@ fn snippet_section(code: String) -> impl IntoView {
     }
 }
 
+fn origin_id(i: usize) -> String {
+    format!("widget-origin-{i}")
+}
+
 fn origins_fieldset(form: Form, save: Write) -> impl IntoView {
     let row = move |i: usize| {
-        let id = format!("widget-origin-{i}");
+        let id = origin_id(i);
         let field = StoredValue::new(format!("origins[{i}]"));
         let refused = move || save.error().filter(|e| field.with_value(|f| e.is_about(f)));
         let value = move || form.origins.with(|o| o.get(i).cloned().unwrap_or_default());
+        let check = move || {
+            form.origins
+                .with(|o| check_typed(o.get(i).map_or("", String::as_str), o))
+        };
+        let problem = move || matches!(check(), OriginCheck::Problem { .. });
+        let use_origin = move |origin: String| {
+            save.clear();
+            form.origins.update(|o| {
+                if let Some(slot) = o.get_mut(i) {
+                    *slot = origin
+                }
+            });
+        };
+        let add_origin = move |origin: String| {
+            save.clear();
+            form.origins.update(|o| o.push(origin));
+        };
+        let advice_for = advice_id(&id);
         view! {
             <div class="inline-form">
                 <label class="visually-hidden" for=id.clone()>{format!("Shop origin {}", i + 1)}</label>
                 <input id=id.clone() type="url" inputmode="url" placeholder="https://shop.example" spellcheck="false" autocapitalize="off"
-                    aria-invalid=move || refused().is_some().then_some("true")
+                    aria-invalid=move || (problem() || refused().is_some()).then_some("true")
+                    aria-describedby=move || problem().then(|| advice_for.clone())
                     prop:value=value
                     on:input=move |ev| {
                         save.clear();
@@ -345,6 +411,23 @@ fn origins_fieldset(form: Form, save: Write) -> impl IntoView {
                     form.origins.update(|o| { if i < o.len() { o.remove(i); } });
                 }>{format!("Remove shop origin {}", i + 1)}</button>
             </div>
+            {move || match check() {
+                OriginCheck::Fine => None,
+                OriginCheck::Problem { text, fix } => Some(view! {
+                    <p class="field-problem" id=advice_id(&origin_id(i))>{text}</p>
+                    {fix.map(|fix| view! {
+                        <button type="button" class="secondary" on:click=move |_| use_origin(fix.clone())>
+                            {format!("Use {fix}")}
+                        </button>
+                    })}
+                }.into_any()),
+                OriginCheck::Twin(twin) => Some(view! {
+                    <p class="hint">{format!("If shoppers also reach your shop at {twin}, add it too: browsers treat it as another shop.")}</p>
+                    <button type="button" class="secondary" on:click=move |_| add_origin(twin.clone())>
+                        {format!("Add {twin}")}
+                    </button>
+                }.into_any()),
+            }}
             {move || refused().map(|error| view! { <ErrorView error /> })}
         }
     };
@@ -455,6 +538,47 @@ mod tests {
         assert!(share("101").is_err());
         assert_eq!(wait("8"), Ok(8));
         assert!(wait("1").is_err());
+    }
+
+    #[test]
+    fn an_origin_is_checked_as_it_is_typed() {
+        let listed = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for quiet in ["", "  ", "h", "https:/", "http://"] {
+            assert_eq!(check_typed(quiet, &[]), OriginCheck::Fine, "{quiet:?}");
+        }
+        assert_eq!(
+            check_typed("https://shop.example", &listed(&["https://shop.example"])),
+            OriginCheck::Twin("https://www.shop.example".into())
+        );
+        assert_eq!(
+            check_typed(
+                "https://shop.example",
+                &listed(&["https://shop.example", "https://WWW.shop.example"])
+            ),
+            OriginCheck::Fine
+        );
+        assert_eq!(
+            check_typed("https://store.shop.example", &[]),
+            OriginCheck::Fine
+        );
+        // A pasted page address: its origin offered.
+        let OriginCheck::Problem { text, fix } =
+            check_typed("https://www.shop.example/cart?x=1", &[])
+        else {
+            panic!("a path is a problem")
+        };
+        assert!(text.contains("no path"), "{text}");
+        assert_eq!(fix.as_deref(), Some("https://www.shop.example"));
+        // No scheme: nothing to offer but the sentence.
+        let OriginCheck::Problem { text, fix } = check_typed("shop.example", &[]) else {
+            panic!("no scheme is a problem")
+        };
+        assert!(text.contains("https://"), "{text}");
+        assert_eq!(fix, None);
+        assert!(matches!(
+            check_typed("http://shop.example", &[]),
+            OriginCheck::Problem { fix: None, .. }
+        ));
     }
 
     #[test]

@@ -190,7 +190,7 @@ mod tests {
     use super::*;
     use crate::components::address_form::blank_address;
     use crate::widget::setup::Params;
-    use api::widget::PAGE_PATH;
+    use api::widget::{DEFAULT_WAIT_SECONDS, PAGE_PATH, STATUS_PATH, embed_codes};
 
     #[test]
     fn commands_parse_from_the_shops_messages() {
@@ -243,7 +243,13 @@ mod tests {
                 commands::SET_PARCEL,
                 commands::SET_DESTINATION,
             ])
-            .chain(Params::names());
+            .chain(Params::names())
+            .chain([
+                STATUS_PATH,
+                embed_codes::FRAME_TIMEOUT,
+                embed_codes::UNREACHABLE,
+            ])
+            .chain([api::ErrorCode::EdgeOriginRefused.as_str()]);
         for name in names {
             assert!(
                 embed.contains(&format!("'{name}'")),
@@ -251,5 +257,6 @@ mod tests {
             );
         }
         assert!(embed.contains(PAGE_PATH));
+        assert!(embed.contains(&format!("DEFAULT_WAIT_SECONDS = {DEFAULT_WAIT_SECONDS};")));
     }
 }

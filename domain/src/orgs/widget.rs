@@ -11,7 +11,7 @@ use api::orgs::{
 use api::validation::BodyError;
 use serde::{Deserialize, Serialize};
 
-use crate::widget::settings::check_origin;
+use api::origins::check_origin;
 
 /// The settings as stored, with who set them when.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -24,6 +24,16 @@ pub fn framing_shop<'a>(query: Option<&str>, origins: &'a [String]) -> Option<&'
         .map(String::as_str)
 }
 
+/// The embed script's status answer (`api::widget::Status`) for a page of
+/// `origin`: whether it is one of `origins`, and the fallback option as it
+/// is stored (JSON written by the accounts Worker from a checked
+/// `WidgetFallback`), passed through without parsing.
+pub fn status(origins: &[String], fallback_json: Option<&str>, origin: Option<&str>) -> String {
+    let allowed = origin.is_some_and(|o| origins.iter().any(|x| x.eq_ignore_ascii_case(o)));
+    let fallback = fallback_json.filter(|f| !f.is_empty()).unwrap_or("null");
+    format!(r#"{{"shop_allowed":{allowed},"fallback":{fallback}}}"#)
+}
+
 /// The widget page's CSP with its `frame-ancestors` set to exactly `shop`
 /// (`'none'` without one: nobody may frame it).
 pub fn frame_ancestors(csp: &str, shop: Option<&str>) -> String {
@@ -90,6 +100,49 @@ mod tests {
             "https://shop.example".to_string(),
             "https://b.example".to_string(),
         ]
+    }
+
+    #[test]
+    fn the_status_says_whether_this_shop_may_show_it_and_hands_over_the_fallback() {
+        use api::orgs::WidgetFallback;
+        use api::widget::Status;
+        let read = |json: String| serde_json::from_str::<Status>(&json).unwrap();
+        let fallback = WidgetFallback {
+            name: "Standard \"flat\" shipping".into(),
+            price_cents: 795,
+            wait_seconds: 5,
+        };
+        let stored = serde_json::to_string(&fallback).unwrap();
+        let listed = read(status(
+            &origins(),
+            Some(&stored),
+            Some("https://SHOP.example"),
+        ));
+        assert_eq!(
+            listed,
+            Status {
+                shop_allowed: true,
+                fallback: Some(fallback.clone())
+            }
+        );
+        // One `www.` missing: refused, and the fallback still handed over.
+        let unlisted = read(status(
+            &origins(),
+            Some(&stored),
+            Some("https://www.shop.example"),
+        ));
+        assert!(!unlisted.shop_allowed);
+        assert_eq!(unlisted.fallback, Some(fallback));
+        // No Origin (not a browser's page), no fallback, or no widget at all.
+        assert!(!read(status(&origins(), None, None)).shop_allowed);
+        assert_eq!(read(status(&origins(), Some(""), None)).fallback, None);
+        assert_eq!(
+            read(status(&[], None, Some("https://shop.example"))),
+            Status {
+                shop_allowed: false,
+                fallback: None
+            }
+        );
     }
 
     #[test]

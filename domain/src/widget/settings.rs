@@ -4,6 +4,7 @@
 //! deployment's).
 
 use api::Address;
+use api::origins::check_origin;
 
 use crate::errors::SettingError;
 use crate::settings::{Lookup, bounded, share};
@@ -104,31 +105,4 @@ fn parse_origins(list: &str) -> Result<Vec<String>, SettingError> {
         .filter(|s| !s.is_empty())
         .map(|origin| check_origin(origin).map_err(|p| SettingError::new(WIDGET_ORIGINS, p)))
         .collect()
-}
-
-/// One widget origin as the CSP will name it (lower-cased), or what is
-/// wrong with it: `https://` and a host (and port), no path; `http://`
-/// only for 127.0.0.1 or localhost. (`WIDGET_ORIGINS` and an
-/// organization's widget settings both hold to it.)
-pub fn check_origin(origin: &str) -> Result<String, String> {
-    let host = origin
-        .strip_prefix("https://")
-        .or_else(|| {
-            origin
-                .strip_prefix("http://")
-                .filter(|h| h.starts_with("127.0.0.1") || h.starts_with("localhost"))
-        })
-        .ok_or_else(|| {
-            format!("{origin} must start with https:// (http:// only for 127.0.0.1 or localhost)")
-        })?;
-    if host.is_empty()
-        || !host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'))
-    {
-        return Err(format!(
-            "{origin} must be an origin: scheme and host (and port), no path"
-        ));
-    }
-    Ok(origin.to_ascii_lowercase())
 }
