@@ -5,8 +5,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
-import { launch, screenshot } from './support/browser.mjs';
-import { LabelPage, T, TrackingPage, buyViaApi, openSignedIn } from './support/pages.mjs';
+import { axe, launch, screenshot } from './support/browser.mjs';
+import { LabelPage, T, TrackingPage, buyViaApi, cents, openSignedIn } from './support/pages.mjs';
+import { advanceWhileProcessing, buyAsQuoted, rows, untilJob } from './support/jobs.mjs';
+import { until } from './support/wait.mjs';
 
 const shared = await sharedStack();
 let stack, browser;
@@ -46,12 +48,65 @@ test('the labels page lists the ledger with each label\'s webhook state, searche
   await screenshot(page, 'labels-desktop');
   await page.getByLabel('Label id').fill(label.id);
   await page.getByRole('button', { name: 'Open label' }).click();
-  await page.getByRole('heading', { name: `Label ${label.id}` }).waitFor({ timeout: T });
+  await page.getByRole('heading', { name: `${label.carrier} ${label.service} to Acme Inc`, level: 1 }).waitFor({ timeout: T });
   assert.equal(await page.getByTestId('tracking-number').innerText(), label.tracking_number);
   await page.getByRole('link', { name: 'Webhook events' }).waitFor();
   assert.equal(await page.getByRole('link', { name: 'Webhook events' }).getAttribute('href'), `/webhooks?q=${label.id}`);
   await context.close();
 });
+
+test('a label\'s page says what it ships, to whom, who bought it, its cost and carbon, and where it is', async () => {
+  const { context, page, app } = await signedIn();
+  const operator = stack.users.operator.name;
+  const get = (path) => page.evaluate(async (path) => (await fetch(path)).json(), path);
+  const label = await buyViaApi(page);
+  // The ledger follows every label it records: its tracker appears on the label.
+  await until('the label is followed', async () => (await get(`/api/v1/labels/${label.id}`)).tracker_id);
+  await stack.sim.control('POST', `/__sim/labels/${label.id}/scan`);
+  await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 25 * 3600 });
+  await app.go(`/labels/${label.id}`);
+  // A heading a person reads: carrier, service and the recipient, never the label's id.
+  const heading = page.getByRole('heading', { level: 1 });
+  await page.getByRole('heading', { name: `${label.carrier} ${label.service} to Acme Inc`, level: 1 }).waitFor({ timeout: T });
+  assert.doesNotMatch(await heading.innerText(), /lbl_/);
+  const details = page.getByRole('region', { name: 'Label details' });
+  assert.equal(await page.getByTestId('ship-to').innerText(), 'Acme Inc');
+  assert.equal(await page.getByTestId('bought-by').innerText(), operator);
+  assert.match(await page.getByTestId('carbon').innerText(), /^\d+ g CO₂e$/);
+  assert.equal(cents(await details.locator('dt:has-text("Price") + dd').innerText()), label.rate_cents);
+  assert.ok(await details.locator('dt:has-text("Bought") + dd time[datetime]').count(), 'when it was bought');
+  // Where it is: the carrier's status and events, newest first.
+  assert.match(await page.getByTestId('tracking-status').innerText(), /In transit/);
+  assert.deepEqual(await new TrackingPage(page).events(), [
+    'Arrived at destination facility', 'Departed facility', 'Accepted at origin facility', 'Label created; awaiting the package',
+  ]);
+  assert.doesNotMatch(await page.locator('main').innerText(), /acct_/);
+  await screenshot(page, 'label-page');
+  await axe(page, 'the label page');
+
+  // A label a batch bought: its reference, and the batch beside the buyer.
+  const { created, row } = await oneRowJob(page);
+  await app.go(`/labels/${row.label_id}`);
+  await page.getByRole('heading', { name: 'to Customer 1', level: 1 }).waitFor({ timeout: T });
+  assert.equal(await page.getByTestId('reference').innerText(), '#00001');
+  assert.equal(await page.getByTestId('bought-by').innerText(), `${operator} in a batch`);
+  assert.equal(await page.getByTestId('bought-by').getByRole('link').getAttribute('href'), `/batches/${created.id}`);
+  await context.close();
+});
+
+/** A job of one row (reference #00001, to Customer 1) bought through the signed-in page; its job and row. */
+async function oneRowJob(page) {
+  const json = (path, body) => page.evaluate(async ([path, body]) => {
+    const res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return res.json();
+  }, [path, body]);
+  const created = await json('/api/jobs', { name: 'orders.csv', rule: { rule: 'cheapest' }, approval: buyAsQuoted, rows: rows(1) });
+  await json(`/api/jobs/${created.id}/start`, {});
+  const s = { json, sim: stack.sim };
+  await untilJob(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+  const [row] = (await json(`/api/jobs/${created.id}/rows?offset=0&limit=10`)).rows;
+  return { created, row };
+}
 
 test('void: confirmed, then requested, then voided and refunded once the carrier confirms', async () => {
   const { context, page, app } = await signedIn();
