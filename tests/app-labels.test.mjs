@@ -29,22 +29,22 @@ test('the labels page lists the ledger with each label\'s webhook state, searche
   const other = await buyViaApi(page);
   await app.nav('Labels');
   await page.getByRole('heading', { name: 'Labels', level: 1 }).waitFor();
-  await page.getByRole('row').filter({ hasText: other.id }).waitFor({ timeout: T });
-  const row = page.getByRole('row').filter({ hasText: label.id });
+  await page.getByRole('row').filter({ hasText: other.tracking_number }).waitFor({ timeout: T });
+  const row = page.getByRole('row').filter({ hasText: label.tracking_number });
   await row.waitFor({ timeout: T });
   // Bought here, by this operator: by name, never an account id.
   assert.match(await row.innerText(), new RegExp(stack.users.operator.name));
   assert.doesNotMatch(await page.locator('main').innerText(), /acct_/);
-  const events = row.getByRole('link', { name: `Webhook events for ${label.id}` });
+  const events = row.getByRole('link', { name: `Webhook events for ${label.tracking_number}` });
   assert.equal(await events.getAttribute('href'), `/webhooks?q=${label.id}`);
   await page.getByLabel('Search labels').fill(label.tracking_number);
   await page.getByRole('button', { name: 'Search' }).click();
   await page.waitForURL(/\/labels\?q=/);
   // The search narrows the list to this one label.
-  await page.waitForFunction((id) => {
+  await page.waitForFunction((number) => {
     const rows = [...document.querySelectorAll('tbody tr')];
-    return rows.length === 1 && rows[0].textContent.includes(id);
-  }, label.id, { timeout: T });
+    return rows.length === 1 && rows[0].textContent.includes(number);
+  }, label.tracking_number, { timeout: T });
   await screenshot(page, 'labels-desktop');
   await page.getByLabel('Label id').fill(label.id);
   await page.getByRole('button', { name: 'Open label' }).click();
@@ -52,6 +52,36 @@ test('the labels page lists the ledger with each label\'s webhook state, searche
   assert.equal(await page.getByTestId('tracking-number').innerText(), label.tracking_number);
   await page.getByRole('link', { name: 'Webhook events' }).waitFor();
   assert.equal(await page.getByRole('link', { name: 'Webhook events' }).getAttribute('href'), `/webhooks?q=${label.id}`);
+  await context.close();
+});
+
+test('the label history: one line of date per row at desktop width, the full date in its title; nothing scrolls sideways on a phone', async () => {
+  const { context, page, app } = await signedIn();
+  await buyViaApi(page);
+  await buyViaApi(page);
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    await app.go('/labels');
+    const dates = page.locator('tbody td[data-label="Date"] time');
+    await dates.first().waitFor({ timeout: T });
+    const seen = await dates.evaluateAll((times) => times.map((t) => {
+      const lineHeight = parseFloat(getComputedStyle(t).lineHeight) || 20;
+      return { text: t.textContent, title: t.title, datetime: t.getAttribute('datetime'), lines: Math.round(t.getBoundingClientRect().height / lineHeight) };
+    }));
+    for (const d of seen) {
+      assert.equal(d.lines, 1, `one line at ${width} px: ${JSON.stringify(d)}`);
+      // Compact on the row, whole in the title and for machines.
+      assert.ok(d.title.length > d.text.length && d.title.includes(d.text.split(',')[0]), JSON.stringify(d));
+      assert.ok(!Number.isNaN(Date.parse(d.datetime)), JSON.stringify(d));
+    }
+    const sideways = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      table: [...document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth),
+    }));
+    if (width === 1280) assert.deepEqual(sideways.table, [0], `the history fits at ${width} px: ${JSON.stringify(sideways)}`);
+    assert.equal(sideways.page, 0, `nothing scrolls sideways at ${width} px: ${JSON.stringify(sideways)}`);
+    await screenshot(page, `labels-${width}`);
+  }
   await context.close();
 });
 

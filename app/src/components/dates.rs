@@ -34,6 +34,26 @@ pub fn When(unix: u64) -> impl leptos::IntoView {
     view! { <time datetime=iso>{datetime(unix)}</time> }
 }
 
+/// A Unix time short enough for a table's one line ("Nov 22, 6:35 PM", the
+/// year too when it is not this one), the whole `datetime` in its title.
+#[leptos::component]
+pub fn WhenShort(unix: u64) -> impl leptos::IntoView {
+    use leptos::prelude::*;
+    let date = js_sys::Date::new(&JsValue::from_f64(unix as f64 * 1000.0));
+    let mut options = vec![
+        ("month", "short"),
+        ("day", "numeric"),
+        ("hour", "numeric"),
+        ("minute", "2-digit"),
+    ];
+    if date.get_full_year() != js_sys::Date::new_0().get_full_year() {
+        options.push(("year", "numeric"));
+    }
+    let text = locale_string(&date, "toLocaleString", &options);
+    let iso = String::from(date.to_iso_string());
+    view! { <time datetime=iso title=datetime(unix)>{text}</time> }
+}
+
 /// Time only, for "resets at".
 pub fn time(unix_seconds: u64) -> String {
     let date = js_sys::Date::new(&JsValue::from_f64(unix_seconds as f64 * 1000.0));
