@@ -138,6 +138,29 @@ async function oneRowJob(page) {
   return { created, row };
 }
 
+test('dates read one way on every page: a batch row\'s delivery as a calendar day, never YYYY-MM-DD; times as <time> with their instant', async () => {
+  const { context, page, app } = await signedIn();
+  const { created } = await oneRowJob(page);
+  await app.go(`/batches/${created.id}`);
+  await page.getByRole('button', { name: 'Details of #00001' }).click();
+  const rate = page.getByTestId('row-detail').locator('dt:has-text("Rate") + dd');
+  await rate.waitFor({ timeout: T });
+  // The day as the Ship page and Shipments show a carrier's estimate ("Tue, Nov 24").
+  assert.match(await rate.innerText(), /, delivery (Mon|Tue|Wed|Thu|Fri|Sat|Sun), [A-Z][a-z]{2} \d{1,2},/);
+  assert.doesNotMatch(await page.locator('main').innerText(), /\b\d{4}-\d{2}-\d{2}\b/);
+  assert.equal(await page.getByTestId('started-by').locator('time[datetime]').count(), 1);
+  await app.go('/batches');
+  assert.equal(await page.locator(`tr[data-job="${created.id}"] time[datetime]`).count(), 1);
+  // A tracker's events: each a <time> machines can read.
+  const label = await buyViaApi(page);
+  const tracker = await until('the label is followed', async () => (await page.evaluate(async (id) => (await fetch(`/api/v1/labels/${id}`)).json(), label.id)).tracker_id);
+  await app.go(`/tracking?id=${tracker}`);
+  const times = new TrackingPage(page).timeline().locator('time');
+  await times.first().waitFor({ timeout: T });
+  assert.ok((await times.evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')))).every((d) => !Number.isNaN(Date.parse(d))));
+  await context.close();
+});
+
 test('void: confirmed, then requested, then voided and refunded once the carrier confirms', async () => {
   const { context, page, app } = await signedIn();
   const label = await buyViaApi(page);

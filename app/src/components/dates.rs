@@ -80,6 +80,18 @@ pub fn calendar_day(ymd: &str) -> String {
     )
 }
 
+/// The calendar day a Unix time falls on in an offset `tz_minutes` east of
+/// UTC, as a chart's axis names it: "Nov 24".
+pub fn day_in(unix: u64, tz_minutes: i32) -> String {
+    let local = unix as i64 + i64::from(tz_minutes) * 60;
+    let date = js_sys::Date::new(&JsValue::from_f64(local as f64 * 1000.0));
+    locale_string(
+        &date,
+        "toLocaleDateString",
+        &[("month", "short"), ("day", "numeric"), ("timeZone", "UTC")],
+    )
+}
+
 /// The browser's offset east of UTC now, in minutes (JS gives it west).
 pub fn tz_offset_minutes() -> i32 {
     -(js_sys::Date::new_0().get_timezone_offset() as i32)
