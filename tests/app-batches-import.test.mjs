@@ -46,7 +46,7 @@ test('bad rows: each problem with its row and column; fixed inline, in bulk, and
   rows[1][7] = 'Untied States'; // row 3: a country nobody has
   rows[2][12] = '40 ft'; // row 4: a unit we do not know
   await b.upload('orders.csv', csv(TEMPLATE, rows));
-  await b.summary().getByText('0 ready, 40 with problems.').waitFor({ timeout: T });
+  await b.summary().getByText('0 rows ready, 40 with problems.').waitFor({ timeout: T });
   assert.match(await line(page, 2, 'zip').innerText(), /ZIP code \(column “zip”\)[\s\S]*Enter the ZIP code/);
   assert.match(await line(page, 3, 'country').innerText(), /Country \(column “country”\)[\s\S]*“Untied States” is not a country we know: enter its two-letter code or its name/);
   assert.match(await line(page, 4, 'length').innerText(), /“ft” is not a unit we know: use in or cm/);
@@ -65,7 +65,7 @@ test('bad rows: each problem with its row and column; fixed inline, in bulk, and
   await page.getByLabel(/^Weight for the 37 rows with a weight problem/).fill('1.5 lb');
   await page.getByRole('button', { name: 'Set for 37 rows' }).click();
   await page.getByTestId('fix-note').getByText('Weight set on 37 rows.').waitFor({ timeout: T });
-  await b.summary().getByText('39 ready, 1 with problems.').waitFor({ timeout: T });
+  await b.summary().getByText('39 rows ready, 1 with problems.').waitFor({ timeout: T });
 
   // In a spreadsheet: the rows with problems out, fixed, back in.
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the rows with problems (CSV)' }).click()]);
@@ -116,7 +116,7 @@ test('a store export with its own headers is mapped once and remembered; Shopify
   await page.reload();
   await page.getByRole('heading', { name: 'New batch' }).waitFor({ timeout: T });
   await b.upload('export-2.csv', csv(header, [row(3), row(4), row(5)]));
-  await page.getByTestId('columns-summary').getByText('3 rows; columns from the mapping you saved for these columns.').waitFor({ timeout: T });
+  await page.getByTestId('columns-summary').getByText('3 lines; columns from the mapping you saved for these columns.').waitFor({ timeout: T });
   await b.summary().getByText('Every row is ready.').waitFor({ timeout: T });
   assert.equal(await page.getByRole('button', { name: 'Use these columns' }).count(), 0);
 
@@ -124,10 +124,11 @@ test('a store export with its own headers is mapped once and remembered; Shopify
   // of their own, ZIP codes carry an apostrophe, no weight or sizes.
   const shopify = [...shopifyOrder(1, US_PLACES[4], ['Mug', 'Spoon']), ...shopifyOrder(2, US_PLACES[1]), ...shopifyOrder(3, US_PLACES[0], ['Mug', 'Tea'])];
   await b.upload('orders_export.csv', csv(SHOPIFY_HEADER, shopify));
-  await page.getByTestId('columns-summary').getByText('5 rows; columns from a Shopify orders export.').waitFor({ timeout: T });
-  await b.summary().getByText('3 rows read and checked', { exact: false }).waitFor({ timeout: T });
+  // The file's five lines are three orders: each count says which it counts.
+  await page.getByTestId('columns-summary').getByText('5 lines; columns from a Shopify orders export.').waitFor({ timeout: T });
+  await b.summary().getByText('5 lines read into 3 rows: 2 further line items merged into their orders, checked in', { exact: false }).waitFor({ timeout: T });
   const summary = await b.summary().innerText();
-  assert.match(summary, /2 further line items merged into their orders\./);
+  assert.match(summary, /0 rows ready, 3 with problems\./);
   assert.match(summary, /3 ZIP codes began with a spreadsheet's apostrophe \(such as '02134\): taken off\./);
   await bulkOnly(page, ['Weight', 'Length', 'Width', 'Height']);
   await fillSizes(page, b, 3);
@@ -160,12 +161,11 @@ async function fillSizes(page, b, n) {
 test('WooCommerce\'s export: the state code column is taken over the state names, item rows merge into their orders, and only the missing weight and sizes are problems', { timeout: 120000 }, async () => {
   const { context, page, b } = await open();
   await b.upload('orders-export.csv', csv(WOO_HEADER, wooRows(45)));
-  await page.getByTestId('columns-summary').getByText('54 rows; columns from a WooCommerce orders export.').waitFor({ timeout: T });
-  await b.summary().getByText('45 rows read and checked', { exact: false }).waitFor({ timeout: T });
+  await page.getByTestId('columns-summary').getByText('54 lines; columns from a WooCommerce orders export.').waitFor({ timeout: T });
+  await b.summary().getByText('54 lines read into 45 rows: 9 further line items merged into their orders, checked in', { exact: false }).waitFor({ timeout: T });
   const summary = await b.summary().innerText();
-  assert.match(summary, /9 further line items merged into their orders\./);
   assert.doesNotMatch(summary, /state names/, 'the codes were taken as they are');
-  assert.match(summary, /0 ready, 45 with problems\./);
+  assert.match(summary, /0 rows ready, 45 with problems\./);
   await bulkOnly(page, ['Weight', 'Length', 'Width', 'Height']);
   await screenshot(page, 'batches-woocommerce');
   await fillSizes(page, b, 45);
@@ -185,7 +185,7 @@ test('Etsy\'s Sold Orders: "United States" is read as US on every row; a Canadia
   const rows = etsyRows(30);
   rows[0][12] = 'ON'; // row 2: Ontario's code, on an order to the United States
   await b.upload('EtsySoldOrders2026-11.csv', csv(ETSY_HEADER, rows));
-  await page.getByTestId('columns-summary').getByText('30 rows; columns from an Etsy orders export.').waitFor({ timeout: T });
+  await page.getByTestId('columns-summary').getByText('30 lines; columns from an Etsy orders export.').waitFor({ timeout: T });
   await b.summary().getByText('Read 30 country names as codes (such as United States → US).', { exact: false }).waitFor({ timeout: T });
   await bulkOnly(page, ['State', 'Weight', 'Length', 'Width', 'Height']);
   assert.equal(await page.locator('form.bulk-fix label').first().innerText(), 'State for the 1 row with “ON” in US (a code or a name: CA, California)');
@@ -212,7 +212,7 @@ test('a file of many wrong countries is fixed one wrong value at a time, not one
   rows[5][7] = '';
   for (const i of [6, 7, 8, 9]) rows[i][7] = 'United States';
   await b.upload('mixed.csv', csv(TEMPLATE, rows));
-  await b.summary().getByText('4 ready, 6 with problems.', { exact: false }).waitFor({ timeout: T });
+  await b.summary().getByText('4 rows ready, 6 with problems.', { exact: false }).waitFor({ timeout: T });
   assert.match(await b.summary().innerText(), /Read 4 country names as codes \(such as United States → US\)\./);
   for (const [label, value, n] of [[/^Country for the 3 rows with “Untied States”/, 'United States', 3], [/^Country for the 2 rows with “Canda”/, 'Canada', 2], [/^Country for the 1 row without one/, 'us', 1]]) {
     await page.getByLabel(label).fill(value);

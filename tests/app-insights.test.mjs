@@ -134,8 +134,8 @@ test('axe is clean on the Insights page at phone and desktop width, light and da
   }
 });
 
-/** The label ids of the history table's rows. */
-const rowIds = (page) => page.locator('table.ledger tbody tr td[data-label="Label"]').allTextContents();
+/** The tracking numbers of the history table's rows (one label each). */
+const rowIds = (page) => page.locator('table.ledger tbody tr td[data-label="Tracking number"]').allTextContents();
 
 test('the label history pages the labels newest first, its filters live in the address, and the CSV holds exactly what they select', async () => {
   const context = await browser.newContext({ viewport: VIEWPORTS.desktop });

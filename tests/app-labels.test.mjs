@@ -5,8 +5,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
-import { launch, screenshot } from './support/browser.mjs';
-import { LabelPage, T, TrackingPage, buyViaApi, openSignedIn } from './support/pages.mjs';
+import { axe, launch, screenshot } from './support/browser.mjs';
+import { LabelPage, T, TrackingPage, buyViaApi, cents, openSignedIn } from './support/pages.mjs';
+import { advanceWhileProcessing, buyAsQuoted, rows, untilJob } from './support/jobs.mjs';
+import { until } from './support/wait.mjs';
 
 const shared = await sharedStack();
 let stack, browser;
@@ -27,29 +29,135 @@ test('the labels page lists the ledger with each label\'s webhook state, searche
   const other = await buyViaApi(page);
   await app.nav('Labels');
   await page.getByRole('heading', { name: 'Labels', level: 1 }).waitFor();
-  await page.getByRole('row').filter({ hasText: other.id }).waitFor({ timeout: T });
-  const row = page.getByRole('row').filter({ hasText: label.id });
+  await page.getByRole('row').filter({ hasText: other.tracking_number }).waitFor({ timeout: T });
+  const row = page.getByRole('row').filter({ hasText: label.tracking_number });
   await row.waitFor({ timeout: T });
   // Bought here, by this operator: by name, never an account id.
   assert.match(await row.innerText(), new RegExp(stack.users.operator.name));
   assert.doesNotMatch(await page.locator('main').innerText(), /acct_/);
-  const events = row.getByRole('link', { name: `Webhook events for ${label.id}` });
+  const events = row.getByRole('link', { name: `Webhook events for ${label.tracking_number}` });
   assert.equal(await events.getAttribute('href'), `/webhooks?q=${label.id}`);
   await page.getByLabel('Search labels').fill(label.tracking_number);
   await page.getByRole('button', { name: 'Search' }).click();
   await page.waitForURL(/\/labels\?q=/);
   // The search narrows the list to this one label.
-  await page.waitForFunction((id) => {
+  await page.waitForFunction((number) => {
     const rows = [...document.querySelectorAll('tbody tr')];
-    return rows.length === 1 && rows[0].textContent.includes(id);
-  }, label.id, { timeout: T });
+    return rows.length === 1 && rows[0].textContent.includes(number);
+  }, label.tracking_number, { timeout: T });
   await screenshot(page, 'labels-desktop');
   await page.getByLabel('Label id').fill(label.id);
   await page.getByRole('button', { name: 'Open label' }).click();
-  await page.getByRole('heading', { name: `Label ${label.id}` }).waitFor({ timeout: T });
+  await page.getByRole('heading', { name: `${label.carrier} ${label.service} to Acme Inc`, level: 1 }).waitFor({ timeout: T });
   assert.equal(await page.getByTestId('tracking-number').innerText(), label.tracking_number);
   await page.getByRole('link', { name: 'Webhook events' }).waitFor();
   assert.equal(await page.getByRole('link', { name: 'Webhook events' }).getAttribute('href'), `/webhooks?q=${label.id}`);
+  await context.close();
+});
+
+test('the label history: one line of date per row at desktop width, the full date in its title; nothing scrolls sideways on a phone', async () => {
+  const { context, page, app } = await signedIn();
+  await buyViaApi(page);
+  await buyViaApi(page);
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    await app.go('/labels');
+    const dates = page.locator('tbody td[data-label="Date"] time');
+    await dates.first().waitFor({ timeout: T });
+    const seen = await dates.evaluateAll((times) => times.map((t) => {
+      const lineHeight = parseFloat(getComputedStyle(t).lineHeight) || 20;
+      return { text: t.textContent, title: t.title, datetime: t.getAttribute('datetime'), lines: Math.round(t.getBoundingClientRect().height / lineHeight) };
+    }));
+    for (const d of seen) {
+      assert.equal(d.lines, 1, `one line at ${width} px: ${JSON.stringify(d)}`);
+      // Compact on the row, whole in the title and for machines.
+      assert.ok(d.title.length > d.text.length && d.title.includes(d.text.split(',')[0]), JSON.stringify(d));
+      assert.ok(!Number.isNaN(Date.parse(d.datetime)), JSON.stringify(d));
+    }
+    const sideways = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      table: [...document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth),
+    }));
+    if (width === 1280) assert.deepEqual(sideways.table, [0], `the history fits at ${width} px: ${JSON.stringify(sideways)}`);
+    assert.equal(sideways.page, 0, `nothing scrolls sideways at ${width} px: ${JSON.stringify(sideways)}`);
+    await screenshot(page, `labels-${width}`);
+  }
+  await context.close();
+});
+
+test('a label\'s page says what it ships, to whom, who bought it, its cost and carbon, and where it is', async () => {
+  const { context, page, app } = await signedIn();
+  const operator = stack.users.operator.name;
+  const get = (path) => page.evaluate(async (path) => (await fetch(path)).json(), path);
+  const label = await buyViaApi(page);
+  // The ledger follows every label it records: its tracker appears on the label.
+  await until('the label is followed', async () => (await get(`/api/v1/labels/${label.id}`)).tracker_id);
+  await stack.sim.control('POST', `/__sim/labels/${label.id}/scan`);
+  await stack.sim.control('POST', '/__sim/clock/advance', { seconds: 25 * 3600 });
+  await app.go(`/labels/${label.id}`);
+  // A heading a person reads: carrier, service and the recipient, never the label's id.
+  const heading = page.getByRole('heading', { level: 1 });
+  await page.getByRole('heading', { name: `${label.carrier} ${label.service} to Acme Inc`, level: 1 }).waitFor({ timeout: T });
+  assert.doesNotMatch(await heading.innerText(), /lbl_/);
+  const details = page.getByRole('region', { name: 'Label details' });
+  assert.equal(await page.getByTestId('ship-to').innerText(), 'Acme Inc');
+  assert.equal(await page.getByTestId('bought-by').innerText(), operator);
+  assert.match(await page.getByTestId('carbon').innerText(), /^\d+ g CO₂e$/);
+  assert.equal(cents(await details.locator('dt:has-text("Price") + dd').innerText()), label.rate_cents);
+  assert.ok(await details.locator('dt:has-text("Bought") + dd time[datetime]').count(), 'when it was bought');
+  // Where it is: the carrier's status and events, newest first.
+  assert.match(await page.getByTestId('tracking-status').innerText(), /In transit/);
+  assert.deepEqual(await new TrackingPage(page).events(), [
+    'Arrived at destination facility', 'Departed facility', 'Accepted at origin facility', 'Label created; awaiting the package',
+  ]);
+  assert.doesNotMatch(await page.locator('main').innerText(), /acct_/);
+  await screenshot(page, 'label-page');
+  await axe(page, 'the label page');
+
+  // A label a batch bought: its reference, and the batch beside the buyer.
+  const { created, row } = await oneRowJob(page);
+  await app.go(`/labels/${row.label_id}`);
+  await page.getByRole('heading', { name: 'to Customer 1', level: 1 }).waitFor({ timeout: T });
+  assert.equal(await page.getByTestId('reference').innerText(), '#00001');
+  assert.equal(await page.getByTestId('bought-by').innerText(), `${operator} in a batch`);
+  assert.equal(await page.getByTestId('bought-by').getByRole('link').getAttribute('href'), `/batches/${created.id}`);
+  await context.close();
+});
+
+/** A job of one row (reference #00001, to Customer 1) bought through the signed-in page; its job and row. */
+async function oneRowJob(page) {
+  const json = (path, body) => page.evaluate(async ([path, body]) => {
+    const res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return res.json();
+  }, [path, body]);
+  const created = await json('/api/jobs', { name: 'orders.csv', rule: { rule: 'cheapest' }, approval: buyAsQuoted, rows: rows(1) });
+  await json(`/api/jobs/${created.id}/start`, {});
+  const s = { json, sim: stack.sim };
+  await untilJob(s, created.id, (j) => j.state === 'completed', { tick: advanceWhileProcessing(s) });
+  const [row] = (await json(`/api/jobs/${created.id}/rows?offset=0&limit=10`)).rows;
+  return { created, row };
+}
+
+test('dates read one way on every page: a batch row\'s delivery as a calendar day, never YYYY-MM-DD; times as <time> with their instant', async () => {
+  const { context, page, app } = await signedIn();
+  const { created } = await oneRowJob(page);
+  await app.go(`/batches/${created.id}`);
+  await page.getByRole('button', { name: 'Details of #00001' }).click();
+  const rate = page.getByTestId('row-detail').locator('dt:has-text("Rate") + dd');
+  await rate.waitFor({ timeout: T });
+  // The day as the Ship page and Shipments show a carrier's estimate ("Tue, Nov 24").
+  assert.match(await rate.innerText(), /, delivery (Mon|Tue|Wed|Thu|Fri|Sat|Sun), [A-Z][a-z]{2} \d{1,2},/);
+  assert.doesNotMatch(await page.locator('main').innerText(), /\b\d{4}-\d{2}-\d{2}\b/);
+  assert.equal(await page.getByTestId('started-by').locator('time[datetime]').count(), 1);
+  await app.go('/batches');
+  assert.equal(await page.locator(`tr[data-job="${created.id}"] time[datetime]`).count(), 1);
+  // A tracker's events: each a <time> machines can read.
+  const label = await buyViaApi(page);
+  const tracker = await until('the label is followed', async () => (await page.evaluate(async (id) => (await fetch(`/api/v1/labels/${id}`)).json(), label.id)).tracker_id);
+  await app.go(`/tracking?id=${tracker}`);
+  const times = new TrackingPage(page).timeline().locator('time');
+  await times.first().waitFor({ timeout: T });
+  assert.ok((await times.evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')))).every((d) => !Number.isNaN(Date.parse(d))));
   await context.close();
 });
 

@@ -249,7 +249,7 @@ test('in the browser: the admin keeps the warehouse (the default) and a preset; 
   await b.newBatch();
   const rows = [1, 2, 3].map((i) => [`#${i}`, `Customer ${i}`, `${i} Elm St`, '', 'Brooklyn', 'NY', '11201', 'US', '', '', i === 3 ? '2' : '', i === 3 ? 'lb' : '', '', '', '', '']);
   await b.upload('orders.csv', csv(TEMPLATE, rows));
-  await b.summary().getByText('0 ready, 3 with problems.').waitFor({ timeout: T });
+  await b.summary().getByText('0 rows ready, 3 with problems.').waitFor({ timeout: T });
   // The sender is the default, once the organization's addresses are read.
   await operator.page.waitForFunction(() => document.getElementById('sender-name')?.value === 'Acme Warehouse', null, { timeout: T });
   assert.equal(await operator.page.getByRole('group', { name: 'Ship from (every row)' }).getByLabel('City', { exact: true }).inputValue(), 'Springfield');

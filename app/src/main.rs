@@ -41,7 +41,7 @@ chunk_pages! {
     "/" => home: home_page => view! { <home::HomePage /> };
     "/labels" => labels: label_list => view! { <labels::LabelsPage /> };
     "/labels/:id" => labels: label_page => view! { <label::LabelPage /> };
-    "/tracking" => tracking: tracking_page => view! { <tracking::TrackingPage /> };
+    "/tracking" => labels: tracking_page => view! { <tracking::TrackingPage /> };
     "/shipments" => shipments: shipments_page => view! { <shipments::ShipmentsPage /> };
     "/tracking-page" => shipments: tracking_brand_page => view! { <tracking_brand::TrackingBrandPage /> };
     "/batches" => batches: batch_jobs => view! { <app::batches::list::JobsPage /> };

@@ -114,7 +114,7 @@ export async function batchToTheEnd(browser, s, n, undeliverable) {
   await b.newBatch();
   await b.upload('orders.csv', csv(TEMPLATE, templateRows(n, { undeliverable })));
   await b.summary().getByText('Every row is ready.').waitFor({ timeout: T });
-  assert.match(await b.summary().innerText(), new RegExp(`^${counted(n)} rows read and checked in \\d+ ms`));
+  assert.match(await b.summary().innerText(), new RegExp(`^${counted(n)} lines read, one row each, checked in \\d+ ms`));
   await b.fillSender();
   const before = await s.account();
   const id = await b.plan({ ceiling: 1000000 });

@@ -4,7 +4,7 @@
 use super::progress::{approval, job_state};
 use super::rows::group;
 use crate::api::Client;
-use crate::components::dates::datetime;
+use crate::components::dates::When;
 use crate::components::loader::Loader;
 use crate::components::money::Money;
 use api::Scope;
@@ -51,7 +51,7 @@ fn job_line(j: JobSummary) -> impl IntoView {
     };
     view! {
         <tr data-job=j.id.clone()>
-            <td><A href=format!("/batches/{}", j.id)>{j.name.clone()}</A><br /><span class="hint">{datetime(j.created_at)}</span></td>
+            <td><A href=format!("/batches/{}", j.id)>{j.name.clone()}</A><br /><span class="hint"><When unix=j.created_at /></span></td>
             <td>{job_state(j.state)}</td>
             <td>{j.created_by.clone()}</td>
             <td>{approval(&j.approval)}</td>

@@ -34,6 +34,26 @@ pub fn When(unix: u64) -> impl leptos::IntoView {
     view! { <time datetime=iso>{datetime(unix)}</time> }
 }
 
+/// A Unix time short enough for a table's one line ("Nov 22, 6:35 PM", the
+/// year too when it is not this one), the whole `datetime` in its title.
+#[leptos::component]
+pub fn WhenShort(unix: u64) -> impl leptos::IntoView {
+    use leptos::prelude::*;
+    let date = js_sys::Date::new(&JsValue::from_f64(unix as f64 * 1000.0));
+    let mut options = vec![
+        ("month", "short"),
+        ("day", "numeric"),
+        ("hour", "numeric"),
+        ("minute", "2-digit"),
+    ];
+    if date.get_full_year() != js_sys::Date::new_0().get_full_year() {
+        options.push(("year", "numeric"));
+    }
+    let text = locale_string(&date, "toLocaleString", &options);
+    let iso = String::from(date.to_iso_string());
+    view! { <time datetime=iso title=datetime(unix)>{text}</time> }
+}
+
 /// Time only, for "resets at".
 pub fn time(unix_seconds: u64) -> String {
     let date = js_sys::Date::new(&JsValue::from_f64(unix_seconds as f64 * 1000.0));
@@ -57,6 +77,18 @@ pub fn calendar_day(ymd: &str) -> String {
             ("day", "numeric"),
             ("timeZone", "UTC"),
         ],
+    )
+}
+
+/// The calendar day a Unix time falls on in an offset `tz_minutes` east of
+/// UTC, as a chart's axis names it: "Nov 24".
+pub fn day_in(unix: u64, tz_minutes: i32) -> String {
+    let local = unix as i64 + i64::from(tz_minutes) * 60;
+    let date = js_sys::Date::new(&JsValue::from_f64(local as f64 * 1000.0));
+    locale_string(
+        &date,
+        "toLocaleDateString",
+        &[("month", "short"), ("day", "numeric"), ("timeZone", "UTC")],
     )
 }
 

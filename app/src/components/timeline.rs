@@ -1,4 +1,4 @@
-use crate::components::dates::datetime;
+use crate::components::dates::When;
 use crate::components::status_badge::{StatusBadge, Tone};
 use api::{TrackerEvent, TrackerStatus};
 use leptos::prelude::*;
@@ -28,7 +28,7 @@ pub fn Timeline(events: Vec<TrackerEvent>) -> impl IntoView {
                 <li>
                     <p class="event-head"><StatusBadge text=text tone /> " " <strong>{e.message}</strong></p>
                     <p class="event-meta">
-                        <time>{datetime(e.occurred_at)}</time>
+                        <When unix=e.occurred_at />
                         {(!e.location.is_empty()).then(|| format!(" · {}", e.location))}
                     </p>
                 </li>

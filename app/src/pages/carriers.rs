@@ -1,7 +1,7 @@
 //! Connected BYOA carrier accounts and their state.
 
 use crate::api::Client;
-use crate::components::dates::datetime;
+use crate::components::dates::When;
 use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
 use api::CarrierAccountStatus;
@@ -38,7 +38,7 @@ pub fn CarriersPage() -> impl IntoView {
                                         <td data-label="Carrier">{a.carrier}</td>
                                         <td data-label="Description">{a.description}</td>
                                         <td data-label="State"><StatusBadge text=state tone /> <span class="hint">{note}</span></td>
-                                        <td data-label="Connected">{datetime(a.created_at)}</td>
+                                        <td data-label="Connected"><When unix=a.created_at /></td>
                                         <td data-label="Account id"><code>{a.id}</code></td>
                                     </tr>
                                 }

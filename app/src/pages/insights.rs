@@ -5,12 +5,11 @@
 //! table and a text summary.
 
 use crate::api::Client;
-use crate::components::dates::tz_offset_minutes;
+use crate::components::dates::{day_in, tz_offset_minutes};
 use crate::components::loader::Loader;
 use crate::components::money::format_cents;
 use api::insights::{Grouping, Insights, InsightsQuery, Period, Totals};
 use leptos::prelude::*;
-use wasm_bindgen::JsValue;
 
 /// Bars' colours (`style/main.css`, `.series-N`), one per carrier in spend order.
 const SERIES: usize = 6;
@@ -145,17 +144,6 @@ pub fn choices_text(insights: &Insights) -> String {
     )
 }
 
-fn day(unix: u64, tz_minutes: i32) -> String {
-    // The bucket's start in the chosen offset, shown as that calendar day.
-    let local = unix as i64 + i64::from(tz_minutes) * 60;
-    let date = js_sys::Date::new(&JsValue::from_f64(local as f64 * 1000.0));
-    let opts = js_sys::Object::new();
-    for (k, v) in [("month", "short"), ("day", "numeric"), ("timeZone", "UTC")] {
-        let _ = js_sys::Reflect::set(&opts, &k.into(), &v.into());
-    }
-    date.to_locale_date_string("default", &opts).into()
-}
-
 fn bar_words(bar: &Bar, carriers: &[String], label: &str) -> String {
     let parts: Vec<String> = carriers
         .iter()
@@ -198,7 +186,7 @@ fn SpendChart(insights: Insights) -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(x, bar)| {
-            let words = bar_words(bar, &carriers, &day(bar.start, tz));
+            let words = bar_words(bar, &carriers, &day_in(bar.start, tz));
             let mut y = H;
             let rects = bar
                 .spend
@@ -224,8 +212,11 @@ fn SpendChart(insights: Insights) -> impl IntoView {
             }
         })
         .collect_view();
-    let first = bars.first().map(|b| day(b.start, tz)).unwrap_or_default();
-    let last = bars.last().map(|b| day(b.start, tz)).unwrap_or_default();
+    let first = bars
+        .first()
+        .map(|b| day_in(b.start, tz))
+        .unwrap_or_default();
+    let last = bars.last().map(|b| day_in(b.start, tz)).unwrap_or_default();
     let table_rows = bars
         .iter()
         .filter(|b| b.labels > 0)
@@ -237,7 +228,7 @@ fn SpendChart(insights: Insights) -> impl IntoView {
                 .collect_view();
             view! {
                 <tr>
-                    <th scope="row">{day(b.start, tz)}</th>
+                    <th scope="row">{day_in(b.start, tz)}</th>
                     {cells}
                     <td class="num">{b.labels}</td>
                     <td class="num">{format_cents(b.total())}</td>

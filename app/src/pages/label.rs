@@ -1,14 +1,19 @@
-//! One label: its details, void status, and the void itself.
+//! One label: what it ships (carrier, service, recipient, reference), who
+//! bought it and when, its cost and carbon, the carrier's tracking with its
+//! events, the PDF, and the void. The service's label details, the ledger's
+//! record and the tracker are read together.
 
-use crate::api::{Client, encode};
-use crate::components::dates::datetime;
+use crate::api::{Client, ClientError, encode};
+use crate::components::dates::{When, calendar_day};
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
 use crate::components::money::Money;
 use crate::components::status_badge::{StatusBadge, Tone};
+use crate::components::timeline::{Timeline, status_text};
 use crate::state::write::Write;
 use api::inbox::label_pdf_path;
-use api::{ErrorCode, LabelDetails, Scope, VoidStatus};
+use api::insights::{HistoryQuery, HistoryRow};
+use api::{ErrorCode, KeyEnv, Label, LabelDetails, Scope, Tracker, VoidStatus};
 use leptos::prelude::*;
 use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
@@ -75,12 +80,119 @@ fn VoidSection(details: LabelDetails, void: Write, confirming: RwSignal<bool>) -
     view! { {state} {refused} }.into_any()
 }
 
+/// The label as the service, the ledger and the carrier know it.
+#[derive(Clone)]
+struct Shown {
+    details: LabelDetails,
+    /// The ledger's record (buyer, reference, recipient, carbon, refund);
+    /// `None` for a label the ledger has not seen.
+    record: Option<HistoryRow>,
+    /// The carrier's tracking, once the label is followed.
+    tracker: Option<Tracker>,
+}
+
+/// The page's heading: what a person reads on the parcel (carrier, service
+/// and the recipient, else the tracking number), never the label's id.
+pub fn title(label: &Label, recipient: Option<&str>) -> String {
+    match recipient.map(str::trim).filter(|r| !r.is_empty()) {
+        Some(to) => format!("{} {} to {to}", label.carrier, label.service),
+        None => format!(
+            "{} {} {}",
+            label.carrier, label.service, label.tracking_number
+        ),
+    }
+}
+
+async fn load(client: Client, id: String) -> Result<Shown, ClientError> {
+    let details = client.label(id).await?;
+    let l = &details.label;
+    // The ledger's search finds the tracking number; its id picks the row.
+    let query = HistoryQuery {
+        q: Some(l.tracking_number.clone()),
+        mode: Some(if l.sandbox {
+            KeyEnv::Sandbox
+        } else {
+            KeyEnv::Live
+        }),
+        ..HistoryQuery::default()
+    };
+    let record = async {
+        let page = client.history(query).await.ok()?;
+        page.rows.into_iter().find(|r| r.id == l.id)
+    };
+    let tracker = async {
+        let id = details.tracker_id.clone()?;
+        if !client.can(Scope::TrackingRead) {
+            return None;
+        }
+        client.tracker(id).await.ok()
+    };
+    let (record, tracker) = futures::join!(record, tracker);
+    Ok(Shown {
+        details,
+        record,
+        tracker,
+    })
+}
+
+/// Who bought the label: a person by name (in a batch or not), a batch, or
+/// nobody here.
+fn buyer(record: &HistoryRow) -> impl IntoView + use<> {
+    let batch = |job: &String| view! { <A href=format!("/batches/{job}")>"a batch"</A> };
+    match (&record.bought_by, &record.job) {
+        (Some(name), Some(job)) => view! { {name.clone()} " in " {batch(job)} }.into_any(),
+        (Some(name), None) => name.clone().into_any(),
+        (None, Some(job)) => view! { "Bought in " {batch(job)} }.into_any(),
+        (None, None) => "Not bought here: announced by the service's webhook".into_any(),
+    }
+}
+
+/// The ledger's facts about the label, when it holds it.
+fn ledger_facts(record: Option<HistoryRow>) -> impl IntoView {
+    let Some(r) = record else {
+        return view! {
+            <dt>"Bought by"</dt><dd class="hint">"Not in this organization's label history"</dd>
+        }
+        .into_any();
+    };
+    view! {
+        <dt>"Bought by"</dt><dd data-testid="bought-by">{buyer(&r)}</dd>
+        {r.reference.clone().map(|reference| view! { <dt>"Reference"</dt><dd data-testid="reference">{reference}</dd> })}
+        {r.recipient.clone().map(|to| view! { <dt>"Ship to"</dt><dd data-testid="ship-to">{to}</dd> })}
+        {(r.refund_cents > 0).then(|| view! { <dt>"Refunded"</dt><dd><Money cents=r.refund_cents /></dd> })}
+        {r.carbon_grams.map(|g| view! { <dt>"Carbon"</dt><dd data-testid="carbon">{format!("{g} g CO₂e")}</dd> })}
+    }
+    .into_any()
+}
+
+/// The carrier's status, estimated day and events.
+fn tracking_section(tracker: Option<Tracker>, tracking_number: &str) -> impl IntoView + use<> {
+    let track = format!("/tracking?number={}", encode(tracking_number));
+    let Some(t) = tracker else {
+        let text = if Client::get().can(Scope::TrackingRead) {
+            "The carrier has no tracking for this label yet."
+        } else {
+            "Your role cannot read tracking."
+        };
+        return view! { <p data-testid="tracking-status">{text}</p> }.into_any();
+    };
+    let (text, tone) = status_text(t.status);
+    let open = format!("/tracking?id={}", encode(&t.id));
+    view! {
+        <p data-testid="tracking-status">"Status: " <StatusBadge text=text tone /></p>
+        {t.estimated_delivery.map(|d| view! { <p>"Estimated delivery: " {calendar_day(&d)}</p> })}
+        <Timeline events=t.events />
+        <p class="links"><A href=open>"Open in Tracking"</A> <A href=track>"Track again"</A></p>
+    }
+    .into_any()
+}
+
 #[component]
 pub fn LabelPage() -> impl IntoView {
     let client = Client::get();
     let params = use_params_map();
     let id = move || params.with(|p| p.get("id").unwrap_or_default());
-    let details = LocalResource::new(move || client.label(id()));
+    let shown = LocalResource::new(move || load(client, id()));
     let confirming = RwSignal::new(false);
     // Refused or not, the label is read again: a refusal says its state moved on.
     let void = Write::new(move || async move {
@@ -88,19 +200,28 @@ pub fn LabelPage() -> impl IntoView {
             .void_label(params.with_untracked(|p| p.get("id").unwrap_or_default()))
             .await;
         confirming.set(false);
-        details.refetch();
+        shown.refetch();
         answer.map(drop)
     });
+    let heading = move || {
+        shown.with(|s| match s {
+            Some(Ok(s)) => title(
+                &s.details.label,
+                s.record.as_ref().and_then(|r| r.recipient.as_deref()),
+            ),
+            _ => "Label".to_string(),
+        })
+    };
     view! {
         <p><A href="/labels">"← All labels"</A></p>
-        <h1>{move || format!("Label {}", id())}</h1>
-        <Loader resource=details loading="Loading the label…" let:d>
+        <h1>{heading}</h1>
+        <Loader resource=shown loading="Loading the label…" let:s>
             {
+                let d = s.details;
                 let (badge, tone) = void_badge(&d);
                 let l = d.label.clone();
-                let track = format!("/tracking?number={}", encode(&l.tracking_number));
                 let pdf = label_pdf_path(&encode(&l.id));
-                let (created, scanned) = (d.label.created_at.map(datetime).unwrap_or_default(), d.scanned);
+                let bought = l.created_at.or(s.record.as_ref().map(|r| r.at));
                 view! {
                     <section class="card wide" aria-label="Label details">
                         <p><StatusBadge text=badge tone /></p>
@@ -109,15 +230,20 @@ pub fn LabelPage() -> impl IntoView {
                             <dt>"Service"</dt><dd>{format!("{} {}", l.carrier, l.service)}</dd>
                             <dt>"Price"</dt><dd><Money cents=l.rate_cents /></dd>
                             <dt>"Mode"</dt><dd>{if l.sandbox { "Sandbox (not mailable)" } else { "Live" }}</dd>
-                            <dt>"Created"</dt><dd>{created}</dd>
-                            <dt>"Scanned by the carrier"</dt><dd>{if scanned { "Yes" } else { "Not yet" }}</dd>
+                            <dt>"Bought"</dt><dd>{bought.map(|unix| view! { <When unix /> })}</dd>
+                            {ledger_facts(s.record)}
+                            <dt>"Scanned by the carrier"</dt><dd>{if d.scanned { "Yes" } else { "Not yet" }}</dd>
+                            <dt>"Label id"</dt><dd><code>{l.id.clone()}</code></dd>
                         </dl>
                         <p class="links">
                             <a href=format!("{pdf}?inline=1") target="_blank" rel="noopener">"Open label PDF"</a>
                             <a href=pdf download=format!("{}.pdf", l.id)>"Download label PDF"</a>
-                            <A href=track>"Track this parcel"</A>
                             <a href=format!("/webhooks?q={}", encode(&l.id))>"Webhook events"</a>
                         </p>
+                    </section>
+                    <section aria-labelledby="tracking-title">
+                        <h2 id="tracking-title">"Tracking"</h2>
+                        {tracking_section(s.tracker, &l.tracking_number)}
                     </section>
                     <section aria-labelledby="void-title">
                         <h2 id="void-title">"Void"</h2>

@@ -6,7 +6,7 @@
 //! filtered list can be bookmarked, shared and gone back to.
 
 use crate::api::{Client, encode, export_href};
-use crate::components::dates::{When, parse_ymd, tz_offset_minutes};
+use crate::components::dates::{WhenShort, parse_ymd, tz_offset_minutes};
 use crate::components::loader::Loader;
 use crate::components::money::Money;
 use crate::components::status_badge::{StatusBadge, Tone};
@@ -178,7 +178,7 @@ fn status_badge(status: LabelStatus) -> impl IntoView {
 fn row(r: HistoryRow) -> impl IntoView {
     let href = format!("/labels/{}", r.id);
     let hooks = format!("/webhooks?q={}", encode(&r.id));
-    let hooks_name = format!("Webhook events for {}", r.id);
+    let hooks_name = format!("Webhook events for {}", r.tracking_number);
     let ship_to = match (&r.reference, &r.recipient) {
         (Some(reference), Some(to)) => format!("{reference} · {to}"),
         (Some(one), None) | (None, Some(one)) => one.clone(),
@@ -200,11 +200,10 @@ fn row(r: HistoryRow) -> impl IntoView {
     };
     view! {
         <tr>
-            <td data-label="Date"><When unix=r.at /></td>
-            <td data-label="Label"><A href=href>{r.id.clone()}</A></td>
+            <td data-label="Date"><WhenShort unix=r.at /></td>
+            <td data-label="Tracking number"><A href=href><code>{r.tracking_number}</code></A></td>
             <td data-label="Reference and recipient">{ship_to}</td>
             <td data-label="Service">{format!("{} {}", r.carrier, r.service)}</td>
-            <td data-label="Tracking number"><code>{r.tracking_number}</code></td>
             <td data-label="Price" class="num"><Money cents=r.price_cents /></td>
             <td data-label="Status">
                 {status_badge(r.status)}
@@ -411,8 +410,8 @@ pub fn LabelsPage() -> impl IntoView {
                             <table class="ledger">
                                 <caption class="visually-hidden">"Labels, newest first"</caption>
                                 <thead><tr>
-                                    <th scope="col">"Date"</th><th scope="col">"Label"</th><th scope="col">"Reference and recipient"</th>
-                                    <th scope="col">"Service"</th><th scope="col">"Tracking number"</th><th scope="col" class="num">"Price"</th>
+                                    <th scope="col">"Date"</th><th scope="col">"Tracking number"</th><th scope="col">"Reference and recipient"</th>
+                                    <th scope="col">"Service"</th><th scope="col" class="num">"Price"</th>
                                     <th scope="col">"Status"</th><th scope="col" class="num">"Carbon"</th><th scope="col">"Bought by"</th>
                                     <th scope="col">"label.created"</th>
                                 </tr></thead>

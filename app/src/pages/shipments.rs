@@ -5,7 +5,7 @@
 //! address (`?status=`, `?late=1`, `?still=N`), so a view can be shared.
 
 use crate::api::{Client, encode};
-use crate::components::dates::{calendar_day, datetime};
+use crate::components::dates::{When, calendar_day};
 use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::components::timeline::status_text;
@@ -161,7 +161,7 @@ fn row(s: Shipment, today: &str) -> impl IntoView + use<> {
             </td>
             <td data-label="Last movement">
                 {match last {
-                    Some(e) => view! { <time>{datetime(e.occurred_at)}</time> " " {e.message} }.into_any(),
+                    Some(e) => view! { <When unix=e.occurred_at /> " " {e.message} }.into_any(),
                     None => view! { "—" }.into_any(),
                 }}
             </td>

@@ -15,7 +15,7 @@ use super::progress::{
 use super::rows::group;
 use crate::api::Client;
 use crate::api::live::use_feed;
-use crate::components::dates::datetime;
+use crate::components::dates::When;
 use crate::components::error_view::ErrorView;
 use crate::components::money::{Money, format_cents};
 use crate::state::write::Write;
@@ -226,7 +226,7 @@ fn JobView(
                 api::jobs::Rule::Service { carrier, service, .. } => format!("{carrier} {service}"),
             })}</dd>
             <dt>"Prices"</dt><dd>{move || with_job(&|j| progress::approval(&j.approval))}</dd>
-            <dt>"Started by"</dt><dd>{move || with_job(&|j| format!("{} on {}", j.created_by, datetime(j.created_at)))}</dd>
+            <dt>"Started by"</dt><dd data-testid="started-by">{move || job().map(|j| view! { {j.created_by.clone()} " on " <When unix=j.created_at /> })}</dd>
         </dl>
         {move || job().and_then(|j| j.problem.clone()).map(|p| view! {
             <div class="notice notice-warn" role="alert" data-testid="job-problem"><p>{progress::problem(&p)}</p></div>

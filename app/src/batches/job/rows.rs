@@ -7,6 +7,7 @@ use crate::batches::progress::{Filter, chunk_of, row_state, wallet_verdict};
 use crate::batches::rows::group;
 use crate::batches::table::{Viewport, spacer};
 use crate::components::address_form::one_line;
+use crate::components::dates::calendar_day;
 use crate::components::money::{Money, format_cents};
 use crate::state::write::Write;
 use api::inbox::label_pdf_path;
@@ -158,7 +159,7 @@ fn RowDetail(
                 <dt>"Parcel"</dt><dd>{format!("{} oz, {} × {} × {} in", p.weight_oz, p.length, p.width, p.height)}</dd>
                 {row.quote.clone().map(|q| view! {
                     <dt>"Rate"</dt>
-                    <dd>{format!("{} {}, {}, delivery {}, {} g CO₂e", q.carrier, q.service, format_cents(q.rate_cents), q.carrier_eta, q.carbon_grams)}</dd>
+                    <dd>{format!("{} {}, {}, delivery {}, {} g CO₂e", q.carrier, q.service, format_cents(q.rate_cents), calendar_day(&q.carrier_eta), q.carbon_grams)}</dd>
                 })}
                 {row.approved_cents.map(|c| view! { <dt>"Approved price"</dt><dd><Money cents=c /></dd> })}
                 {row.chunk.map(|c| view! { <dt>"Chunk"</dt><dd>{format!("{c}{}", row.batch_id.as_ref().map(|b| format!(" (batch {b})")).unwrap_or_default())}</dd> })}

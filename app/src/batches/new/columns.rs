@@ -5,7 +5,7 @@ use super::import::{Imported, Pending};
 use crate::batches::columns::Column;
 use crate::batches::columns::recognition::Source;
 use crate::batches::now_ms;
-use crate::batches::rows::count_rows;
+use crate::batches::rows::count_lines;
 use crate::batches::units::{LengthUnit, WeightUnit};
 use leptos::prelude::*;
 
@@ -22,11 +22,15 @@ pub fn Mapper(
     let pending = StoredValue::new(pending);
     let summary = move || {
         let p = pending.get_value();
-        let rows = count_rows(p.sheet.records.len());
+        // The file's lines: an order's further items are lines of their own
+        // until the rows step merges them.
+        let lines = count_lines(p.sheet.records.len());
         match source {
-            Some(s) if s != Source::Recognised => format!("{rows}; columns from {}.", s.describe()),
-            Some(_) => format!("{rows}. We know some of these columns: check the rest."),
-            None => format!("{rows}. These columns are new to us: say what each one holds."),
+            Some(s) if s != Source::Recognised => {
+                format!("{lines}; columns from {}.", s.describe())
+            }
+            Some(_) => format!("{lines}. We know some of these columns: check the rest."),
+            None => format!("{lines}. These columns are new to us: say what each one holds."),
         }
     };
     let sample = move |i: usize| {

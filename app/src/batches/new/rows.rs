@@ -1,4 +1,5 @@
-//! Step 3, the rows: how many were read and how many have problems, the
+//! Step 3, the rows: how many lines of the file were read into how many
+//! rows, how many rows are ready and how many have problems, the
 //! fixes (`fixes`), and the rows with problems out to a spreadsheet and
 //! merged back by reference.
 
@@ -94,7 +95,7 @@ pub fn RowsStep(
             <h2 id="rows-title" tabindex="-1">"3. Rows"</h2>
             <p data-testid="rows-summary">
                 {move || with(&|i| {
-                    let mut text = format!("{} rows read and checked in {:.0} ms.", group(i.drafts.len()), i.ms);
+                    let mut text = format!("{}, checked in {:.0} ms.", i.readings.lines_into_rows(i.drafts.len()), i.ms);
                     for sentence in i.readings.describe() {
                         text.push(' ');
                         text.push_str(&sentence);
@@ -104,7 +105,7 @@ pub fn RowsStep(
                 " "
                 <strong>{move || match bad.get() {
                     0 => "Every row is ready.".to_string(),
-                    n => format!("{} ready, {} with problems.", group(total.get() - n), group(n)),
+                    n => format!("{} ready, {} with problems.", count_rows(total.get() - n), group(n)),
                 }}</strong>
             </p>
             <p class="hint" role="status" data-testid="fix-note">{move || note.get()}</p>

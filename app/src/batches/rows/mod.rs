@@ -49,6 +49,11 @@ pub struct Problem {
     pub text: String,
 }
 
+/// `1 line`, `5,000 lines`: the file's, before an order's items merge.
+pub fn count_lines(n: usize) -> String {
+    format!("{} line{}", group(n), if n == 1 { "" } else { "s" })
+}
+
 /// `1 row`, `5,000 rows`.
 pub fn count_rows(n: usize) -> String {
     format!("{} row{}", group(n), if n == 1 { "" } else { "s" })

@@ -3,7 +3,7 @@
 //! it, countries and states read as codes, and what that changed, for the
 //! merchant to see.
 
-use super::{Draft, group, nonempty};
+use super::{Draft, count_lines, count_rows, group, nonempty};
 use crate::batches::columns::field::Field;
 use crate::batches::columns::{Column, Mapping};
 use crate::batches::sheet::Sheet;
@@ -94,21 +94,28 @@ pub struct Readings {
 }
 
 impl Readings {
-    /// One sentence per kind of change, or nothing when the file was read as it is.
+    /// How the file's `lines` became the `rows` checked: a store export's
+    /// order of several items is several lines but one row.
+    pub fn lines_into_rows(&self, rows: usize) -> String {
+        let lines = count_lines(rows + self.merged_lines);
+        match self.merged_lines {
+            0 => format!("{lines} read, one row each"),
+            1 => format!(
+                "{lines} read into {}: 1 further line item merged into its order",
+                count_rows(rows)
+            ),
+            n => format!(
+                "{lines} read into {}: {} further line items merged into their orders",
+                count_rows(rows),
+                group(n)
+            ),
+        }
+    }
+
+    /// One sentence per kind of change to the values, or nothing when the
+    /// file was read as it is.
     pub fn describe(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if self.merged_lines > 0 {
-            out.push(format!(
-                "{} further line item{} merged into {}.",
-                group(self.merged_lines),
-                if self.merged_lines == 1 { "" } else { "s" },
-                if self.merged_lines == 1 {
-                    "its order"
-                } else {
-                    "their orders"
-                },
-            ));
-        }
         let read: Vec<String> = [
             self.regions.describe("state"),
             self.countries.describe("country"),
