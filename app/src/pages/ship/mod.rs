@@ -73,7 +73,7 @@ pub struct Offer {
 
 /// `offer::view`, reached through its chunk, and `balance::view`, the
 /// wallet's balance it shows in live mode from the form's first entry on
-/// (the wallet's decoding stays out of the first load).
+/// (the wallet's decoding stays out of the page's chunk).
 #[derive(Clone, Copy)]
 pub struct OfferView {
     pub offer: fn(Offer) -> AnyView,
@@ -90,7 +90,7 @@ pub struct ShipChunks {
 }
 
 /// What the organization's saved addresses and presets (`saved::view`)
-/// act on; nothing of `api::presets` is in the page's first load.
+/// act on; nothing of `api::presets` is in the page's chunk.
 #[derive(Clone, Copy)]
 pub struct SavedSender {
     pub from: RwSignal<Address>,
