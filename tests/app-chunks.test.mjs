@@ -1,11 +1,12 @@
 // The dashboard's on-demand pages in Chromium (Playwright) and Firefox ESR
-// (puppeteer-core over WebDriver BiDi), through the real Worker: `/` loads
-// the first module only; opening Batches fetches its pack (its chunk files
-// in one), then Webhooks the chunk files Batches did not bring
-// (tests/support/sizes.mjs reads which from the built loader), once, with
-// no reload, and shows the page; going back fetches nothing; a bookmarked
-// batch page opens with the first load and the batch pack only; the
-// ship page fetches its offer chunk (rates, purchase) once its form is entered.
+// (puppeteer-core over WebDriver BiDi), through the real Worker: signing in
+// on /ship loads the first module, then the ship page's pack (its chunk
+// files in one); opening Batches, then Webhooks fetches the chunk files
+// the pages before did not bring (tests/support/sizes.mjs reads which from
+// the built loader), once, with no reload, and shows the page; going back
+// fetches nothing; a bookmarked batch page opens with the first load and
+// the batch pack only; the ship page fetches its offer chunk (rates,
+// purchase) once its form is entered, and nothing before.
 // On the shared stack, as the deployment's own admin (its USERS): its
 // organization has no saved addresses, so Ship loads no chunk of them; an
 // organization's member loads that chunk with the first page, and the
@@ -22,6 +23,12 @@ import { ShipPage, T } from './support/pages.mjs';
 const dist = path.join(ROOT, 'dist');
 const { splits, packs } = chunks(dist);
 const firstWasm = firstLoad(dist).filter((f) => f.file.endsWith('.wasm')).map((f) => f.file);
+// What opening split `name` fetches once the files `loaded` are in: its
+// pack while none of its files is (the first on-demand page of a visit),
+// else the files it lacks, one by one.
+const opening = (name, loaded) => (packs[name] && !splits[name].some((f) => loaded.has(f))
+  ? [packs[name]]
+  : splits[name].filter((f) => !loaded.has(f)).sort());
 
 // The few calls the scenario needs, per engine.
 const drive = {
@@ -43,7 +50,7 @@ const stack = await sharedStack();
 stack.users = stack.deploymentUsers;
 
 for (const name of ['chromium', 'firefox']) {
-  test(`${name}: / loads no chunk; Batches, then Webhooks fetch their chunks once each and show; back to Batches fetches nothing; a bookmarked /batches/new loads only the batch chunks`, async () => {
+  test(`${name}: /ship loads the first module and its pack; Batches, then Webhooks fetch the chunk files they lack once each and show; back to Batches fetches nothing; a bookmarked /batches/new loads only the batch chunks`, async () => {
     const engine = engines[name];
     const d = drive[name];
     const browser = await engine.launch();
@@ -61,26 +68,29 @@ for (const name of ['chromium', 'firefox']) {
       await page.locator('#token').fill(stack.users.admin.token);
       await d.role(page, 'button', 'Sign in').click();
       await d.wait(d.role(page, 'button', 'Sign out'));
+      await d.wait(d.role(page, 'heading', 'Ship a parcel'));
       problems.length = 0; // the session check before signing in answers 401
-      assert.deepEqual(wasmSince(0), firstWasm, 'the first load fetches its own module only');
+      // The first page a visit opens: its files in one pack.
+      assert.ok(packs.ship, 'the ship page shares files, so it has a pack');
+      assert.deepEqual(wasmSince(0), [...firstWasm, packs.ship].sort(), 'the first load, then the ship pack');
       // Marks this document: a full reload would lose it.
       await page.evaluate(() => { window.parcelSameDocument = true; });
+      const loaded = new Set(splits.ship);
 
+      // Later pages: only the files they lack, one by one (a pack would
+      // bring again what the pages before brought).
       let mark = requests.length;
       await d.link(page, 'Batches').click();
       await d.wait(d.role(page, 'heading', 'Batches'));
-      // The first page a visit opens: its files in one pack.
-      assert.deepEqual(wasmSince(mark), [packs.batches], 'Batches fetches its pack');
+      assert.deepEqual(wasmSince(mark), opening('batches', loaded), 'Batches fetches what Ship did not bring');
+      for (const f of splits.batches) loaded.add(f);
 
       mark = requests.length;
       await d.link(page, 'Webhooks').click();
       await d.wait(d.role(page, 'heading', 'Webhooks'));
-      // A later page: only the files it lacks, one by one (its pack would
-      // bring again what Batches brought).
-      const shared = new Set(splits.batches);
-      assert.ok(splits.webhooks.some((f) => shared.has(f)), 'Webhooks shares code with Batches');
-      assert.deepEqual(wasmSince(mark), splits.webhooks.filter((f) => !shared.has(f)).sort(),
-        'Webhooks fetches its chunks, but none Batches already fetched');
+      assert.ok(splits.webhooks.some((f) => loaded.has(f)), 'Webhooks shares code with the pages before');
+      assert.deepEqual(wasmSince(mark), opening('webhooks', loaded),
+        'Webhooks fetches its chunks, but none Ship or Batches already fetched');
 
       mark = requests.length;
       await d.link(page, 'Batches').click();
@@ -115,7 +125,7 @@ for (const name of ['chromium', 'firefox']) {
 // own: a visit that only looks never fetches it; entering the form does,
 // so it is there by the time rates are. A failed fetch of it is shown with
 // "Try again", which fetches it anew, and the rates then show.
-test('chromium: / fetches the ship offer chunk only once the form is entered; a failed fetch of it recovers with Try again', async () => {
+test('chromium: /ship fetches its own chunk, then the offer chunk only once the form is entered; a failed fetch of it recovers with Try again', async () => {
   const browser = await engines.chromium.launch();
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -123,11 +133,12 @@ test('chromium: / fetches the ship offer chunk only once the form is entered; a 
   const wasm = [];
   page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.slice(1)); });
   const offerOwn = splits.ship_offer.find((f) => f.startsWith('split_ship_offer'));
-  // The first chunk this visit loads: its pack, if it shares files.
-  const offerFirst = packs.ship_offer ?? offerOwn;
+  // The ship page's chunk is in: the offer fetches what it lacks.
+  const offerFetches = opening('ship_offer', new Set(splits.ship));
+  assert.ok(offerFetches.length > 0);
   // The offer's own file, and its pack, fail until `blocked` is cleared.
   let blocked = true;
-  for (const file of new Set([offerOwn, offerFirst])) {
+  for (const file of new Set([offerOwn, packs.ship_offer].filter(Boolean))) {
     await page.route(`**/${file}`, (route) => (blocked ? route.abort('connectionreset') : route.continue()));
   }
   try {
@@ -135,10 +146,13 @@ test('chromium: / fetches the ship offer chunk only once the form is entered; a 
     problems.length = 0; // the session check before signing in answers 401
     const ship = new ShipPage(page);
     await ship.getRatesButton().waitFor({ timeout: T });
-    assert.deepEqual(wasm.filter((f) => !firstWasm.includes(f)), [], 'the signed-in ship page alone fetches no chunk');
+    const shipFiles = opening('ship', new Set());
+    assert.deepEqual(wasm.filter((f) => !firstWasm.includes(f)), shipFiles, 'the signed-in ship page fetches its chunk and nothing more');
 
     await ship.fillAll();
-    assert.ok(wasm.includes(offerFirst), `entering the form fetches the offer: ${wasm.join(' ')}`);
+    // Each field entered asks again for a chunk whose fetch failed.
+    const later = [...new Set(wasm.filter((f) => !firstWasm.includes(f) && !shipFiles.includes(f)))].sort();
+    assert.deepEqual(later, offerFetches, `entering the form fetches the offer: ${wasm.join(' ')}`);
     await ship.getRatesButton().click();
     const alert = page.locator('.error-view[role="alert"]');
     await alert.waitFor({ timeout: T });
@@ -152,7 +166,7 @@ test('chromium: / fetches the ship offer chunk only once the form is entered; a 
     assert.equal(await alert.count(), 0, 'the error is gone');
     // The aborted fetches log their failure (request, resource, the loader's
     // TypeError); nothing else may be logged.
-    const aborted = (p) => [offerOwn, offerFirst].some((f) => p === `requestfailed: ${stack.edge.url}/${f} net::ERR_CONNECTION_RESET`)
+    const aborted = (p) => [offerOwn, ...offerFetches].some((f) => p === `requestfailed: ${stack.edge.url}/${f} net::ERR_CONNECTION_RESET`)
       || p === 'console: Failed to load resource: net::ERR_CONNECTION_RESET' || p.startsWith('console: TypeError: Failed to fetch');
     assert.deepEqual(problems.filter((p) => !aborted(p)), []);
   } finally {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
-import { launch, screenshot, watchProblems } from './support/browser.mjs';
+import { axe, launch, screenshot, watchProblems } from './support/browser.mjs';
 import { RECIPIENT, SENDER, T, cents, openSignedIn } from './support/pages.mjs';
 
 const shared = await sharedStack();
@@ -31,10 +31,11 @@ test('live: the cheapest rate is bought after a confirmation; the wallet drops b
   const problems = watchProblems(page);
   await ship.fillAll();
   await ship.getRates();
-  // Both addresses were checked: the residential classification is shown.
-  await ship.group('From').waitFor();
-  await page.getByText('Residential', { exact: true }).first().waitFor({ timeout: T });
-  await page.getByText('Commercial', { exact: true }).first().waitFor({ timeout: T });
+  // Both addresses were checked: the recipient's classification is shown
+  // as the carriers'; the sender's, which no surcharge follows, is not.
+  await page.getByText('Deliverable', { exact: true }).nth(1).waitFor({ timeout: T });
+  await page.getByText('Commercial', { exact: true }).waitFor({ timeout: T });
+  assert.equal(await page.getByText('Residential', { exact: true }).count(), 0, 'the sender is not called residential');
   const rows = await ship.rowTexts();
   assert.ok(rows.length >= 4, `rates from every carrier, got ${rows.length}`);
   const prices = rows.map((r) => cents(r.cells[3]));
@@ -136,6 +137,89 @@ test('an expired rate cannot be bought: the service refuses it, the countdown di
   await context.close();
 });
 
+test('a checked address stays as typed: the service\'s form is offered beside it, "Keep mine" keeps it, "Use suggested" applies it, and the label is bought for the chosen forms', async () => {
+  const { context, page, ship } = await signedIn('admin');
+  const problems = watchProblems(page);
+  await page.getByRole('button', { name: 'Switch to sandbox' }).click();
+  await page.getByRole('status').getByText('Sandbox: test labels, nothing is charged.').waitFor({ timeout: T });
+  const quotes = [];
+  const bought = [];
+  page.on('request', (r) => {
+    if (r.method() !== 'POST') return;
+    if (r.url().endsWith('/api/v1/rates')) quotes.push(r);
+    if (r.url().endsWith('/api/v1/labels')) bought.push(r);
+  });
+  await ship.fillAll();
+  const field = (group, label) => ship.group(group).getByLabel(label, { exact: true });
+  const focusedText = () => page.evaluate(() => document.activeElement?.textContent);
+
+  // The sender, in mixed case, checked: deliverable, and kept as typed.
+  await page.getByRole('button', { name: 'Check address' }).first().click();
+  const fromOffer = page.getByRole('group', { name: 'We suggest: Ada Lovelace, 12 ELM STREET, SPRINGFIELD, IL 62701, US' });
+  await fromOffer.waitFor({ timeout: T });
+  assert.equal(await field('From', 'Street address').inputValue(), SENDER.street1, 'the street as typed');
+  assert.equal(await field('From', 'City').inputValue(), SENDER.city, 'the city as typed');
+  await axe(page, 'ship with a suggested address');
+  await fromOffer.getByRole('button', { name: 'Keep mine' }).click();
+  await fromOffer.waitFor({ state: 'detached', timeout: T });
+  await page.waitForFunction(() => document.activeElement?.textContent === 'Keeping the address as you typed it.', null, { timeout: T });
+  assert.equal(await field('From', 'Street address').inputValue(), SENDER.street1);
+
+  // The recipient: its suggested form used.
+  await page.getByRole('button', { name: 'Check address' }).click();
+  const toOffer = page.getByRole('group', { name: 'We suggest: Acme Inc, 500 MARKET STREET, SAN FRANCISCO, CA 94105, US' });
+  await toOffer.waitFor({ timeout: T });
+  assert.equal(await field('To', 'Street address').inputValue(), RECIPIENT.street1);
+  await toOffer.getByRole('button', { name: 'Use suggested' }).click();
+  await page.waitForFunction(() => document.activeElement?.textContent === 'Using the suggested address.', null, { timeout: T });
+  assert.equal(await focusedText(), 'Using the suggested address.');
+  assert.equal(await field('To', 'Street address').inputValue(), '500 MARKET STREET');
+  assert.equal(await field('To', 'City').inputValue(), 'SAN FRANCISCO');
+
+  await ship.getRates();
+  await ship.buyFirst();
+  await ship.confirmButton().click();
+  assert.match(await ship.trackingNumber(), /^9999/);
+  // The label was bought from a rate quoted for the forms chosen (a label
+  // is bought by its rate; the quote carried the addresses).
+  const quote = quotes.at(-1);
+  const body = quote.postDataJSON();
+  assert.deepEqual([body.from_address.street1, body.from_address.city], [SENDER.street1, SENDER.city]);
+  assert.deepEqual([body.to_address.street1, body.to_address.city], ['500 MARKET STREET', 'SAN FRANCISCO']);
+  const rates = (await (await quote.response()).json()).rates.map((r) => r.id);
+  assert.ok(rates.includes(bought.at(-1).postDataJSON().rate_id), 'the label is one of that quote\'s rates');
+  assert.deepEqual(problems, []);
+  await page.getByRole('button', { name: 'Switch to live' }).click();
+  await context.close();
+});
+
+test('the country is chosen by name from a list (the United States first) and sent as its code; in Canada the province is a list too, elsewhere the region is typed', async () => {
+  const { context, page, ship } = await signedIn('operator');
+  const checks = [];
+  page.on('request', (r) => { if (r.url().endsWith('/api/v1/addresses/validate')) checks.push(r.postDataJSON()); });
+  const to = ship.group('To');
+  const country = to.getByLabel('Country', { exact: true });
+  assert.equal(await country.evaluate((el) => el.tagName), 'SELECT');
+  assert.equal(await country.locator('option').first().innerText(), 'United States');
+  assert.equal(await country.inputValue(), 'US', 'preselected');
+  assert.equal(await to.getByLabel('State', { exact: true }).locator('option:checked').innerText(), 'Choose a state…');
+  await country.selectOption({ label: 'Canada' });
+  const province = to.getByLabel('State', { exact: true });
+  await province.locator('option', { hasText: 'Choose a province…' }).waitFor({ state: 'attached', timeout: T });
+  await province.selectOption({ label: 'Ontario' });
+  await ship.fillAddress('To', { name: 'Maple Co', street1: '1 Front St W', city: 'Toronto', state: 'ON', zip: 'M5J 2X2', country: 'CA' });
+  await page.getByRole('button', { name: 'Check address' }).nth(1).click();
+  await page.getByText('Deliverable', { exact: true }).waitFor({ timeout: T });
+  assert.deepEqual([checks.at(-1).country, checks.at(-1).state], ['CA', 'ON']);
+  // A country without listed regions: the region is typed, as it is.
+  await country.selectOption({ label: 'United Kingdom' });
+  const region = to.getByLabel('State', { exact: true });
+  await page.waitForFunction(() => document.getElementById('to-state')?.tagName === 'INPUT', null, { timeout: T });
+  await region.fill('Kent');
+  assert.equal(await region.inputValue(), 'Kent');
+  await context.close();
+});
+
 test('addresses: ambiguous ones offer suggestions to pick; undeliverable ones are explained without an override', async () => {
   const { context, page, ship } = await signedIn('operator');
   await ship.fillAll(SENDER, { ...RECIPIENT, street1: '1 AMBIGUOUS Road' });
@@ -185,16 +269,16 @@ test('the form says every problem at once, each next to its field, and moves foc
   const calls = [];
   // The balance Ship shows in live mode is read once the form is entered; nothing else may go.
   page.on('request', (r) => { if (r.url().includes('/api/v1/') && !r.url().endsWith('/api/v1/wallet')) calls.push(r.url()); });
-  await ship.fillAddress('From', { ...SENDER, country: 'USA' });
+  await ship.fillAddress('From', { ...SENDER, state: '' });
   // "To" is left empty; its country starts as US.
   await ship.fillParcel({ weight: '', length: '0', width: '200', height: '4' });
   await ship.getRatesButton().click();
   const expected = [
-    ['From', 'Country', "Enter the country's two-letter code, such as US"],
+    ['From', 'State', 'Choose the state'],
     ['To', 'Name', 'Enter the name'],
     ['To', 'Street address', 'Enter the street address'],
     ['To', 'City', 'Enter the city'],
-    ['To', 'State', 'Enter the state'],
+    ['To', 'State', 'Choose the state'],
     ['To', 'ZIP code', 'Enter the ZIP code'],
     ['Parcel', 'Weight', 'Enter the weight as a number'],
     ['Parcel', 'Length (in)', 'Enter a length greater than 0'],
@@ -212,14 +296,14 @@ test('the form says every problem at once, each next to its field, and moves foc
   }
   assert.equal(await page.locator('[aria-invalid="true"]').count(), expected.length, 'only the wrong fields are marked');
   const focused = (group, label) => ship.group(group).getByLabel(label, { exact: true }).evaluate((el) => el === document.activeElement);
-  assert.equal(await focused('From', 'Country'), true, 'focus is on the first wrong field');
+  assert.equal(await focused('From', 'State'), true, 'focus is on the first wrong field');
   assert.deepEqual(calls, [], 'nothing was sent while the form is wrong');
   await screenshot(page, 'ship-form-problems');
 
   // A corrected field loses its message as it is typed; the next submit focuses the next problem.
-  await ship.group('From').getByLabel('Country', { exact: true }).fill('US');
-  await page.getByText(expected[0][2], { exact: true }).waitFor({ state: 'detached', timeout: T });
-  assert.equal(await ship.group('From').getByLabel('Country', { exact: true }).getAttribute('aria-invalid'), null);
+  await ship.group('From').getByLabel('State', { exact: true }).selectOption('IL');
+  await ship.group('From').getByText(expected[0][2], { exact: true }).waitFor({ state: 'detached', timeout: T });
+  assert.equal(await ship.group('From').getByLabel('State', { exact: true }).getAttribute('aria-invalid'), null);
   assert.equal(await page.locator('[aria-invalid="true"]').count(), expected.length - 1);
   await ship.getRatesButton().click();
   assert.equal(await focused('To', 'Name'), true);

@@ -22,7 +22,7 @@ import { ALL_SCOPES, sharedStack } from './support/stack.mjs';
 import { newOrgLink } from './support/orgs.mjs';
 import { axe, launch, screenshot } from './support/browser.mjs';
 import { until } from './support/wait.mjs';
-import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage, modeText } from './support/pages.mjs';
+import { JoinPage, KeysPage, OrgShell, PasswordSignIn, ShipPage, T, TeamPage, WebhookSettingsPage, enter, modeText } from './support/pages.mjs';
 import { engines, openShop, shopEvent, widgetFrame } from './support/widget.mjs';
 import { startDemoShop } from '../scripts/demo-shop.mjs';
 
@@ -428,7 +428,7 @@ test('the storefront widget in the app: the admin sets a shop origin (a bad one 
   await origin.fill(shop.url);
   const from = page.getByRole('group', { name: 'Ships from' });
   for (const [label, value] of [['Name', 'Acme Goods'], ['Street address', '500 Market St Suite 3'], ['City', 'San Francisco'], ['State', 'CA'], ['ZIP code', '94105']]) {
-    await from.getByLabel(label, { exact: true }).fill(value);
+    await enter(from.getByLabel(label, { exact: true }), value);
   }
   // The fallback the widget offers when the carriers take more than 10 s.
   await page.getByLabel('Offer a fallback option when no carrier answers in time').check();

@@ -165,6 +165,49 @@ pub fn region_code(country: &str, text: &str) -> Option<&'static str> {
     }
 }
 
+/// A row's name as a list shows it: its first (ISO) name, or where that
+/// is inverted (`Korea, Republic of`), the common form of its head word if
+/// the row has one (`Bolivia`, `South Korea`, `DR Congo`).
+fn shown_name(row: &'static str, skip: usize) -> (&'static str, &'static str) {
+    let (code, mut names) = row_names(row, skip);
+    let first = names.next().unwrap_or(code);
+    let Some((head, _)) = first.split_once(',') else {
+        return (code, first);
+    };
+    // The head itself, or one word before it.
+    let common = names.find(|n| {
+        n.strip_suffix(head)
+            .is_some_and(|w| w.is_empty() || (w.ends_with(' ') && !w.trim().contains(' ')))
+    });
+    (code, common.unwrap_or(first))
+}
+
+/// `(code, name)` of `rows`, by name as compared (accents and "the" aside).
+fn listed(rows: &'static [&'static str], skip: usize) -> Vec<(&'static str, &'static str)> {
+    let mut list: Vec<_> = rows.iter().map(|row| shown_name(row, skip)).collect();
+    list.sort_by_cached_key(|(_, name)| key(name));
+    list
+}
+
+/// Every country as a form lists it: `(code, name)`, by name.
+pub fn countries() -> Vec<(&'static str, &'static str)> {
+    listed(&COUNTRY_NAMES, 4)
+}
+
+/// The regions of `country` as a form lists them, `(code, name)` by name,
+/// where its addresses must use their codes (the US and Canada); `None`
+/// elsewhere, where the region is typed.
+pub fn regions(country: &str) -> Option<Vec<(&'static str, &'static str)>> {
+    let country = country.trim();
+    if country.eq_ignore_ascii_case("US") {
+        Some(listed(&US_NAMES, 0))
+    } else if country.eq_ignore_ascii_case("CA") {
+        Some(listed(&CA_NAMES, 0))
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +311,44 @@ mod tests {
         assert_eq!(region_code("US", "Floridaa"), None);
         assert_eq!(region_code("CA", "Florida"), None);
         assert_eq!(region_code("GB", "Kent"), None, "left as typed");
+    }
+
+    #[test]
+    fn lists_by_common_name() {
+        let all = countries();
+        assert_eq!(all.len(), 250);
+        let name = |code: &str| all.iter().find(|c| c.0 == code).map(|c| c.1);
+        assert_eq!(name("US"), Some("United States"));
+        assert_eq!(name("KR"), Some("South Korea"));
+        assert_eq!(name("TW"), Some("Taiwan"));
+        assert_eq!(name("GB"), Some("United Kingdom"));
+        assert_eq!(name("AX"), Some("Åland Islands"));
+        assert_eq!(name("BO"), Some("Bolivia"));
+        assert_eq!(name("CD"), Some("DR Congo"));
+        assert_eq!(name("PS"), Some("Palestine"));
+        assert_eq!(name("VG"), Some("British Virgin Islands"));
+        assert_eq!(
+            name("SH"),
+            Some("Saint Helena, Ascension and Tristan da Cunha")
+        );
+        // By name, accents aside: Åland after Afghanistan, before Albania.
+        let at = |code: &str| all.iter().position(|c| c.0 == code).unwrap();
+        assert!(at("AF") < at("AX") && at("AX") < at("AL"));
+        assert!(all.windows(2).all(|w| key(w[0].1) <= key(w[1].1)));
+        for (code, _) in &all {
+            assert_eq!(country_code(code), Some(*code));
+        }
+        let us = regions("us").unwrap();
+        assert_eq!(us.len(), 63);
+        assert!(us.contains(&("IL", "Illinois")));
+        assert_eq!(
+            us.iter()
+                .filter(|r| is_region("US", r.0) == Some(true))
+                .count(),
+            63
+        );
+        assert_eq!(regions(" CA").unwrap().first(), Some(&("AB", "Alberta")));
+        assert_eq!(regions("GB"), None);
     }
 
     /// The names tables list the codes tables' codes, in their order, and no

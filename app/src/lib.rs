@@ -23,8 +23,8 @@ use pages::login::LoginChunks;
 use pages::ship::ShipChunks;
 
 /// The dashboard's chunks, as its bin (`main.rs`) declares them: the
-/// on-demand pages, and the parts of the pages in the first load that a
-/// step into them fetches (each page reads its own from the context).
+/// on-demand pages, and the parts of a page that a step into it fetches
+/// (each page reads its own from the context).
 #[derive(Clone, Copy)]
 pub struct Chunks {
     pub pages: OnDemand,

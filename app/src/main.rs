@@ -38,6 +38,7 @@ macro_rules! chunk_pages {
 }
 
 chunk_pages! {
+    "/ship" => ship: ship_page => view! { <ship::ShipPage /> };
     "/" => home: home_page => view! { <home::HomePage /> };
     "/labels" => labels: label_list => view! { <labels::LabelsPage /> };
     "/labels/:id" => labels: label_page => view! { <label::LabelPage /> };

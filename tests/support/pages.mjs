@@ -10,6 +10,12 @@ export async function modeText(page) {
   return (await page.getByTestId('mode').innerText()).replace(/\s+/g, ' ').trim();
 }
 
+/** Types `value` into a text box, or chooses it (a code or a name) in a list: the country, and the state where it is one. */
+export async function enter(field, value) {
+  if (await field.evaluate((el) => el.tagName === 'SELECT')) await field.selectOption(value);
+  else await field.fill(value);
+}
+
 export class App {
   constructor(page, stack) { this.page = page; this.stack = stack; }
   async signIn(user, path = '/ship') {
@@ -43,12 +49,13 @@ export class ShipPage {
   group(name) { return this.page.getByRole('group', { name, exact: true }); }
   async fillAddress(which, a) {
     const g = this.group(which);
+    // The country first: it decides whether the state is a list.
+    await enter(g.getByLabel('Country', { exact: true }), a.country);
     await g.getByLabel('Name', { exact: true }).fill(a.name);
     await g.getByLabel('Street address', { exact: true }).fill(a.street1);
     await g.getByLabel('City', { exact: true }).fill(a.city);
-    await g.getByLabel('State', { exact: true }).fill(a.state);
+    await enter(g.getByLabel('State', { exact: true }), a.state);
     await g.getByLabel('ZIP code', { exact: true }).fill(a.zip);
-    await g.getByLabel('Country', { exact: true }).fill(a.country);
   }
   async fillParcel({ weight = '2', unit = 'lb', length = '10', width = '8', height = '4' } = {}) {
     const g = this.group('Parcel');

@@ -1,5 +1,5 @@
 use crate::components::field::{advice, advice_id};
-use api::{Address, FieldProblem};
+use api::{Address, FieldProblem, places};
 use leptos::prelude::*;
 
 /// An empty address in the given country.
@@ -17,7 +17,7 @@ pub fn blank_address() -> Address {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Field {
     Name,
     Street1,
@@ -73,7 +73,7 @@ pub fn missing_field(a: &Address) -> Option<&'static str> {
 }
 
 /// What to do about one field's problem, in plain words.
-pub fn advice_text(a: &Address, field: &str, problem: FieldProblem) -> String {
+pub fn advice_text(field: &str, problem: FieldProblem) -> String {
     let noun = match field {
         "name" => "name",
         "street1" => "street address",
@@ -90,25 +90,27 @@ pub fn advice_text(a: &Address, field: &str, problem: FieldProblem) -> String {
         (_, FieldProblem::TooLong { max }) => {
             format!("Shorten the {noun} to at most {max} characters")
         }
-        ("country", FieldProblem::Invalid(_)) => {
-            "Enter the country's two-letter code, such as US".into()
-        }
-        ("state", FieldProblem::Invalid(_)) if a.country.trim().eq_ignore_ascii_case("CA") => {
-            "Enter the province's two-letter code, such as ON".into()
-        }
-        ("state", FieldProblem::Invalid(_)) => {
-            "Enter the state's two-letter code, such as CA".into()
-        }
         (_, FieldProblem::Invalid(reason)) => format!("The {noun} {reason}"),
     }
 }
 
 /// Every problem of the address, each as the field's JSON name and the
-/// advice shown under it, in the form's order.
+/// advice shown under it, in the form's order: the country, and the state
+/// where `api::places` lists them, are chosen from lists.
 pub fn problems(a: &Address) -> Vec<(&'static str, String)> {
+    let province = a.country.trim().eq_ignore_ascii_case("CA");
+    let listed = places::is_region(&a.country, "").is_some();
     a.problems()
         .into_iter()
-        .map(|(field, problem)| (field, advice_text(a, field, problem)))
+        .map(|(field, problem)| {
+            let advice = match field {
+                "country" => "Choose the country".into(),
+                "state" if listed && province => "Choose the province".into(),
+                "state" if listed => "Choose the state".into(),
+                _ => advice_text(field, problem),
+            };
+            (field, advice)
+        })
         .collect()
 }
 
@@ -119,10 +121,208 @@ pub fn first_problem(prefix: &str, a: &Address) -> Option<String> {
         .map(|(field, _)| format!("{prefix}-{field}"))
 }
 
-/// A full postal address as one fieldset. Pure: it edits `address` and
-/// reports edits through `on_edit`. Once `show_problems` is set, every
-/// field's problem shows under it (and follows the typing); asking the
-/// validation service is the page's business.
+/// One field of a form, with what every way of entering it carries.
+#[derive(Clone)]
+struct Input {
+    field: Field,
+    id: String,
+    key: &'static str,
+    autocomplete: &'static str,
+    required: bool,
+    address: RwSignal<Address>,
+    on_edit: Callback<()>,
+    show_problems: Option<RwSignal<bool>>,
+}
+
+impl Input {
+    /// The advice under the field once problems are shown (a closure, not
+    /// a memo: the storefront widget's form pays for no memo type).
+    fn problem(&self) -> impl Fn() -> Option<String> + Send + Sync + Copy + use<> {
+        let (show, address, key) = (self.show_problems, self.address, self.key);
+        move || {
+            show.is_some_and(|shown| shown.get())
+                .then(|| address.with(|a| problems(a).into_iter().find(|(f, _)| *f == key)))
+                .flatten()
+                .map(|(_, advice)| advice)
+        }
+    }
+
+    /// A typed or chosen value: into the address, then `on_edit`.
+    fn edit(&self) -> impl Fn(String) + Copy + use<> {
+        let (field, address, on_edit) = (self.field, self.address, self.on_edit);
+        move |v: String| {
+            address.update(|a| {
+                // A state the new country does not have is cleared.
+                if field == Field::Country && places::is_region(&v, &a.state) == Some(false) {
+                    a.state.clear();
+                }
+                field.set(a, v)
+            });
+            on_edit.run(());
+        }
+    }
+}
+
+/// The field as a text box.
+fn typed(i: &Input) -> AnyView {
+    let (field, address, edit, problem) = (i.field, i.address, i.edit(), i.problem());
+    let described_by = advice_id(&i.id);
+    view! {
+        <input
+            id=i.id.clone()
+            name=i.key
+            type="text"
+            autocomplete=i.autocomplete
+            required=i.required
+            aria-invalid=move || problem().map(|_| "true")
+            aria-describedby=move || problem().map(|_| described_by.clone())
+            prop:value=move || address.with(|a| field.get(a))
+            on:input=move |ev| edit(event_target_value(&ev))
+        />
+    }
+    .into_any()
+}
+
+/// The field as a list of `(code, name)`: names shown, codes kept. A value
+/// the list lacks (an address saved before, "USA") stays, shown as it is,
+/// until another is chosen; `empty` is the choice shown while none is.
+fn chosen(
+    i: &Input,
+    list: Vec<(&'static str, &'static str)>,
+    empty: Option<&'static str>,
+) -> AnyView {
+    let (field, address, edit, problem) = (i.field, i.address, i.edit(), i.problem());
+    let described_by = advice_id(&i.id);
+    let current = Memo::new(move |_| address.with(|a| field.get(a).trim().to_string()));
+    let known: Vec<&str> = list.iter().map(|(code, _)| *code).collect();
+    let unknown = move || {
+        current.with(|c| {
+            (!c.is_empty() && !known.iter().any(|k| k.eq_ignore_ascii_case(c))).then(|| c.clone())
+        })
+    };
+    let options = list
+        .into_iter()
+        .map(|(code, name)| {
+            let selected = move || current.with(|c| c.eq_ignore_ascii_case(code));
+            view! { <option value=code prop:selected=selected>{name}</option> }
+        })
+        .collect_view();
+    view! {
+        <select
+            id=i.id.clone()
+            name=i.key
+            autocomplete=i.autocomplete
+            required=i.required
+            aria-invalid=move || problem().map(|_| "true")
+            aria-describedby=move || problem().map(|_| described_by.clone())
+            on:change=move |ev| edit(event_target_value(&ev))
+        >
+            {empty.map(|text| view! {
+                <option value="" prop:selected=move || current.with(String::is_empty)>{text}</option>
+            })}
+            {move || unknown().map(|value| view! { <option value=value.clone() selected>{value.clone()}</option> })}
+            {options}
+        </select>
+    }
+    .into_any()
+}
+
+/// The field as the dashboard's forms enter it: the country from a list
+/// (the United States first), the state from a list where `api::places`
+/// has the country's, the rest typed.
+fn listed(i: &Input) -> AnyView {
+    match i.field {
+        Field::Country => {
+            let mut list = places::countries();
+            if let Some(at) = list.iter().position(|(code, _)| *code == "US") {
+                let us = list.remove(at);
+                list.insert(0, us);
+            }
+            chosen(i, list, None)
+        }
+        Field::State => {
+            let i = i.clone();
+            let address = i.address;
+            let country =
+                Memo::new(move |_| address.with(|a| a.country.trim().to_ascii_uppercase()));
+            (move || match places::regions(&country.get()) {
+                Some(list) if country.with(|c| c == "CA") => {
+                    chosen(&i, list, Some("Choose a province…"))
+                }
+                Some(list) => chosen(&i, list, Some("Choose a state…")),
+                None => typed(&i),
+            })
+            .into_any()
+        }
+        _ => typed(i),
+    }
+}
+
+/// The fields of `address` that `keep` keeps, as one fieldset, each
+/// entered by `input`.
+struct Fieldset {
+    legend: &'static str,
+    prefix: &'static str,
+    address: RwSignal<Address>,
+    on_edit: Callback<()>,
+    show_problems: Option<RwSignal<bool>>,
+}
+
+impl Fieldset {
+    fn view(
+        self,
+        children: Option<Children>,
+        keep: impl Fn(&str) -> bool,
+        input: impl Fn(&Input) -> AnyView,
+    ) -> impl IntoView {
+        let fields: [(Field, &str, &str, bool); 7] = [
+            (Field::Name, "name", "name", true),
+            (Field::Street1, "street1", "address-line1", true),
+            (Field::Street2, "street2", "address-line2", false),
+            (Field::City, "city", "address-level2", true),
+            (Field::State, "state", "address-level1", true),
+            (Field::Zip, "zip", "postal-code", true),
+            (Field::Country, "country", "country", true),
+        ];
+        let inputs = fields
+            .into_iter()
+            .filter(|(_, key, ..)| keep(key))
+            .map(|(field, key, autocomplete, required)| {
+                let i = Input {
+                    field,
+                    id: format!("{}-{key}", self.prefix),
+                    key,
+                    autocomplete,
+                    required,
+                    address: self.address,
+                    on_edit: self.on_edit,
+                    show_problems: self.show_problems,
+                };
+                let (control, problem) = (input(&i), i.problem());
+                view! {
+                    <div class=format!("field field-{key}")>
+                        <label for=i.id.clone()>{label(key)}</label>
+                        {control}
+                        {advice(i.id, problem)}
+                    </div>
+                }
+            })
+            .collect_view();
+        view! {
+            <fieldset class="address-form">
+                <legend>{self.legend}</legend>
+                {children.map(|c| c())}
+                <div class="address-grid">{inputs}</div>
+            </fieldset>
+        }
+    }
+}
+
+/// A full postal address as one fieldset, the country (and in the US and
+/// Canada the state) chosen from `api::places`' lists. Pure: it edits
+/// `address` and reports edits through `on_edit`. Once `show_problems` is
+/// set, every field's problem shows under it (and follows the typing);
+/// asking the validation service is the page's business.
 #[component]
 pub fn AddressForm(
     /// The fieldset's legend, also its accessible name ("From", "To").
@@ -134,64 +334,59 @@ pub fn AddressForm(
     /// Extra controls above the fields (the saved-sender picker).
     #[prop(optional)]
     children: Option<Children>,
-    /// Only where a parcel goes, without the name and second line (the
-    /// storefront widget's quote).
-    #[prop(optional)]
-    destination_only: bool,
     #[prop(optional)] show_problems: Option<RwSignal<bool>>,
 ) -> impl IntoView {
-    let fields: [(Field, &str, &str, bool); 7] = [
-        (Field::Name, "name", "name", true),
-        (Field::Street1, "street1", "address-line1", true),
-        (Field::Street2, "street2", "address-line2", false),
-        (Field::City, "city", "address-level2", true),
-        (Field::State, "state", "address-level1", true),
-        (Field::Zip, "zip", "postal-code", true),
-        (Field::Country, "country", "country", true),
-    ];
-    let inputs = fields
-        .into_iter()
-        .filter(|(_, key, ..)| !destination_only || !matches!(*key, "name" | "street2"))
-        .map(|(field, key, autocomplete, required)| {
-            let id = format!("{prefix}-{key}");
-            let problem = move || {
-                show_problems
-                    .is_some_and(|shown| shown.get())
-                    .then(|| address.with(|a| problems(a).into_iter().find(|(f, _)| *f == key)))
-                    .flatten()
-                    .map(|(_, advice)| advice)
-            };
-            let described_by = advice_id(&id);
-            view! {
-                <div class=format!("field field-{key}")>
-                    <label for=id.clone()>{label(key)}</label>
-                    <input
-                        id=id.clone()
-                        name=key
-                        type="text"
-                        autocomplete=autocomplete
-                        required=required
-                        aria-invalid=move || problem().map(|_| "true")
-                        aria-describedby=move || problem().map(|_| described_by.clone())
-                        prop:value=move || address.with(|a| field.get(a))
-                        on:input=move |ev| {
-                            let v = event_target_value(&ev);
-                            address.update(|a| field.set(a, v));
-                            on_edit.run(());
-                        }
-                    />
-                    {advice(id, problem)}
-                </div>
-            }
-        })
-        .collect_view();
-    view! {
-        <fieldset class="address-form">
-            <legend>{legend}</legend>
-            {children.map(|c| c())}
-            <div class="address-grid">{inputs}</div>
-        </fieldset>
-    }
+    let form = Fieldset {
+        legend,
+        prefix,
+        address,
+        on_edit,
+        show_problems,
+    };
+    form.view(children, |_| true, listed)
+}
+
+/// Only where a parcel goes, every field typed, without the name and second
+/// line: the storefront widget's quote (its shoppers do not load the
+/// country names; the shop usually hands over the destination).
+#[component]
+pub fn DestinationForm(
+    legend: &'static str,
+    prefix: &'static str,
+    address: RwSignal<Address>,
+    on_edit: Callback<()>,
+) -> impl IntoView {
+    let form = Fieldset {
+        legend,
+        prefix,
+        address,
+        on_edit,
+        show_problems: None,
+    };
+    form.view(None, |key| !matches!(key, "name" | "street2"), typed)
+}
+
+/// Whether the service's form of an address differs from what was typed
+/// in more than the spaces around a field (capitals, ZIP+4, a corrected
+/// street): it is then offered beside the typed one, never put in its place.
+pub fn differs(typed: &Address, service: &Address) -> bool {
+    let trimmed = |a: &Address| {
+        let mut a = a.clone();
+        for f in [
+            Field::Name,
+            Field::Street1,
+            Field::Street2,
+            Field::City,
+            Field::State,
+            Field::Zip,
+            Field::Country,
+        ] {
+            let v = f.get(&a).trim().to_string();
+            f.set(&mut a, v);
+        }
+        a
+    };
+    trimmed(typed) != trimmed(service)
 }
 
 /// One line for showing an address back to the user.
@@ -224,37 +419,46 @@ mod tests {
                 ("street1", "Enter the street address".into()),
                 ("city", "Enter the city".into()),
                 ("zip", "Enter the ZIP code".into()),
-                (
-                    "country",
-                    "Enter the country's two-letter code, such as US".into()
-                ),
+                ("country", "Choose the country".into()),
             ]
         );
         assert_eq!(first_problem("to", &a).as_deref(), Some("to-name"));
         a.country = "US".into();
         a.name = "Ada".into();
-        assert!(problems(&a).contains(&(
-            "state",
-            "Enter the state's two-letter code, such as CA".into()
-        )));
+        assert!(problems(&a).contains(&("state", "Choose the state".into())));
         assert_eq!(first_problem("to", &a).as_deref(), Some("to-street1"));
-        a.state = "ZZ".into();
-        assert!(problems(&a).contains(&(
-            "state",
-            "Enter the state's two-letter code, such as CA".into()
-        )));
+        a.state = String::new();
+        assert!(problems(&a).contains(&("state", "Choose the state".into())));
         a.country = "CA".into();
         a.state = "Ontario".into();
         a.street2 = Some("x".repeat(101));
         let all = problems(&a);
-        assert!(all.contains(&(
-            "state",
-            "Enter the province's two-letter code, such as ON".into()
-        )));
+        assert!(all.contains(&("state", "Choose the province".into())));
         assert!(all.contains(&(
             "street2",
             "Shorten the second address line to at most 100 characters".into()
         )));
+        // Elsewhere the state is typed, and free.
+        a.country = "GB".into();
+        a.state = String::new();
+        assert!(problems(&a).contains(&("state", "Enter the state".into())));
+    }
+
+    #[test]
+    fn the_service_form_is_offered_only_when_it_differs() {
+        let mut typed = blank_address();
+        typed.name = "Ada".into();
+        typed.street1 = "12 Elm Street ".into();
+        typed.city = "Brooklyn".into();
+        typed.state = "NY".into();
+        typed.zip = "11201".into();
+        let mut same = typed.clone();
+        same.street1 = "12 Elm Street".into();
+        assert!(!differs(&typed, &same));
+        let mut service = same.clone();
+        service.street1 = "12 ELM ST".into();
+        service.zip = "11201-1234".into();
+        assert!(differs(&typed, &service));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The pages most visits never open (and the ship page's offer, which
-//! only rates need, and its saved addresses), each a chunk of the dashboard's build:
+//! The signed-in pages (and the ship page's offer, which only rates need,
+//! and its saved addresses), each a chunk of the dashboard's build:
 //! the code only a `#[wasm_split(chunk)]` function reaches goes to that
 //! chunk's own file, which the browser fetches the first time the function
 //! is called (`scripts/app-wasm.mjs` splits the module after cargo links

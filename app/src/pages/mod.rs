@@ -1,6 +1,6 @@
 //! One page per route; each page owns its data. The routes are made from
-//! the page table (`crate::page_table::PAGES`). Pages most visits never
-//! open are chunks of the build, fetched when first shown (`chunks`).
+//! the page table (`crate::page_table::PAGES`). The signed-in pages are
+//! chunks of the build, fetched when first shown (`chunks`).
 
 pub mod audit;
 pub mod carriers;
@@ -40,16 +40,13 @@ use leptos_router::{
 };
 
 /// A page by its table path. Kept apart from the table so that the menu
-/// (`components::shell`) does not reach every page's code. The pages that
-/// are chunks (`on_demand`) are fetched when first shown, behind the
-/// guard, so a role without their scope never fetches them.
+/// (`components::shell`) does not reach every page's code. Every page is a
+/// chunk (`on_demand`), fetched when first shown, behind the guard, so a
+/// role without its scope never fetches it.
 pub(crate) fn page_view(path: &str, on_demand: chunks::OnDemand) -> AnyView {
-    match path {
-        "/ship" => view! { <ship::ShipPage /> }.into_any(),
-        _ => match on_demand(path) {
-            Some(load) => chunks::show(load),
-            None => view! { <not_found::NotFound /> }.into_any(),
-        },
+    match on_demand(path) {
+        Some(load) => chunks::show(load),
+        None => view! { <not_found::NotFound /> }.into_any(),
     }
 }
 

@@ -18,7 +18,7 @@ mod theme;
 mod view;
 
 use crate::api::Client;
-use crate::components::address_form::{AddressForm, blank_address, missing_field};
+use crate::components::address_form::{DestinationForm, blank_address, missing_field};
 use crate::state::clock::Clock;
 use api::widget::{FALLBACK_META, SHIP_FROM_META, SHOP_META, events};
 use api::{Address, Parcel, RatesRequest};
@@ -369,7 +369,7 @@ fn Shipping(page: Page, params: Params) -> impl IntoView {
                         ask(false);
                     }
                 >
-                    <AddressForm legend="Ship to" prefix="to" address=to on_edit destination_only=true />
+                    <DestinationForm legend="Ship to" prefix="to" address=to on_edit />
                     {move || missing.get().map(|label| view! {
                         <p class="field-problem" role="alert">{format!("{label} is required to see shipping options.")}</p>
                     })}

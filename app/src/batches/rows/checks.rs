@@ -143,7 +143,7 @@ fn parts(d: &Draft) -> Result<(Address, Parcel), Vec<Problem>> {
             (Field::State, FieldProblem::Invalid(_)) => format!(
                 "“{value}” is not a US state or territory: enter its two-letter code or its name, such as CA or California"
             ),
-            _ => address_form::advice_text(&to, name, problem),
+            _ => address_form::advice_text(name, problem),
         };
         Problem { field, text }
     }));

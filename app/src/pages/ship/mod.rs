@@ -9,7 +9,9 @@ pub mod saved;
 
 use super::chunks::{Lazy, Load};
 use crate::api::{Client, ClientError, keeps_presets};
-use crate::components::address_form::{AddressForm, blank_address, first_problem, one_line};
+use crate::components::address_form::{
+    AddressForm, blank_address, differs, first_problem, one_line,
+};
 use crate::components::error_view::ErrorView;
 use crate::components::field::focus;
 use crate::components::loader::{busy, failed};
@@ -30,7 +32,9 @@ use leptos::prelude::*;
 enum Check {
     Unchecked,
     Checking,
-    Valid(AddressValidation),
+    /// Deliverable, as typed; the service's own form of it, if different,
+    /// is offered, never put in its place.
+    Valid(AddressValidation, Suggestion),
     Ambiguous(Vec<Address>),
     /// `ADDRESS.VALIDATION.FAILED`: no override, labels to it are refused.
     Undeliverable(ClientError),
@@ -44,8 +48,20 @@ enum Check {
 
 impl Check {
     fn ready(&self) -> bool {
-        matches!(self, Check::Valid(_) | Check::Overridden)
+        matches!(self, Check::Valid(..) | Check::Overridden)
     }
+}
+
+/// The service's form of a deliverable address (capitals, ZIP+4, a
+/// corrected street) and what the merchant made of it.
+#[derive(Clone, Debug, PartialEq)]
+enum Suggestion {
+    /// The service has nothing to change.
+    Same,
+    /// Its form (`normalized`) differs, and is offered.
+    Open,
+    Used,
+    Kept,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -73,7 +89,7 @@ pub struct Offer {
 
 /// `offer::view`, reached through its chunk, and `balance::view`, the
 /// wallet's balance it shows in live mode from the form's first entry on
-/// (the wallet's decoding stays out of the first load).
+/// (the wallet's decoding stays out of the page's chunk).
 #[derive(Clone, Copy)]
 pub struct OfferView {
     pub offer: fn(Offer) -> AnyView,
@@ -90,7 +106,7 @@ pub struct ShipChunks {
 }
 
 /// What the organization's saved addresses and presets (`saved::view`)
-/// act on; nothing of `api::presets` is in the page's first load.
+/// act on; nothing of `api::presets` is in the page's chunk.
 #[derive(Clone, Copy)]
 pub struct SavedSender {
     pub from: RwSignal<Address>,
@@ -131,10 +147,14 @@ async fn check(client: Client, address: RwSignal<Address>, state: RwSignal<Check
         return true;
     }
     state.set(Check::Checking);
-    let next = match client.validate_address(current).await {
+    let next = match client.validate_address(current.clone()).await {
         Ok(v) => {
-            address.set(v.normalized.clone());
-            Check::Valid(v)
+            let suggestion = if differs(&current, &v.normalized) {
+                Suggestion::Open
+            } else {
+                Suggestion::Same
+            };
+            Check::Valid(v, suggestion)
         }
         Err(e) => match e.code() {
             Some(ErrorCode::AddressValidationAmbiguous) => Check::Ambiguous(
@@ -153,12 +173,32 @@ async fn check(client: Client, address: RwSignal<Address>, state: RwSignal<Check
 }
 
 /// What the service said about one address, and the choices it leaves.
+/// Residential or commercial is the carriers' classification of where a
+/// parcel is delivered, shown as theirs for the recipient only.
 #[component]
 fn AddressStatus(
+    prefix: &'static str,
     state: RwSignal<Check>,
     address: RwSignal<Address>,
     on_check: Callback<()>,
+    /// The suggested form was used: what was quoted is no longer the address.
+    on_use: Callback<()>,
+    #[prop(optional)] delivery: bool,
 ) -> impl IntoView {
+    let outcome = format!("{prefix}-suggestion-outcome");
+    let choose = move |v: AddressValidation, choice: Suggestion| {
+        let outcome = outcome.clone();
+        move |_| {
+            if choice == Suggestion::Used {
+                address.set(v.normalized.clone());
+                on_use.run(());
+            }
+            state.set(Check::Valid(v.clone(), choice.clone()));
+            // The buttons are gone: focus goes to what was chosen.
+            let outcome = outcome.clone();
+            request_animation_frame(move || focus(&outcome));
+        }
+    };
     move || {
         match state.get() {
         Check::Unchecked => view! {
@@ -167,16 +207,34 @@ fn AddressStatus(
             </p>
         }.into_any(),
         Check::Checking => view! { <p class="check-status" aria-busy="true">"Checking the address…"</p> }.into_any(),
-        Check::Valid(v) => view! {
-            <p class="check-status ok" role="status">
-                <span class="badge badge-good">"Deliverable"</span> " "
-                {if v.residential {
-                    view! { <span class="badge badge-warn">"Residential"</span> " Carriers may add a residential delivery surcharge." }.into_any()
-                } else {
-                    view! { <span class="badge">"Commercial"</span> }.into_any()
-                }}
-            </p>
-        }.into_any(),
+        Check::Valid(v, suggestion) => {
+            let id = format!("{prefix}-suggestion");
+            let outcome = format!("{prefix}-suggestion-outcome");
+            let class = delivery.then(|| if v.residential {
+                view! { " " <span class="badge badge-warn">"Residential"</span> " as carriers class it: they may add a residential delivery surcharge." }.into_any()
+            } else {
+                view! { " " <span class="badge">"Commercial"</span> " as carriers class it." }.into_any()
+            });
+            let offer = match suggestion {
+                Suggestion::Same => ().into_any(),
+                Suggestion::Open => view! {
+                    <div class="suggestion" role="group" aria-labelledby=id.clone()>
+                        <p id=id.clone()>"We suggest: " <strong>{one_line(&v.normalized)}</strong></p>
+                        <button type="button" class="secondary" on:click=choose(v.clone(), Suggestion::Used)>"Use suggested"</button>
+                        " "
+                        <button type="button" class="secondary" on:click=choose(v.clone(), Suggestion::Kept)>"Keep mine"</button>
+                    </div>
+                }.into_any(),
+                Suggestion::Used => view! { <p id=outcome tabindex="-1">"Using the suggested address."</p> }.into_any(),
+                Suggestion::Kept => view! { <p id=outcome tabindex="-1">"Keeping the address as you typed it."</p> }.into_any(),
+            };
+            view! {
+                <div class="check-status ok">
+                    <p role="status"><span class="badge badge-good">"Deliverable"</span> {class}</p>
+                    {offer}
+                </div>
+            }.into_any()
+        }
         Check::Ambiguous(suggestions) => view! {
             <div class="check-status notice notice-warn" role="alert">
                 <p>"Several addresses match. Pick the right one:"</p>
@@ -340,6 +398,12 @@ pub fn ShipPage() -> impl IntoView {
     };
     let check_from = checker("from", from, from_check, from_shown);
     let check_to = checker("to", to, to_check, to_shown);
+    // A quote is for the addresses it was asked for: a suggestion used
+    // after it asks for rates again.
+    let on_use = Callback::new(move |()| {
+        confirm.set(None);
+        quote.set(None);
+    });
 
     let to_save = Callback::new(move |()| {
         let a = from.get_untracked();
@@ -443,11 +507,11 @@ pub fn ShipPage() -> impl IntoView {
                     <AddressForm legend="From" prefix="from" address=from on_edit=edited(from_check) show_problems=from_shown>
                         {sender_picker()}
                     </AddressForm>
-                    <AddressStatus state=from_check address=from on_check=check_from />
+                    <AddressStatus prefix="from" state=from_check address=from on_check=check_from on_use />
                 </div>
                 <div>
                     <AddressForm legend="To" prefix="to" address=to on_edit=edited(to_check) show_problems=to_shown />
-                    <AddressStatus state=to_check address=to on_check=check_to />
+                    <AddressStatus prefix="to" state=to_check address=to on_check=check_to on_use delivery=true />
                 </div>
             </div>
             <ParcelForm parcel show_problems=parcel_shown saved=packages />
