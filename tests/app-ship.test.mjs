@@ -193,6 +193,27 @@ test('a checked address stays as typed: the service\'s form is offered beside it
   await context.close();
 });
 
+test('rates are for the form as quoted: an address or the parcel changed after them takes them away, so a label is never bought for addresses the page no longer shows', async () => {
+  const { context, page, ship } = await signedIn('admin');
+  const problems = watchProblems(page);
+  await page.getByRole('button', { name: 'Switch to sandbox' }).click();
+  await page.getByRole('status').getByText('Sandbox: test labels, nothing is charged.').waitFor({ timeout: T });
+  await ship.fillAll();
+  await ship.getRates();
+  assert.ok(await ship.buyButtons().count() > 0);
+  await ship.group('To').getByLabel('Name', { exact: true }).fill('Acme Receiving');
+  await ship.table().waitFor({ state: 'detached', timeout: T });
+  assert.equal(await ship.buyButtons().count(), 0, 'nothing to buy for the old address');
+  await ship.getRates();
+  await ship.group('Parcel').getByLabel('Weight', { exact: true }).fill('3');
+  await ship.table().waitFor({ state: 'detached', timeout: T });
+  await ship.getRates();
+  assert.ok(await ship.buyButtons().count() > 0);
+  assert.deepEqual(problems, []);
+  await page.getByRole('button', { name: 'Switch to live' }).click();
+  await context.close();
+});
+
 test('the country is chosen by name from a list (the United States first) and sent as its code; in Canada the province is a list too, elsewhere the region is typed', async () => {
   const { context, page, ship } = await signedIn('operator');
   const checks = [];

@@ -72,6 +72,8 @@ pub struct Quote {
     partial: Option<ApiError>,
     /// Bumped per quote so the table is rebuilt with its new countdown.
     serial: u32,
+    /// What was quoted: the rates are for these addresses and this parcel only.
+    request: RatesRequest,
 }
 
 /// The page's state that `offer` shows and changes: the page resets it
@@ -181,8 +183,6 @@ fn AddressStatus(
     state: RwSignal<Check>,
     address: RwSignal<Address>,
     on_check: Callback<()>,
-    /// The suggested form was used: what was quoted is no longer the address.
-    on_use: Callback<()>,
     #[prop(optional)] delivery: bool,
 ) -> impl IntoView {
     let outcome = format!("{prefix}-suggestion-outcome");
@@ -191,7 +191,6 @@ fn AddressStatus(
         move |_| {
             if choice == Suggestion::Used {
                 address.set(v.normalized.clone());
-                on_use.run(());
             }
             state.set(Check::Valid(v.clone(), choice.clone()));
             // The buttons are gone: focus goes to what was chosen.
@@ -343,6 +342,7 @@ pub fn ShipPage() -> impl IntoView {
                     deadline_ms: clock.now_untracked() + validity,
                     partial: resp.error,
                     serial: serial.get_value(),
+                    request,
                 }));
                 bought.set(None);
                 Ok(())
@@ -398,11 +398,23 @@ pub fn ShipPage() -> impl IntoView {
     };
     let check_from = checker("from", from, from_check, from_shown);
     let check_to = checker("to", to, to_check, to_shown);
-    // A quote is for the addresses it was asked for: a suggestion used
-    // after it asks for rates again.
-    let on_use = Callback::new(move |()| {
-        confirm.set(None);
-        quote.set(None);
+    // A rate is bought by its id, for the addresses and parcel it was
+    // quoted for: once the form says otherwise (typed, a saved address or
+    // a suggestion used), the quote and any purchase of it are gone, so
+    // what is bought is always what the page shows.
+    Effect::new(move |_| {
+        let (f, t, p) = (from.get(), to.get(), parcel.with(|p| p.to_parcel()));
+        let stale = quote.with_untracked(|q| {
+            q.as_ref().is_some_and(|q| {
+                q.request.from_address != f
+                    || q.request.to_address != t
+                    || Some(&q.request.parcel) != p.as_ref()
+            })
+        });
+        if stale {
+            confirm.set(None);
+            quote.set(None);
+        }
     });
 
     let to_save = Callback::new(move |()| {
@@ -507,11 +519,11 @@ pub fn ShipPage() -> impl IntoView {
                     <AddressForm legend="From" prefix="from" address=from on_edit=edited(from_check) show_problems=from_shown>
                         {sender_picker()}
                     </AddressForm>
-                    <AddressStatus prefix="from" state=from_check address=from on_check=check_from on_use />
+                    <AddressStatus prefix="from" state=from_check address=from on_check=check_from />
                 </div>
                 <div>
                     <AddressForm legend="To" prefix="to" address=to on_edit=edited(to_check) show_problems=to_shown />
-                    <AddressStatus prefix="to" state=to_check address=to on_check=check_to on_use delivery=true />
+                    <AddressStatus prefix="to" state=to_check address=to on_check=check_to delivery=true />
                 </div>
             </div>
             <ParcelForm parcel show_problems=parcel_shown saved=packages />
