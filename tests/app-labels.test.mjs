@@ -148,9 +148,14 @@ test('dates read one way on every page: a batch row\'s delivery as a calendar da
   // The day as the Ship page and Shipments show a carrier's estimate ("Tue, Nov 24").
   assert.match(await rate.innerText(), /, delivery (Mon|Tue|Wed|Thu|Fri|Sat|Sun), [A-Z][a-z]{2} \d{1,2},/);
   assert.doesNotMatch(await page.locator('main').innerText(), /\b\d{4}-\d{2}-\d{2}\b/);
-  assert.equal(await page.getByTestId('started-by').locator('time[datetime]').count(), 1);
+  // Each waited for: the job's people and the list arrive after the page.
+  const startedAt = page.getByTestId('started-by').locator('time[datetime]');
+  await startedAt.waitFor({ timeout: T });
+  assert.equal(await startedAt.count(), 1);
   await app.go('/batches');
-  assert.equal(await page.locator(`tr[data-job="${created.id}"] time[datetime]`).count(), 1);
+  const listed = page.locator(`tr[data-job="${created.id}"] time[datetime]`);
+  await listed.first().waitFor({ timeout: T });
+  assert.equal(await listed.count(), 1);
   // A tracker's events: each a <time> machines can read.
   const label = await buyViaApi(page);
   const tracker = await until('the label is followed', async () => (await page.evaluate(async (id) => (await fetch(`/api/v1/labels/${id}`)).json(), label.id)).tracker_id);
