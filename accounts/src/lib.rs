@@ -41,6 +41,7 @@ mod error;
 mod input;
 mod invitations;
 mod main_worker;
+mod mode_switch;
 mod organization;
 mod passkeys;
 mod presets;

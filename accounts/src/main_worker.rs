@@ -168,10 +168,12 @@ async fn checked(
         ),
     };
     let (role, name) = member.map_or((None, None), |m| (Some(m.role), Some(m.name)));
+    let operators_switch_mode = sealed.operators_switch_mode;
     if sealed.keys.is_empty() && sealed.webhook.is_empty() {
         return Ok(Checked {
             role,
             name,
+            operators_switch_mode,
             ..Checked::default()
         });
     }
@@ -196,5 +198,6 @@ async fn checked(
             .collect(),
         webhook: sealed.webhook.iter().map(|s| s.slot).zip(secrets).collect(),
         widget: None,
+        operators_switch_mode,
     })
 }

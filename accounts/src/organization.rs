@@ -24,6 +24,7 @@ mod audit;
 mod invitations;
 mod keys;
 mod members;
+mod mode_switch;
 mod resets;
 mod saved;
 mod widget;
@@ -62,6 +63,8 @@ impl Organization {
                 // One row: whether live mode is on (`keys::Sealed::live`); an
                 // organization made before the row existed has none and stays live.
                 "CREATE TABLE IF NOT EXISTS live_mode (one INTEGER PRIMARY KEY CHECK (one = 1), live INTEGER NOT NULL)",
+                // One row: whether operators may switch modes (`keys::Sealed::operators_switch_mode`).
+                "CREATE TABLE IF NOT EXISTS mode_switch (one INTEGER PRIMARY KEY CHECK (one = 1), operators INTEGER NOT NULL)",
                 // One row: `json` is the saved addresses and presets (`presets::Saved`).
                 "CREATE TABLE IF NOT EXISTS saved (one INTEGER PRIMARY KEY CHECK (one = 1), json TEXT NOT NULL)",
             ] {
@@ -190,6 +193,9 @@ impl Organization {
             OrgCall::SavedLists(_) => reply::<Org, domain::orgs::SavedLists>(&Self::saved(sql)?),
             OrgCall::ChangeSaved(c) => reply::<Org, ChangeSaved>(&Self::change_saved(sql, c)?),
             OrgCall::SetLive(s) => reply::<Org, SetLive>(&Self::set_live(sql, s)?),
+            OrgCall::SetModeSwitch(s) => {
+                reply::<Org, domain::orgs::SetModeSwitch>(&Self::set_mode_switch(sql, s)?)
+            }
             OrgCall::Audit(domain::orgs::Audit { before }) => {
                 reply::<Org, domain::orgs::Audit>(&Self::audit_page(sql, before)?)
             }

@@ -11,8 +11,8 @@ use worker::{Context, Env, event};
 
 use crate::error::AccountsError;
 use crate::{
-    access_tokens, api_keys, invitations, main_worker, passkeys, presets, resets, sign_in, sign_up,
-    team, webhook_settings, widget_settings,
+    access_tokens, api_keys, invitations, main_worker, mode_switch, passkeys, presets, resets,
+    sign_in, sign_up, team, webhook_settings, widget_settings,
 };
 use api::OwnId;
 use api::orgs::AccountId;
@@ -71,6 +71,8 @@ async fn handle(req: Request, env: &Env) -> Result<Response, AccountsError> {
         OwnId::SetOrgWebhook => webhook_settings::set(req, env, &asked()?).await,
         OwnId::OrgWidget => widget_settings::get(env, &asked()?).await,
         OwnId::SetOrgWidget => widget_settings::set(req, env, &asked()?).await,
+        OwnId::OrgModeSwitch => mode_switch::get(env, &asked()?).await,
+        OwnId::SetOrgModeSwitch => mode_switch::set(req, env, &asked()?).await,
         OwnId::AccessTokens => access_tokens::list(env, &asked()?).await,
         OwnId::CreateAccessToken => access_tokens::create(req, env, &asked()?).await,
         OwnId::RevokeAccessToken => access_tokens::revoke(env, &asked()?, param).await,

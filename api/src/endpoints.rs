@@ -303,6 +303,8 @@ pub enum OwnId {
     RevokeAccessToken,
     OrgWidget,
     SetOrgWidget,
+    OrgModeSwitch,
+    SetOrgModeSwitch,
     PasskeySignInOptions,
     PasskeySignIn,
     Passkeys,
@@ -397,7 +399,7 @@ use crate::{
 use Caller::{Anyone, Service, Session, SessionStartsSession, StartsSession, Storefront};
 use Method::{Delete, Get, Head, Options, Post, Put};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 85] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 87] = [
     own(OwnId::SignIn, Post, session::SESSION_PATH, StartsSession),
     own(OwnId::GetSession, Get, session::SESSION_PATH, Session),
     own(OwnId::SignOut, Delete, session::SESSION_PATH, Session),
@@ -506,6 +508,18 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 85] = [
     ),
     own(OwnId::OrgWidget, Get, orgs::ORG_WIDGET_PATH, Session),
     own(OwnId::SetOrgWidget, Put, orgs::ORG_WIDGET_PATH, Session),
+    own(
+        OwnId::OrgModeSwitch,
+        Get,
+        orgs::ORG_MODE_SWITCH_PATH,
+        Session,
+    ),
+    own(
+        OwnId::SetOrgModeSwitch,
+        Put,
+        orgs::ORG_MODE_SWITCH_PATH,
+        Session,
+    ),
     own(
         OwnId::PasskeySignInOptions,
         Post,

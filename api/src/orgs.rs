@@ -25,6 +25,8 @@
 //! | `PUT /api/org/webhook`             | admin      | `WebhookSecretChange` → `OrgWebhook`   |
 //! | `GET /api/org/widget`              | any member | → `OrgWidget`                          |
 //! | `PUT /api/org/widget`              | admin      | `WidgetSettings` → `OrgWidget`         |
+//! | `GET /api/org/mode-switch`         | admin      | → `ModeSwitch`                         |
+//! | `PUT /api/org/mode-switch`         | admin      | `ModeSwitch` → `ModeSwitch`            |
 //!
 //! Refusals: `EDGE.SIGN_IN.FAILED` (401, the same for an unknown email and
 //! a wrong password), `EDGE.SIGN_IN.THROTTLED` (429 with `Retry-After`),
@@ -62,6 +64,11 @@ pub const AUDIT_PATH: &str = "/api/org/audit";
 pub const ORG_KEYS_PATH: &str = "/api/org/keys";
 pub const ORG_WEBHOOK_PATH: &str = "/api/org/webhook";
 pub const ORG_WIDGET_PATH: &str = "/api/org/widget";
+pub const ORG_MODE_SWITCH_PATH: &str = "/api/org/mode-switch";
+
+/// The dashboard page where an organization's people are managed; the
+/// setting that lets operators switch modes is there too.
+pub const TEAM_PAGE: &str = "/team";
 
 /// The dashboard page where an organization's admins enter its v1 keys
 /// (the “API key” field); messages about its keys name it.
@@ -398,6 +405,9 @@ crate::names! {
         SignInUnlocked = "sign_in_unlocked",
         TrackingChanged = "tracking_changed",
         LiveModeChanged = "live_mode_changed",
+        /// An admin allowed or stopped operators switching between live
+        /// and sandbox.
+        ModeSwitchChanged = "mode_switch_changed",
     }
 }
 
@@ -446,6 +456,14 @@ pub enum KeyChange {
     Live {
         on: bool,
     },
+}
+
+/// `GET`/`PUT /api/org/mode-switch`: whether operators may switch their
+/// sessions between live and sandbox (admins always may, viewers never).
+/// Off in a new organization.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModeSwitch {
+    pub operators: bool,
 }
 
 /// One stored key as admins see it: never its value, only `svc_live_…1234`.

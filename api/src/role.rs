@@ -11,7 +11,8 @@ crate::names! {
     pub enum Role {
         /// Every scope the key has, plus the live/sandbox switch and key rotation.
         Admin = "admin",
-        /// Every v1 scope the key has: ship, void, batch, track.
+        /// Every v1 scope the key has: ship, void, batch, track; the live/sandbox
+        /// switch when the organization allows it.
         Operator = "operator",
         /// Read scopes only: no purchase, void or batch.
         Viewer = "viewer",

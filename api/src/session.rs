@@ -7,7 +7,7 @@
 //! | `POST /api/session`               | anyone     | `SignInRequest` → `SessionInfo` + cookie |
 //! | `GET /api/session`                | signed in  | → `SessionInfo`                    |
 //! | `DELETE /api/session`             | signed in  | → 204, cookie cleared and revoked  |
-//! | `PUT /api/session/mode`           | admin      | `ModeRequest` → `SessionInfo` + cookie |
+//! | `PUT /api/session/mode`           | admin; operator if allowed (`orgs::ModeSwitch`) | `ModeRequest` → `SessionInfo` + cookie |
 //! | `GET /api/keys`                   | admin      | → `KeysStatus`                     |
 //! | `POST /api/keys/{mode}/verify`    | admin      | → `KeyVerification`                |
 //! | `POST /api/keys/{mode}/activate`  | admin      | → `KeysStatus`                     |
@@ -54,7 +54,8 @@ pub struct SessionInfo {
     pub mode: KeyEnv,
     /// Modes this deployment has a key for (both: the switch is offered).
     pub modes: Vec<KeyEnv>,
-    /// Admins only: may switch `mode` and rotate keys.
+    /// May switch `mode`: admins, and operators when the organization
+    /// allows it (`orgs::ModeSwitch`).
     pub can_switch_mode: bool,
     pub can_rotate_keys: bool,
     /// Problem with the active key the Worker has seen, for a "rotate the

@@ -24,6 +24,9 @@ pub struct Config {
     /// With `member`: the person's name, what their purchases and jobs are
     /// recorded under (the deployment's people are their `USERS` names).
     pub member_name: Option<String>,
+    /// Whether the organization lets operators switch between live and
+    /// sandbox (`access::gate::may_switch_mode`); never in the deployment's.
+    pub operators_switch_mode: bool,
     pub upstream: upstream::settings::Settings,
     pub keys: Keys,
     pub access: access::settings::Settings,
@@ -62,6 +65,7 @@ impl Config {
             org: OrgId::deployment(),
             member: None,
             member_name: None,
+            operators_switch_mode: false,
             upstream,
             keys,
             access: access::settings::Settings::from_lookup(&get)?,
@@ -80,6 +84,7 @@ impl Config {
             org,
             member: None,
             member_name: None,
+            operators_switch_mode: false,
             upstream: upstream::settings::Settings {
                 url: self.upstream.url.clone(),
                 ..self.upstream
@@ -100,6 +105,9 @@ impl Tenant for Config {
     }
     fn keys(&self) -> &Keys {
         &self.keys
+    }
+    fn operators_switch_mode(&self) -> bool {
+        self.operators_switch_mode
     }
     fn access(&self) -> &access::settings::Settings {
         &self.access

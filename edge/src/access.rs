@@ -227,7 +227,7 @@ pub(crate) async fn sign_out(_req: Request, cx: &mut Cx<'_>) -> Result<Response,
 pub(crate) async fn set_mode(req: Request, cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
     let principal = signed_in(cx).await?;
     let config = &*cx.config;
-    let session = gate::require_admin(&principal, "switch between live and sandbox")?;
+    let (session, role) = gate::require_mode_switch(&principal, config.operators_switch_mode)?;
     let request: ModeRequest = json_body(&req, 4096).await?;
     config.keys_for(request.mode)?;
     let session = Session {
@@ -235,10 +235,7 @@ pub(crate) async fn set_mode(req: Request, cx: &mut Cx<'_>) -> Result<Response, 
         ..session.clone()
     };
     let cookie = session.set_cookie(&config.access.session_secret, cx.facts.now);
-    let principal = Principal::User {
-        session,
-        role: api::session::Role::Admin,
-    };
+    let principal = Principal::User { session, role };
     session_response(cx.env, config, &principal, Some(cookie)).await
 }
 

@@ -72,6 +72,7 @@ async fn settings(
     let mut config = base.for_org(org);
     config.member = checked.role;
     config.member_name = checked.name;
+    config.operators_switch_mode = checked.operators_switch_mode;
     let (mut live, mut sandbox): (Option<ModeKeys>, Option<ModeKeys>) = (None, None);
     // Current keys come before next ones (the object lists them by mode, then slot).
     for key in checked.keys {

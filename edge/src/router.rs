@@ -83,6 +83,8 @@ pub(crate) async fn own(
         | OwnId::RevokeAccessToken
         | OwnId::OrgWidget
         | OwnId::SetOrgWidget
+        | OwnId::OrgModeSwitch
+        | OwnId::SetOrgModeSwitch
         | OwnId::PasskeySignInOptions
         | OwnId::PasskeySignIn
         | OwnId::Passkeys

@@ -36,6 +36,7 @@ impl Organization {
             keys: Self::keys(sql)?,
             webhook: Self::webhook(sql)?,
             live: Self::live(sql)?,
+            operators_switch_mode: Self::operators_switch_mode(sql)?,
         })
     }
 

@@ -10,7 +10,7 @@ use api::orgs::{
     OrgId, OrgKeyList, OrgWebhook, PASSWORD_SIGN_IN_PATH, PREVIEW_INVITE_PATH, PasswordSignIn,
     RoleChange, SWITCH_ORG_PATH, SwitchOrg, WebhookSecretChange,
 };
-use api::orgs::{ORG_WIDGET_PATH, OrgWidget, WidgetSettings};
+use api::orgs::{ModeSwitch, ORG_MODE_SWITCH_PATH, ORG_WIDGET_PATH, OrgWidget, WidgetSettings};
 use api::orgs::{
     PREVIEW_RESET_PATH, RESET_LINK_PATH, ResetCreated, ResetPreview, ResetToken, USE_RESET_PATH,
     UseReset,
@@ -175,6 +175,16 @@ impl Client {
         settings: &WidgetSettings,
     ) -> Result<OrgWidget, ClientError> {
         self.send_json(Request::put(ORG_WIDGET_PATH), settings)
+            .await
+    }
+
+    /// Whether the organization's operators may switch between live and sandbox.
+    pub async fn org_mode_switch(self) -> Result<ModeSwitch, ClientError> {
+        self.send(Request::get(ORG_MODE_SWITCH_PATH)).await
+    }
+
+    pub async fn set_org_mode_switch(self, setting: ModeSwitch) -> Result<ModeSwitch, ClientError> {
+        self.send_json(Request::put(ORG_MODE_SWITCH_PATH), &setting)
             .await
     }
 }

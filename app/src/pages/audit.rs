@@ -24,6 +24,7 @@ pub fn action_words(action: AuditAction) -> &'static str {
         AuditAction::WebhookSecretSet => "Set the webhook secret",
         AuditAction::WidgetChanged => "Changed the widget",
         AuditAction::LiveModeChanged => "Turned live mode on or off",
+        AuditAction::ModeSwitchChanged => "Changed who may switch between live and sandbox",
         AuditAction::BatchApproved => "Approved a batch total",
         AuditAction::LargePurchase => "Bought a label above the threshold",
         AuditAction::TokenCreated => "Made an access token",

@@ -1,12 +1,13 @@
 //! Team (admins): the members with their role and last sign-in, role
 //! changes, password reset links (shown once) and removal; invitations by
-//! link (the link shown once), their states, and revoking the pending ones.
+//! link (the link shown once), their states, and revoking the pending ones;
+//! whether operators may switch between live and sandbox.
 
 use super::invite::role_words;
 use crate::api::{Client, ClientError};
 use crate::components::confirm_inline::ConfirmInline;
 use crate::components::dates::When;
-use crate::components::error_view::refused;
+use crate::components::error_view::{ErrorView, refused};
 use crate::components::field::{advice, advice_id, focus};
 use crate::components::loader::Loader;
 use crate::components::status_badge::{StatusBadge, Tone};
@@ -15,7 +16,8 @@ use crate::state::write::Write;
 use api::ErrorCode;
 use api::orgs::{
     AccountId, INVITE_DEFAULT_DAYS, INVITE_MAX_DAYS, INVITE_PAGE, Invite, InviteCreated,
-    InviteList, InviteRequest, InviteState, Member, MemberList, RESET_PAGE, ResetCreated,
+    InviteList, InviteRequest, InviteState, Member, MemberList, ModeSwitch, RESET_PAGE,
+    ResetCreated,
 };
 use api::session::Role;
 use leptos::prelude::*;
@@ -87,6 +89,37 @@ pub fn TeamPage() -> impl IntoView {
             <h2 id="invites-title">"Invitations"</h2>
             <Invites invites />
         </section>
+        <section aria-labelledby="mode-switch-title">
+            <h2 id="mode-switch-title">"Live and sandbox"</h2>
+            <ModeSwitchSetting />
+        </section>
+    }
+}
+
+/// Whether operators may switch their sessions between live and sandbox
+/// (admins always may, viewers never); each change is in the audit log.
+#[component]
+fn ModeSwitchSetting() -> impl IntoView {
+    let client = Client::get();
+    let setting = LocalResource::new(move || client.org_mode_switch());
+    let wanted = RwSignal::new(false);
+    let save = Write::new(move || async move {
+        let operators = wanted.get_untracked();
+        client.set_org_mode_switch(ModeSwitch { operators }).await?;
+        setting.refetch();
+        Ok(())
+    });
+    view! {
+        <Loader resource=setting loading="Loading the setting…" let:current>
+            <label class="checkbox">
+                <input id="operators-switch-mode" type="checkbox" prop:checked=current.operators
+                    disabled=move || save.pending()
+                    on:change=move |ev| { wanted.set(event_target_checked(&ev)); save.submit() } />
+                "Operators may switch between live and sandbox"
+            </label>
+            <p class="hint">"Admins always may; viewers never do. Each change is in the audit log."</p>
+        </Loader>
+        {move || save.error().map(|error| view! { <ErrorView error /> })}
     }
 }
 

@@ -77,7 +77,8 @@ pub fn session_info(
         scopes: gate::scopes(principal, config, key_scopes),
         mode,
         modes: config.keys().modes(),
-        can_switch_mode: admin && config.keys().modes().len() > 1,
+        can_switch_mode: gate::may_switch_mode(*role, config.operators_switch_mode()).is_ok()
+            && config.keys().modes().len() > 1,
         can_rotate_keys: admin,
         key_problem,
         expires_at: session.expires_at,
@@ -167,6 +168,16 @@ mod tests {
             origin: "https://shop.example".into(),
         };
         assert_eq!(session_info(&widget, &c, &m, None, None), None);
+        // Operators get the switch only where the organization allows it.
+        let operator = |c: &Config| session_info(&user(Role::Operator), c, &m, None, None).unwrap();
+        assert!(!operator(&c).can_switch_mode);
+        let allowing = Config {
+            operators_switch_mode: true,
+            ..config()
+        };
+        assert!(operator(&allowing).can_switch_mode && !operator(&allowing).can_rotate_keys);
+        let viewer = session_info(&user(Role::Viewer), &allowing, &m, None, None).unwrap();
+        assert!(!viewer.can_switch_mode);
     }
 
     #[test]

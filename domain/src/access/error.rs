@@ -26,6 +26,9 @@ pub enum AccessError {
     AdminOnly {
         action: &'static str,
     },
+    /// An operator switching between live and sandbox while the
+    /// organization lets only admins (`gate::may_switch_mode`).
+    ModeSwitchAdminsOnly,
     /// The principal lacks the endpoint's scope. `key_lacks` when the role
     /// would allow it but the API key itself does not have it.
     InsufficientScope {
@@ -55,7 +58,9 @@ impl Failure for AccessError {
             AccessError::SignInRequired(_) => ErrorCode::EdgeSessionRequired,
             AccessError::InvalidToken => ErrorCode::EdgeSessionInvalidToken,
             AccessError::OriginRefused { .. } => ErrorCode::EdgeOriginRefused,
-            AccessError::AdminOnly { .. } => ErrorCode::EdgeRoleForbidden,
+            AccessError::AdminOnly { .. } | AccessError::ModeSwitchAdminsOnly => {
+                ErrorCode::EdgeRoleForbidden
+            }
             AccessError::InsufficientScope { .. } => ErrorCode::AuthKeyInsufficientScope,
             AccessError::NoKey(e) => e.code(),
             AccessError::NoNextKey { .. } => ErrorCode::EdgeKeyNoNextKey,
@@ -75,6 +80,9 @@ impl Failure for AccessError {
                 format!("Requests from {origin} are not allowed here.")
             }
             AccessError::AdminOnly { action } => format!("Only an admin can {action}."),
+            AccessError::ModeSwitchAdminsOnly => {
+                "This organization lets only admins switch between live and sandbox.".to_string()
+            }
             AccessError::InsufficientScope {
                 required,
                 key_lacks: true,
@@ -106,6 +114,10 @@ impl Failure for AccessError {
             AccessError::InvalidToken => "Paste the whole token; one that expired or was revoked needs a new one (the Access tokens page, or your administrator).".to_string(),
             AccessError::OriginRefused { .. } => "Call the dashboard API from the dashboard itself; storefront widgets must be served from an origin listed in WIDGET_ORIGINS.".to_string(),
             AccessError::AdminOnly { .. } => "Ask an admin of this account.".to_string(),
+            AccessError::ModeSwitchAdminsOnly => format!(
+                "An admin can allow operators to switch on the Team page ({}).",
+                api::orgs::TEAM_PAGE
+            ),
             AccessError::InsufficientScope { required, key_lacks: true, .. } => format!(
                 "An admin can create a key with {required} in the service's dashboard and rotate to it (API status page)."
             ),

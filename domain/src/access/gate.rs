@@ -59,6 +59,8 @@ pub trait Tenant {
     fn keys(&self) -> &Keys;
     fn access(&self) -> &Settings;
     fn widget_origins(&self) -> &[String];
+    /// Whether operators may switch between live and sandbox (`may_switch_mode`).
+    fn operators_switch_mode(&self) -> bool;
 
     /// The keys of `mode`; never the other mode's, which would spend real
     /// money for a sandbox job or buy unmailable labels for a live one.
@@ -282,9 +284,55 @@ pub fn require_admin<'a>(
     }
 }
 
+const SWITCH_MODE: &str = "switch between live and sandbox";
+
+/// Who may switch a session between live and sandbox: an admin always, an
+/// operator when the organization allows it, a viewer never.
+pub fn may_switch_mode(role: Role, operators_allowed: bool) -> Result<(), AccessError> {
+    match role {
+        Role::Admin => Ok(()),
+        Role::Operator if operators_allowed => Ok(()),
+        Role::Operator => Err(AccessError::ModeSwitchAdminsOnly),
+        Role::Viewer => Err(AccessError::AdminOnly {
+            action: SWITCH_MODE,
+        }),
+    }
+}
+
+/// The session of a user who may switch modes (`may_switch_mode`), or the refusal.
+pub fn require_mode_switch(
+    principal: &Principal,
+    operators_allowed: bool,
+) -> Result<(&Session, Role), AccessError> {
+    match principal {
+        Principal::User { session, role } => {
+            may_switch_mode(*role, operators_allowed).map(|()| (session, *role))
+        }
+        Principal::Widget { .. } => Err(AccessError::AdminOnly {
+            action: SWITCH_MODE,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn admins_always_switch_modes_operators_when_allowed_viewers_never() {
+        for allowed in [false, true] {
+            assert_eq!(may_switch_mode(Role::Admin, allowed), Ok(()));
+            assert!(may_switch_mode(Role::Viewer, allowed).is_err_and(|e| e
+                == AccessError::AdminOnly {
+                    action: "switch between live and sandbox"
+                }));
+        }
+        assert_eq!(may_switch_mode(Role::Operator, true), Ok(()));
+        let refused = may_switch_mode(Role::Operator, false).unwrap_err();
+        assert_eq!(refused, AccessError::ModeSwitchAdminsOnly);
+        assert_eq!(refused.code(), api::ErrorCode::EdgeRoleForbidden);
+        assert!(refused.suggestion().contains("Team page (/team)"));
+    }
     use crate::config::Config;
     use crate::errors::Failure;
     use api::endpoints::{ENDPOINTS, EndpointId};

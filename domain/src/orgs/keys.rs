@@ -63,6 +63,10 @@ pub struct Sealed {
     /// requests get its sandbox key only (`usable`).
     #[serde(default)]
     pub live: bool,
+    /// Not sealed, but read with the keys on every request: whether
+    /// operators may switch between live and sandbox (`ModeSwitch`).
+    #[serde(default)]
+    pub operators_switch_mode: bool,
 }
 
 impl Sealed {

@@ -144,6 +144,7 @@ pub enum OrgCall {
     SavedLists(SavedLists),
     ChangeSaved(ChangeSaved),
     SetLive(SetLive),
+    SetModeSwitch(SetModeSwitch),
 }
 
 /// Make the organization with its first admin (refused if it exists: a
@@ -328,6 +329,15 @@ pub struct SetLive {
     pub at: u64,
 }
 
+/// Allow operators to switch between live and sandbox, or stop them
+/// (`api::orgs::ModeSwitch`); audited. Answers the setting now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetModeSwitch {
+    pub actor: Actor,
+    pub operators: bool,
+    pub at: u64,
+}
+
 /// Store a checked, sealed key in its mode and slot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetKey {
@@ -492,6 +502,7 @@ crate::calls! {
     SavedLists(SavedLists) => presets::Saved,
     ChangeSaved(ChangeSaved) => Result<presets::Saved, presets::Refused>,
     SetLive(SetLive) => bool,
+    SetModeSwitch(SetModeSwitch) => bool,
 }
 
 /// An audit line the object writes with a change (the log is append-only:

@@ -127,7 +127,8 @@ pub struct KeyLine {
 /// recorded under: people read names, not account ids); asked at
 /// [`WIDGET_URL`], `widget\t{share}`, then `widget_origin\t{origin}` per
 /// origin, `widget_from\t{json}` and `widget_fallback\t{json}` (compact
-/// JSON has no tab or newline).
+/// JSON has no tab or newline); `mode_switch\toperators` when operators may
+/// switch between live and sandbox.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Checked {
     pub role: Option<Role>,
@@ -136,6 +137,7 @@ pub struct Checked {
     pub keys: Vec<KeyLine>,
     pub webhook: Vec<(KeySlot, String)>,
     pub widget: Option<WidgetLines>,
+    pub operators_switch_mode: bool,
 }
 
 /// An organization's widget settings as the main Worker uses them: the
@@ -154,6 +156,7 @@ const WIDGET: &str = "widget";
 const WIDGET_ORIGIN: &str = "widget_origin";
 const WIDGET_FROM: &str = "widget_from";
 const WIDGET_FALLBACK: &str = "widget_fallback";
+const MODE_SWITCH: &str = "mode_switch\toperators";
 
 impl Checked {
     pub fn encode(&self) -> String {
@@ -173,6 +176,9 @@ impl Checked {
         }
         if let Some(name) = &self.name {
             text.push_str(&format!("\n{NAME}\t{name}"));
+        }
+        if self.operators_switch_mode {
+            text.push_str(&format!("\n{MODE_SWITCH}"));
         }
         if let Some(w) = &self.widget {
             text.push_str(&format!("\n{WIDGET}\t{}", w.share));
@@ -198,7 +204,12 @@ impl Checked {
         let mut webhook = Vec::new();
         let mut widget: Option<WidgetLines> = None;
         let mut name = None;
+        let mut operators_switch_mode = false;
         for line in lines {
+            if line == MODE_SWITCH {
+                operators_switch_mode = true;
+                continue;
+            }
             let mut fields = line.split('\t');
             let mut next = || fields.next();
             let first = next()?;
@@ -247,6 +258,7 @@ impl Checked {
             keys,
             webhook,
             widget,
+            operators_switch_mode,
         })
     }
 }
@@ -454,6 +466,7 @@ mod tests {
             ],
             webhook: vec![(KeySlot::Current, "whsec_0123456789abcdef".into())],
             widget: None,
+            operators_switch_mode: true,
         };
         assert_eq!(Checked::decode(&checked.encode()), Some(checked.clone()));
         let widget = Checked {
