@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sharedStack } from './support/stack.mjs';
 import { assertError, orgStack } from './support/orgs.mjs';
-import { launch } from './support/browser.mjs';
+import { axe, launch } from './support/browser.mjs';
 import { T, modeText, openSignedIn } from './support/pages.mjs';
 
 const shared = await sharedStack();
@@ -53,6 +53,9 @@ test('operators switch between live and sandbox once an admin allows it on the T
   await ad.page.reload();
   await ad.page.getByLabel(SETTING).waitFor({ timeout: T });
   assert.equal(await ad.page.getByLabel(SETTING).isChecked(), true, 'the setting is kept');
+  // The page, its used invitations' table (nothing in it to focus but the table itself) included.
+  await ad.page.getByRole('region', { name: 'Invitations table' }).waitFor({ timeout: T });
+  await axe(ad.page, 'team, operators may switch');
   const audit = (await admin.call('GET', '/api/org/audit')).json.entries[0];
   assert.equal(audit.action, 'mode_switch_changed');
   assert.equal(audit.detail, 'operators may switch between live and sandbox');

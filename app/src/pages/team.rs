@@ -411,7 +411,8 @@ fn Invites(invites: LocalResource<Result<InviteList, ClientError>>) -> impl Into
                 view! { <p class="empty">"No invitations yet."</p> }.into_any()
             } else {
                 view! {
-                    <div class="table-wrap">
+                    // Focusable: with no link left to revoke, a keyboard still scrolls it.
+                    <div class="table-wrap" tabindex="0" role="region" aria-label="Invitations table">
                         <table class="wrap-words">
                             <caption class="visually-hidden">"Invitations of the organization and their state"</caption>
                             <thead><tr>
