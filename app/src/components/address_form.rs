@@ -29,6 +29,16 @@ enum Field {
 }
 
 impl Field {
+    const ALL: [Field; 7] = [
+        Field::Name,
+        Field::Street1,
+        Field::Street2,
+        Field::City,
+        Field::State,
+        Field::Zip,
+        Field::Country,
+    ];
+
     fn get(self, a: &Address) -> String {
         match self {
             Field::Name => a.name.clone(),
@@ -370,23 +380,9 @@ pub fn DestinationForm(
 /// in more than the spaces around a field (capitals, ZIP+4, a corrected
 /// street): it is then offered beside the typed one, never put in its place.
 pub fn differs(typed: &Address, service: &Address) -> bool {
-    let trimmed = |a: &Address| {
-        let mut a = a.clone();
-        for f in [
-            Field::Name,
-            Field::Street1,
-            Field::Street2,
-            Field::City,
-            Field::State,
-            Field::Zip,
-            Field::Country,
-        ] {
-            let v = f.get(&a).trim().to_string();
-            f.set(&mut a, v);
-        }
-        a
-    };
-    trimmed(typed) != trimmed(service)
+    Field::ALL
+        .into_iter()
+        .any(|f| f.get(typed).trim() != f.get(service).trim())
 }
 
 /// One line for showing an address back to the user.
