@@ -37,6 +37,50 @@ export function watchProblems(page) {
   return problems;
 }
 
+/** The widths and colour schemes every page is checked at. */
+export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
+export const SCHEMES = ['light', 'dark'];
+
+/**
+ * The page as it is, at phone and desktop width, light and dark: axe finds
+ * nothing serious or critical, and (unless `sideways` is false: an open
+ * dialog's page behind it) nothing scrolls sideways. The page is resized
+ * and its colour scheme switched in place (the layout and palette are CSS
+ * media queries), then left as it was.
+ */
+export async function axeEveryWay(page, name, { sideways = true } = {}) {
+  const was = page.viewportSize();
+  for (const [vp, viewport] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(viewport);
+    for (const colorScheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme });
+      await axe(page, `${name} (${vp}, ${colorScheme})`);
+      if (sideways) {
+        const [overflow, widest] = await page.evaluate(() => {
+          // The innermost element reaching furthest right outside any
+          // scrolling box of its own, to say what sticks out.
+          const clipped = (el) => {
+            for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+              if (getComputedStyle(p).overflowX !== 'visible') return true;
+            }
+            return false;
+          };
+          let widest = null;
+          for (const el of document.body.querySelectorAll('*')) {
+            const right = el.getBoundingClientRect().right;
+            if (right > window.innerWidth && (!widest || right >= widest.right) && !clipped(el)) widest = { right, el };
+          }
+          const what = widest && `${widest.el.tagName.toLowerCase()}.${[...widest.el.classList].join('.')} "${widest.el.textContent.trim().slice(0, 40)}"`;
+          return [document.documentElement.scrollWidth - window.innerWidth, what];
+        });
+        assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px at ${vp} width (${widest})`);
+      }
+    }
+  }
+  await page.setViewportSize(was);
+  await page.emulateMedia({ colorScheme: null });
+}
+
 /** Asserts axe finds nothing serious or critical (WCAG 2.1 A and AA, best practice) on the page as it is. */
 export async function axe(page, name) {
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
