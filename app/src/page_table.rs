@@ -411,6 +411,10 @@ mod tests {
                 can_rotate_keys: false,
                 key_problem: None,
                 expires_at: 0,
+                service: api::session::Service {
+                    name: api::session::Service::DEFAULT_NAME.into(),
+                    dashboard_url: None,
+                },
             }
         };
         let acme = || OrgId::parse("org_acme").unwrap();
