@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { sharedStack } from './support/stack.mjs';
+import { SHARED_SERVICE, sharedStack } from './support/stack.mjs';
 import { newOrgLink, orgStack } from './support/orgs.mjs';
 import { axe, axeEveryWay, launch, screenshot } from './support/browser.mjs';
 import { App, ShipPage, TrackingPage, T, buyViaApi } from './support/pages.mjs';
@@ -87,6 +87,14 @@ const PAGES = [
   ['carriers', '/carriers', async (page, app) => {
     await app.go('/carriers');
     await page.getByText('Invalid credentials', { exact: true }).waitFor({ timeout: T });
+    // The deployment's service by name, its dashboard a link out (a new tab).
+    const harbor = page.getByRole('row').filter({ hasText: 'Harbor Parcel' });
+    assert.match(await harbor.innerText(), new RegExp(`Reconnect it in ${SHARED_SERVICE.name}'s dashboard\\.`));
+    const link = harbor.getByRole('link', { name: `${SHARED_SERVICE.name}'s dashboard` });
+    assert.deepEqual(
+      [await link.getAttribute('href'), await link.getAttribute('target'), await link.getAttribute('rel')],
+      [SHARED_SERVICE.dashboardUrl, '_blank', 'noopener'],
+    );
   }],
   // An organization's keys are on their own page (the deployment's key
   // rotation on /status: tests/edge-deployment.test.mjs).

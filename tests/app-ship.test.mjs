@@ -262,13 +262,13 @@ test('addresses: ambiguous ones offer suggestions to pick; undeliverable ones ar
   await context.close();
 });
 
-test('rates sort by delivery date and carbon, filter by carrier, and mark BYOA accounts', async () => {
+test('rates sort by delivery date and carbon, filter by carrier, and mark rates of the merchant\'s own carrier accounts', async () => {
   await stack.sim.control('POST', `/__sim/accounts/${stack.accountId}/carrier-accounts`, { carrier: 'Atlas Freight', description: 'Our Atlas contract' });
   const { context, page, ship } = await signedIn('operator');
   await ship.fillAll();
   await ship.getRates();
   let rows = await ship.rowTexts();
-  assert.ok(rows.some((r) => r.cells[2] === 'Your account (BYOA)'), 'a BYOA rate is marked');
+  assert.ok(rows.some((r) => r.cells[2] === 'Your account'), 'a rate of the merchant\'s own carrier account is marked');
   assert.ok(rows.some((r) => r.cells[2] === 'Platform'));
   const etas = async () => page.locator('tbody tr time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')));
   await page.getByLabel('Sort by').selectOption('delivery');

@@ -280,3 +280,26 @@ test('in the browser: the admin keeps the warehouse (the default) and a preset; 
   for (const p of [admin, operator, viewer]) assert.deepEqual(p.errors, []);
   for (const p of [admin, operator, viewer]) await p.context.close();
 });
+
+test('in the browser: Ship\'s recipient starts in the default sender\'s country, the US while none is saved', async () => {
+  const north = await newOrg('North Freight', ['operator']);
+  const { key } = await sim.control('POST', '/__sim/keys', { env: 'sandbox', scopes: ALL_SCOPES, account: `acct_north_${randomBytes(4).toString('hex')}` });
+  const keyed = await north.admin.call('PUT', '/api/org/keys', { action: 'set', slot: 'current', key });
+  assert.equal(keyed.status, 200, keyed.text);
+  const country = (page) => page.getByRole('group', { name: 'To' }).getByLabel('Country', { exact: true });
+
+  const before = await inBrowser(north.operator);
+  // The saved addresses are read (none): the page's own default stands.
+  await before.page.getByRole('button', { name: 'Save this address' }).waitFor({ timeout: T });
+  assert.equal(await country(before.page).inputValue(), 'US');
+  await before.context.close();
+
+  const depot = { name: 'North Depot', street1: '100 King St W', city: 'Toronto', state: 'ON', zip: 'M5X 1A9', country: 'CA' };
+  const saved = await north.admin.call('POST', '/api/org/addresses', { label: 'Toronto depot', address: depot });
+  assert.equal(saved.status, 201, saved.text);
+  const after = await inBrowser(north.operator);
+  await after.page.waitForFunction(() => document.getElementById('from-name')?.value === 'North Depot', null, { timeout: T });
+  assert.equal(await country(after.page).inputValue(), 'CA');
+  assert.deepEqual([...before.errors, ...after.errors], []);
+  await after.context.close();
+});

@@ -63,6 +63,30 @@ pub struct SessionInfo {
     pub key_problem: Option<ErrorCode>,
     /// Unix seconds when the session ends.
     pub expires_at: u64,
+    /// The shipping service behind the deployment, as merchants know it.
+    pub service: Service,
+}
+
+/// The upstream shipping service as the deployment names it
+/// (`SERVICE_NAME`, `SERVICE_DASHBOARD_URL`), so the dashboard can send
+/// merchants to "its dashboard" by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Service {
+    /// Used mid-sentence, as in "Check NAME's dashboard".
+    pub name: String,
+    /// An `https://` URL of the service's own dashboard, when set.
+    pub dashboard_url: Option<String>,
+}
+
+impl Service {
+    /// The name when `SERVICE_NAME` is unset: mid-sentence it reads as
+    /// plain words ("Check the shipping service's dashboard").
+    pub const DEFAULT_NAME: &str = "the shipping service";
+
+    /// "NAME's dashboard".
+    pub fn dashboard(&self) -> String {
+        format!("{}'s dashboard", self.name)
+    }
 }
 
 /// `PUT /api/session/mode`.

@@ -167,7 +167,7 @@ pub static PAGES: [Page; 26] = [
         title: "Addresses & packages",
         menu: Some(Group::Settings),
         guard: Guard::InApp(
-            "is set up in its Worker settings (the widget's ship-from address in WIDGET_SHIP_FROM): saved addresses and package presets are kept in the app by",
+            "is set up in the deployment's settings (the widget's ship-from address in WIDGET_SHIP_FROM): saved addresses and package presets are kept in the app by",
         ),
     },
     Page {
@@ -277,7 +277,7 @@ impl Guard {
                 "Your role cannot {cannot}. An admin of the organization can change your role."
             )),
             Guard::Admin(_) if session.org.id.is_deployment() => Some(
-                "This deployment's own organization is set up in its Worker settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET, its storefront widget in the WIDGET_* settings), not here: an organization made with scripts/new-org manages them in the app.".into(),
+                "This deployment's own organization is set up in the deployment's settings (its people in USERS, its keys in the SVC_* secrets, its webhook secret in WEBHOOK_SECRET, its storefront widget in the WIDGET_* settings), not here: an organization made with scripts/new-org manages them in the app.".into(),
             ),
             Guard::Admin(_) if session.role == Role::Admin => None,
             Guard::InApp(elsewhere) if session.org.id.is_deployment() => Some(format!(
@@ -294,7 +294,7 @@ pub fn no_key_yet(session: &SessionInfo) -> &'static str {
     match (session.role, session.org.id.is_deployment()) {
         (Role::Admin, false) => "Enter its keys on the API keys page.",
         (Role::Admin, true) => {
-            "Its keys are the Worker's SVC_LIVE_KEY and SVC_SANDBOX_KEY secrets."
+            "Its keys are set in the deployment's settings (the SVC_LIVE_KEY and SVC_SANDBOX_KEY secrets)."
         }
         _ => "Ask an admin of the organization to enter its keys.",
     }
@@ -411,6 +411,10 @@ mod tests {
                 can_rotate_keys: false,
                 key_problem: None,
                 expires_at: 0,
+                service: api::session::Service {
+                    name: api::session::Service::DEFAULT_NAME.into(),
+                    dashboard_url: None,
+                },
             }
         };
         let acme = || OrgId::parse("org_acme").unwrap();

@@ -85,10 +85,7 @@ impl Config {
             member: None,
             member_name: None,
             operators_switch_mode: false,
-            upstream: upstream::settings::Settings {
-                url: self.upstream.url.clone(),
-                ..self.upstream
-            },
+            upstream: self.upstream.clone(),
             keys: Keys::None,
             access: self.access.for_org(),
             widget: self.widget.for_org(),
@@ -360,6 +357,63 @@ mod tests {
             vec!["https://shop.example", "http://127.0.0.1:9000"]
         );
         assert_eq!(c.widget.share, 0.1);
+    }
+
+    #[test]
+    fn the_service_is_named_and_its_dashboard_linked_only_over_https() {
+        let key = ("SVC_LIVE_KEY", LIVE);
+        let unset = config(&[UP, key]).unwrap().upstream.service;
+        assert_eq!(unset.name, "the shipping service");
+        assert_eq!(unset.dashboard_url, None);
+        assert_eq!(unset.dashboard(), "the shipping service's dashboard");
+        let blank = config(&[
+            UP,
+            key,
+            ("SERVICE_NAME", " "),
+            ("SERVICE_DASHBOARD_URL", ""),
+        ]);
+        assert_eq!(blank.unwrap().upstream.service, unset);
+        let set = config(&[
+            UP,
+            key,
+            ("SERVICE_NAME", " Shipwell "),
+            (
+                "SERVICE_DASHBOARD_URL",
+                "https://app.shipwell.example/settings?tab=carriers",
+            ),
+        ])
+        .unwrap();
+        assert_eq!(set.upstream.service.name, "Shipwell");
+        assert_eq!(
+            set.upstream.service.dashboard_url.as_deref(),
+            Some("https://app.shipwell.example/settings?tab=carriers")
+        );
+        // Every organization's sessions name the deployment's service.
+        let org = set.for_org(OrgId::parse("org_a").unwrap());
+        assert_eq!(org.upstream.service, set.upstream.service);
+        for bad in [
+            "http://app.shipwell.example",
+            "app.shipwell.example",
+            "https://",
+            "https:///path",
+            "https://user:pw@app.shipwell.example",
+            "https://app.shipwell.example/a b",
+            "javascript:alert(1)",
+        ] {
+            assert_eq!(
+                setting_of(config(&[UP, key, ("SERVICE_DASHBOARD_URL", bad)])),
+                "SERVICE_DASHBOARD_URL",
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            setting_of(config(&[UP, key, ("SERVICE_NAME", &"x".repeat(61))])),
+            "SERVICE_NAME"
+        );
+        assert_eq!(
+            setting_of(config(&[UP, key, ("SERVICE_NAME", "Ship\nwell")])),
+            "SERVICE_NAME"
+        );
     }
 
     #[test]

@@ -59,7 +59,14 @@ pub(crate) async fn session_response(
         }
         _ => None,
     };
-    let info = console::session_info(principal, config, &scopes, problem, orgs);
+    let info = console::session_info(
+        principal,
+        config,
+        &scopes,
+        problem,
+        orgs,
+        &config.upstream.service,
+    );
     let extra: Vec<_> = cookie.map(|c| (SET_COOKIE, c)).into_iter().collect();
     reply::json(200, &info, &extra)
 }

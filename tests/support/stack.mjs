@@ -324,6 +324,14 @@ export async function startStack({ edgeVars, edgeSecrets, keys = newKeys(), pers
 }
 
 /**
+ * The shipping service as the shared stack names it (SERVICE_NAME,
+ * SERVICE_DASHBOARD_URL): the dashboard's sentences that send merchants to
+ * the service's dashboard say this name and link there. The link is never
+ * followed.
+ */
+export const SHARED_SERVICE = { name: 'Acme Ship', dashboardUrl: 'https://dashboard.acme-ship.example/home' };
+
+/**
  * The shared stack's settings, as `scripts/run` makes a deployment: keys
  * of its own (the simulator's demo account, which no other test uses) and
  * users by role (`deploymentUsers`: only tests/app-chunks.test.mjs signs
@@ -345,6 +353,7 @@ export async function startShared() {
   try {
     edge = await startEdge({
       upstream: sim.url, keys, users, port, sessionSecret, logFile,
+      vars: { SERVICE_NAME: SHARED_SERVICE.name, SERVICE_DASHBOARD_URL: SHARED_SERVICE.dashboardUrl },
       accountsVars: { PASSKEY_RP_ID: 'localhost', PASSKEY_ORIGINS: localhost },
       // A viewed tracking page asks for a read once its last is a second old
       // (a deployment's default: 10 s), so it follows the simulator's clock

@@ -4,6 +4,7 @@
 
 use super::rows::group;
 use crate::components::money::format_cents;
+use crate::components::service::DASHBOARD;
 use api::jobs::{Approval, ChunkView, Job, JobProblem, JobState, RowState, RowView};
 use api::{CardState, Wallet};
 
@@ -185,7 +186,7 @@ pub fn wallet(w: &Wallet, (cents, what): (i64, &str)) -> String {
     }
 }
 
-/// What waits for the merchant, in words.
+/// What waits for the merchant, in words (said with `service::with_dashboard`).
 pub fn problem(p: &JobProblem) -> String {
     match p {
         JobProblem::NeedsFunds {
@@ -228,6 +229,7 @@ pub fn problem(p: &JobProblem) -> String {
 
 /// What the wallet says of a chunk whose creation got no clear answer:
 /// before and after, and plainly whether it moved by the chunk's total.
+/// Said with `service::with_dashboard`.
 pub fn wallet_verdict(total: i64, before: Option<i64>, after: Option<i64>) -> Option<String> {
     let (before, after) = (before?, after?);
     let moved = before - after;
@@ -243,11 +245,11 @@ pub fn wallet_verdict(total: i64, before: Option<i64>, after: Option<i64>) -> Op
         )
     } else if moved == 0 {
         format!(
-            "{head}: it did not move, so the batch was most likely not created. Check the service's dashboard to be sure."
+            "{head}: it did not move, so the batch was most likely not created. Check {DASHBOARD} to be sure."
         )
     } else {
         format!(
-            "{head}: it moved by {}, not the chunk's {}, so other purchases happened meanwhile. Check the service's dashboard for a batch of {}.",
+            "{head}: it moved by {}, not the chunk's {}, so other purchases happened meanwhile. Check {DASHBOARD} for a batch of {}.",
             format_cents(moved),
             format_cents(total),
             format_cents(total)
@@ -369,6 +371,10 @@ mod tests {
         assert!(charged.contains("would pay twice"), "{charged}");
         let untouched = wallet_verdict(2_500, Some(10_000), Some(10_000)).unwrap();
         assert!(untouched.contains("did not move"), "{untouched}");
+        assert!(
+            untouched.ends_with("Check {dashboard} to be sure."),
+            "{untouched}"
+        );
         let other = wallet_verdict(2_500, Some(10_000), Some(9_000)).unwrap();
         assert!(
             other.contains("moved by $10.00, not the chunk's $25.00"),

@@ -1,6 +1,7 @@
 use crate::api::ClientError;
 use crate::components::error_view::ErrorView;
 use crate::components::money::{Money, format_cents};
+use crate::components::service::with_dashboard;
 use crate::state::purchase::stays_open;
 use api::{CardState, ErrorCode, Rate, Wallet};
 use leptos::prelude::*;
@@ -49,9 +50,9 @@ pub fn wallet_outcome(w: &Wallet, price: i64) -> Result<String, String> {
     }
 }
 
-/// Where a wallet that cannot pay gets its funds.
-pub const ADD_FUNDS: &str =
-    "Add funds or a card in your shipping service account's billing settings.";
+/// Where a wallet that cannot pay gets its funds (`{dashboard}`:
+/// `service::DASHBOARD`).
+pub const ADD_FUNDS: &str = "Add funds or a card in the billing settings of {dashboard}.";
 
 /// The purchase confirmation, a modal dialog: price, live or sandbox, and the
 /// wallet after it. The confirm button waits while the purchase is pending.
@@ -120,7 +121,7 @@ pub fn ConfirmPurchase(
                     }}
                 </dd>
                 <dt>"Wallet"</dt>
-                <dd data-testid="confirm-wallet" class:cannot-pay=move || cannot_pay().is_some()>{wallet_line}</dd>
+                <dd data-testid="confirm-wallet" class:cannot-pay=move || cannot_pay().is_some()>{move || with_dashboard(&wallet_line())}</dd>
             </dl>
             {move || error.get().map(|e| {
                 let expired = e.code() == Some(&ErrorCode::RateExpired);

@@ -11,6 +11,7 @@ use crate::components::confirm_inline::ConfirmInline;
 use crate::components::dates::When;
 use crate::components::error_view::{ErrorView, refused};
 use crate::components::field::{advice, advice_id, focus};
+use crate::components::service::with_dashboard;
 use crate::state::write::Write;
 use api::ErrorCode;
 use api::session::KeySlot;
@@ -133,7 +134,7 @@ pub fn NameInput(
 
 /// The one place a secret is typed (an API key, the webhook secret):
 /// masked, never remembered, never sent to a spell checker. Under it its
-/// hint, the typed secret's problem, what saving it would do (`effect`,
+/// hint (`{dashboard}` in it: `service::DASHBOARD`), the typed secret's problem, what saving it would do (`effect`,
 /// shown with the test id `effect_id`), and the Worker's refusal of the
 /// secret itself (a refusal of `save` naming `field`), which typing clears.
 #[component]
@@ -162,7 +163,7 @@ pub fn SecretInput(
             }
             prop:value=move || typed.get()
             on:input=move |ev| { save.clear(); typed.set(event_target_value(&ev)) } />
-        <p class="hint" id=format!("{id}-hint")>{hint}</p>
+        <p class="hint" id=format!("{id}-hint")>{with_dashboard(hint)}</p>
         {advice(id.to_string(), problem)}
         {move || effect().map(|text| view! { <p class="key-effect" data-testid=effect_id>{text}</p> })}
         {move || field_error().map(|error| view! {
@@ -289,7 +290,7 @@ pub fn rotation_steps(title: String, steps: &'static [&'static str], at: usize) 
         <h3 class="steps-title">{title}</h3>
         <ol class="steps">
             {steps.iter().enumerate().map(|(i, step)| view! {
-                <li aria-current=(i == at).then_some("step") class:done=i < at>{*step}</li>
+                <li aria-current=(i == at).then_some("step") class:done=i < at>{with_dashboard(step)}</li>
             }).collect_view()}
         </ol>
     }

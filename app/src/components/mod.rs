@@ -14,6 +14,7 @@ pub mod org_switch;
 pub mod parcel_form;
 pub mod password;
 pub mod rate_table;
+pub mod service;
 pub mod shell;
 pub mod status_badge;
 pub mod timeline;

@@ -113,7 +113,7 @@ pub fn RateTable(
                 let buy_label = format!("Buy {name} for {}", crate::components::money::format_cents(rate.rate_cents));
                 let account = match rate.account_type {
                     AccountType::Platform => view! { <span class="badge">"Platform"</span> }.into_any(),
-                    AccountType::Byoa => view! { <span class="badge badge-byoa">"Your account (BYOA)"</span> }.into_any(),
+                    AccountType::Byoa => view! { <span class="badge badge-byoa">"Your account"</span> }.into_any(),
                 };
                 let eta = calendar_day(&rate.carrier_eta);
                 let rate_for_buy = rate.clone();

@@ -1,8 +1,10 @@
-//! Connected BYOA carrier accounts and their state.
+//! The merchant's own carrier accounts, connected in the service's
+//! dashboard, and their state.
 
 use crate::api::Client;
 use crate::components::dates::When;
 use crate::components::loader::Loader;
+use crate::components::service::ServiceDashboard;
 use crate::components::status_badge::{StatusBadge, Tone};
 use api::CarrierAccountStatus;
 use leptos::prelude::*;
@@ -13,7 +15,7 @@ pub fn CarriersPage() -> impl IntoView {
     let accounts = LocalResource::new(move || client.carrier_accounts());
     view! {
         <h1>"Carrier accounts"</h1>
-        <p class="hint">"Your own carrier accounts (BYOA), connected in the service's dashboard. Their rates appear next to the platform's, without surcharge."</p>
+        <p class="hint">"Your own carrier accounts, connected in " <ServiceDashboard/> ". Their rates appear next to the platform's, without surcharge."</p>
         <Loader resource=accounts loading="Loading carrier accounts…" let:list>
             {if list.carrier_accounts.is_empty() {
                 view! {
@@ -30,8 +32,10 @@ pub fn CarriersPage() -> impl IntoView {
                         <tbody>
                             {list.carrier_accounts.into_iter().map(|a| {
                                 let (state, tone, note) = match a.status {
-                                    CarrierAccountStatus::Active => ("Active", Tone::Good, "Its rates are offered."),
-                                    CarrierAccountStatus::InvalidCredentials => ("Invalid credentials", Tone::Bad, "The carrier rejected the stored credentials: its rates are not offered. Reconnect it in the service's dashboard."),
+                                    CarrierAccountStatus::Active => ("Active", Tone::Good, "Its rates are offered.".into_any()),
+                                    CarrierAccountStatus::InvalidCredentials => ("Invalid credentials", Tone::Bad, view! {
+                                        "The carrier rejected the stored credentials: its rates are not offered. Reconnect it in " <ServiceDashboard/> "."
+                                    }.into_any()),
                                 };
                                 view! {
                                     <tr>

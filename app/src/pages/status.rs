@@ -6,6 +6,7 @@ use crate::api::Client;
 use crate::components::dates::time;
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
+use crate::components::service::ServiceDashboard;
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::page_table::KEYS_PAGE;
 use crate::state::write::Write;
@@ -71,7 +72,7 @@ pub fn ActivateNext(mode: KeyEnv, on_changed: Callback<()>) -> impl IntoView {
         {move || verify.error().map(|error| view! { <ErrorView error /> })}
         {move || confirm.get().then(|| view! {
             <div class="notice notice-warn" role="group" aria-labelledby=question.clone()>
-                <p id=question.clone()>{format!("Every {name} call will use the new key from now on. The Worker verifies it first.")}</p>
+                <p id=question.clone()>{format!("Every {name} call will use the new key from now on. It is verified first.")}</p>
                 <div class="dialog-actions">
                     <button type="button" disabled=move || activate.pending() on:click=move |_| activate.submit()>
                         {move || activate.label("Yes, activate it", "Activating…")}
@@ -145,7 +146,7 @@ pub fn StatusPage() -> impl IntoView {
                         </ul>
                     </dd>
                 </dl>
-                <p class="hint">"The API key itself never reaches the browser: the Worker holds it."</p>
+                <p class="hint">"The API key itself never reaches the browser: the server holds it."</p>
             </section>
         })}
         <section aria-labelledby="limits-title">
@@ -153,7 +154,7 @@ pub fn StatusPage() -> impl IntoView {
             <Loader resource=limits loading="Loading limits…" let:l>
                 {if l.limits.is_empty() {
                     view! {
-                        <p class="notice" role="status">"No call has been made with this key yet in this Worker: nothing seen."</p>
+                        <p class="notice" role="status">"No call has been made with this key yet: nothing seen."</p>
                     }.into_any()
                 } else { view! {
                     <div class="table-wrap">
@@ -191,7 +192,7 @@ pub fn StatusPage() -> impl IntoView {
             view! {
                 <section aria-labelledby="rotation-title">
                     <h2 id="rotation-title">"Key rotation"</h2>
-                    <p class="hint">"Create the new key in the service's dashboard with the same scopes, set it as the Worker's …_KEY_NEXT secret, verify it here, activate it, then revoke the old key."</p>
+                    <p class="hint">"Create the new key in " <ServiceDashboard/> " with the same scopes, set it as the Worker's …_KEY_NEXT secret, verify it here, activate it, then revoke the old key."</p>
                     <Loader resource=keys loading="Loading keys…" let:k>
                         {k.modes.into_iter().map(|m| view! {
                             <Rotation keys=m on_changed=Callback::new(move |()| keys.refetch()) />

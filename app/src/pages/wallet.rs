@@ -7,6 +7,7 @@ use crate::components::confirm_purchase::ADD_FUNDS;
 use crate::components::dates::When;
 use crate::components::loader::Loader;
 use crate::components::money::{Money, format_cents};
+use crate::components::service::with_dashboard;
 use api::insights::{HistoryQuery, HistoryRow};
 use api::{CardState, Scope, Wallet};
 use leptos::prelude::*;
@@ -65,7 +66,7 @@ pub fn WalletPage() -> impl IntoView {
                 <p data-testid="auto-reload">{auto_reload_text(&w)}</p>
                 {(!w.sandbox && !w.unlimited).then(|| view! {
                     <h2 id="funds-title">"Adding funds"</h2>
-                    <p data-testid="add-funds">{ADD_FUNDS}</p>
+                    <p data-testid="add-funds">{with_dashboard(ADD_FUNDS)}</p>
                 })}
             </section>
         </Loader>

@@ -12,6 +12,7 @@ use crate::components::credentials::{
 };
 use crate::components::dates::When;
 use crate::components::loader::{busy, failed};
+use crate::components::service::{DASHBOARD, ServiceDashboard, dashboard_words};
 use crate::state::write::Write;
 use api::ErrorCode;
 use api::orgs::{OrgWebhook, WEBHOOK_SECRET_MIN_CHARS, WebhookSecretChange, WebhookSecretInfo};
@@ -36,10 +37,10 @@ pub enum Stage {
     Rotating,
 }
 
-/// The rotation, as the page lists it.
+/// The rotation, as the page lists it (`{dashboard}`: `service::DASHBOARD`).
 pub const STEPS: [&str; 3] = [
     "Enter the new secret here. Until the rotation ends, a delivery signed with either secret is accepted.",
-    "Change the secret in the service's dashboard to the new one.",
+    "Change the secret in {dashboard} to the new one.",
     "Make the new secret the only one (or discard it and keep the old one).",
 ];
 
@@ -96,12 +97,13 @@ pub fn effect(secrets: &[WebhookSecretInfo]) -> String {
     }
 }
 
-/// Why the typed secret cannot be saved as it is. The Worker checks the
-/// rest (its longest length, no spaces) and says so at the field.
+/// Why the typed secret cannot be saved as it is (said with
+/// `service::dashboard_words`). The Worker checks the rest (its longest
+/// length, no spaces) and says so at the field.
 pub fn typed_problem(typed: &str) -> Option<String> {
     let typed = typed.trim();
     if typed.is_empty() {
-        return Some("Paste the webhook secret from the service's dashboard.".into());
+        return Some(format!("Paste the webhook secret from {DASHBOARD}."));
     }
     (typed.chars().count() < WEBHOOK_SECRET_MIN_CHARS).then(|| {
         format!(
@@ -180,8 +182,8 @@ pub fn WebhookSettingsPage() -> impl IntoView {
         <h1>"Webhook settings"</h1>
         <p class="lead">"The service tells the organization about each label it makes (label.created) by a delivery to the organization's own URL, signed with a secret from its dashboard."</p>
         <p class="hint">
-            "The Worker accepts only deliveries signed with this organization's secret; they appear on the "
-            <A href="/webhooks">"Webhooks"</A> " page. It keeps the secret encrypted: once saved, only its last four characters are shown."
+            "Only deliveries signed with this organization's secret are accepted; they appear on the "
+            <A href="/webhooks">"Webhooks"</A> " page. The secret is kept encrypted: once saved, only its last four characters are shown."
         </p>
         {move || match hook.state.get() {
             None => busy("Loading the webhook settings…"),
@@ -214,7 +216,7 @@ fn url_section(url: String) -> impl IntoView {
                     copied.set(true);
                 }>{move || if copied.get() { "Copied" } else { "Copy URL" }}</button>
             </div>
-            <p class="hint" id="webhook-url-hint">"In the service's dashboard, set it as the webhook URL for label.created events. It names this organization: a delivery to it lands only in this organization's inbox."</p>
+            <p class="hint" id="webhook-url-hint">"In " <ServiceDashboard/> ", set it as the webhook URL for label.created events. It names this organization: a delivery to it lands only in this organization's inbox."</p>
         </section>
     }
 }
@@ -279,6 +281,7 @@ fn secret_form(hook: Hook) -> impl IntoView {
             .get()
             .then(|| typed.with(|t| typed_problem(t)))
             .flatten()
+            .map(|p| dashboard_words(&p))
     };
     let save = Write::new(move || async move {
         let Some(secrets) = untrack(|| hook.secrets()) else {
@@ -311,7 +314,7 @@ fn secret_form(hook: Hook) -> impl IntoView {
             button=("Save the secret", "Saving the secret…")
             ready=Signal::derive(move || hook.secrets().is_some()) at_field=FIELD>
             <SecretInput id=INPUT label="Webhook secret"
-                hint="As the service's dashboard shows it for the URL above."
+                hint="As {dashboard} shows it for the URL above."
                 typed problem effect effect_id="secret-effect" save field=FIELD />
         </CredentialForm>
     }

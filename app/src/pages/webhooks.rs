@@ -5,6 +5,7 @@ use crate::api::Client;
 use crate::api::live::use_feed;
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
+use crate::components::service::ServiceDashboard;
 use crate::components::webhooks::{DeliveryTable, EventTable, RejectedTable, VerifyOutcome};
 use crate::page_table::WEBHOOK_SETTINGS_PAGE;
 use crate::state::write::Write;
@@ -157,7 +158,7 @@ pub fn WebhooksPage() -> impl IntoView {
                 .map(|origin| format!("{origin}{RECEIVE_PATH}"))
                 .unwrap_or_else(|| RECEIVE_PATH.to_string());
             view! {
-                "Set this URL as the webhook URL in the shipping service's dashboard: "
+                "Set this URL as the webhook URL in " <ServiceDashboard/> ": "
                 <code class="copyable">{endpoint}</code>
             }
             .into_any()
@@ -257,7 +258,7 @@ pub fn WebhooksPage() -> impl IntoView {
         </section>
         <section aria-labelledby="verify-h">
             <h2 id="verify-h">"Verify a payload"</h2>
-            <p class="hint">"Paste a delivery's raw body and its svc-signature header. The check runs in the Worker; the secret never reaches your browser."</p>
+            <p class="hint">"Paste a delivery's raw body and its svc-signature header. The check runs on the server; the secret never reaches your browser."</p>
             <form on:submit=move |ev| {
                 ev.prevent_default();
                 verify.submit();

@@ -52,11 +52,11 @@ pub struct Page {
 }
 
 /// Where the shop owner sets what the page lacks: the organization's
-/// settings in the app, or the deployment's Worker settings.
+/// settings in the app, or the deployment's settings.
 fn where_to_set(params: &Params, app: &str, setting: &str) -> String {
     match params.get(WIDGET_PARAM) {
         Some(_) => format!("{app} in the app's Storefront widget settings"),
-        None => format!("{setting} in the Worker's settings (see the README)"),
+        None => format!("{setting} in the deployment's settings (see the README)"),
     }
 }
 

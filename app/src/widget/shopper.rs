@@ -23,7 +23,7 @@ pub fn trouble(error: &ClientError) -> Trouble {
     let (status, code, field) = match error {
         ClientError::Network(_) => {
             return sentence(
-                "We could not reach the shipping service. Check your connection and try again.",
+                "The shipping options could not be loaded. Check your connection and try again.",
             );
         }
         ClientError::Decode(_) | ClientError::Passkey(_) => {
@@ -92,13 +92,13 @@ pub fn error_detail(error: &ClientError) -> ErrorDetail {
         },
         ClientError::Network(detail) => ErrorDetail {
             code: "WIDGET.NETWORK.UNREACHABLE".into(),
-            message: format!("The widget could not reach the Worker: {detail}"),
+            message: format!("The widget could not reach its server: {detail}"),
             field: None,
             request_id: None,
         },
         ClientError::Decode(detail) => ErrorDetail {
             code: "WIDGET.ANSWER.UNREADABLE".into(),
-            message: format!("The widget could not read the Worker's answer: {detail}"),
+            message: format!("The widget could not read its server's answer: {detail}"),
             field: None,
             request_id: None,
         },
@@ -178,7 +178,7 @@ mod tests {
                 api(504, "EDGE.UPSTREAM.TIMEOUT", None),
                 "not answering right now",
             ),
-            (ClientError::Network("reset".into()), "could not reach"),
+            (ClientError::Network("reset".into()), "could not be loaded"),
             (ClientError::Decode("html".into()), "went wrong"),
         ];
         for (error, words) in cases {

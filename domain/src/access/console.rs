@@ -10,7 +10,7 @@ use crate::upstream::keys::ModeKeys;
 use api::orgs::OrgSummary;
 use api::session::{
     KeyInfo, KeySlot, KeysStatus, LimitSeen, LimitsSnapshot, ModeKeys as ModeKeysInfo, Role,
-    SessionInfo,
+    Service, SessionInfo,
 };
 use api::{KeyEnv, Scope};
 
@@ -50,6 +50,7 @@ pub fn session_info(
     key_scopes: &[Scope],
     key_problem: Option<api::ErrorCode>,
     me: Option<Me>,
+    service: &Service,
 ) -> Option<SessionInfo> {
     let Principal::User { session, role } = principal else {
         return None;
@@ -82,6 +83,7 @@ pub fn session_info(
         can_rotate_keys: admin,
         key_problem,
         expires_at: session.expires_at,
+        service: service.clone(),
     })
 }
 
@@ -149,16 +151,19 @@ mod tests {
     fn session_info_tells_the_app_what_to_show() {
         let c = config();
         let m = [Scope::WalletRead, Scope::LabelsWrite];
-        let admin = session_info(&user(Role::Admin), &c, &m, None, None).unwrap();
+        let admin =
+            session_info(&user(Role::Admin), &c, &m, None, None, &c.upstream.service).unwrap();
         assert_eq!(admin.mode, KeyEnv::Sandbox);
         assert_eq!(admin.scopes, vec![Scope::LabelsWrite, Scope::WalletRead]);
         assert!(admin.can_switch_mode && admin.can_rotate_keys);
+        assert_eq!(admin.service.name, api::session::Service::DEFAULT_NAME);
         let viewer = session_info(
             &user(Role::Viewer),
             &c,
             &m,
             Some(api::ErrorCode::AuthKeyRevoked),
             None,
+            &c.upstream.service,
         )
         .unwrap();
         assert_eq!(viewer.scopes, vec![Scope::WalletRead]);
@@ -167,16 +172,37 @@ mod tests {
         let widget = Principal::Widget {
             origin: "https://shop.example".into(),
         };
-        assert_eq!(session_info(&widget, &c, &m, None, None), None);
+        assert_eq!(
+            session_info(&widget, &c, &m, None, None, &c.upstream.service),
+            None
+        );
         // Operators get the switch only where the organization allows it.
-        let operator = |c: &Config| session_info(&user(Role::Operator), c, &m, None, None).unwrap();
+        let operator = |c: &Config| {
+            session_info(
+                &user(Role::Operator),
+                c,
+                &m,
+                None,
+                None,
+                &c.upstream.service,
+            )
+            .unwrap()
+        };
         assert!(!operator(&c).can_switch_mode);
         let allowing = Config {
             operators_switch_mode: true,
             ..config()
         };
         assert!(operator(&allowing).can_switch_mode && !operator(&allowing).can_rotate_keys);
-        let viewer = session_info(&user(Role::Viewer), &allowing, &m, None, None).unwrap();
+        let viewer = session_info(
+            &user(Role::Viewer),
+            &allowing,
+            &m,
+            None,
+            None,
+            &c.upstream.service,
+        )
+        .unwrap();
         assert!(!viewer.can_switch_mode);
     }
 

@@ -18,6 +18,7 @@ use crate::api::live::use_feed;
 use crate::components::dates::When;
 use crate::components::error_view::ErrorView;
 use crate::components::money::{Money, format_cents};
+use crate::components::service::with_dashboard;
 use crate::state::write::Write;
 use api::jobs::{Approval, Decide, Job, JobState, JobUpdate, RetryReleased, RowState, RowView};
 use api::{KeyEnv, Scope};
@@ -229,7 +230,7 @@ fn JobView(
             <dt>"Started by"</dt><dd data-testid="started-by">{move || job().map(|j| view! { {j.created_by.clone()} " on " <When unix=j.created_at /> })}</dd>
         </dl>
         {move || job().and_then(|j| j.problem.clone()).map(|p| view! {
-            <div class="notice notice-warn" role="alert" data-testid="job-problem"><p>{progress::problem(&p)}</p></div>
+            <div class="notice notice-warn" role="alert" data-testid="job-problem"><p>{with_dashboard(&progress::problem(&p))}</p></div>
         })}
         {errors}
 
@@ -244,7 +245,7 @@ fn JobView(
                         <dl class="facts">
                             <dt>"Shipments to quote"</dt><dd>{format!("{} ({} identical rows share a quote)", group(e.distinct_shipments as usize), group((j.counts.total - e.distinct_shipments) as usize))}</dd>
                             <dt>"Pace"</dt><dd>{format!("{pace} quotes a minute: {:.0}% of your {} a minute rates limit, the rest kept for the dashboard", e.share * 100.0, e.rates_per_minute)}</dd>
-                            <dt>"Chunks"</dt><dd>{format!("{} v1 batches of up to {} rows (each bought while its rates are valid)", e.chunks, group(e.chunk_rows as usize))}</dd>
+                            <dt>"Chunks"</dt><dd>{format!("{} of up to {} rows, each bought while its rates are valid", group(e.chunks as usize), group(e.chunk_rows as usize))}</dd>
                             <dt>"Time"</dt><dd data-testid="plan-time">{format!("About {}: {} quoting, {} making labels", duration(e.quote_seconds + e.process_seconds), duration(e.quote_seconds), duration(e.process_seconds))}</dd>
                             <dt>"Cost"</dt><dd data-testid="plan-cost">{match ceiling(&j) {
                                 Some(c) => format!("At most {} (your ceilings); exact once quoted", format_cents(c)),

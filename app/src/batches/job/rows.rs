@@ -9,6 +9,7 @@ use crate::batches::table::{Viewport, spacer};
 use crate::components::address_form::one_line;
 use crate::components::dates::calendar_day;
 use crate::components::money::{Money, format_cents};
+use crate::components::service::{DASHBOARD, ServiceDashboard, with_dashboard};
 use crate::state::write::Write;
 use api::inbox::label_pdf_path;
 use api::jobs::{ChunkView, RowState, RowView};
@@ -203,17 +204,17 @@ fn RetryReleasedRow(
     let verdict = chunk
         .as_ref()
         .and_then(|c| wallet_verdict(c.total_cents, c.wallet_before_cents, c.wallet_after_cents))
-        .unwrap_or_else(|| "The wallet before and after is not known: check the service's dashboard for a batch with this row.".into());
+        .unwrap_or_else(|| format!("The wallet before and after is not known: check {DASHBOARD} for a batch with this row."));
     let check_id = format!("ack-{index}");
     view! {
         <div class="notice notice-warn" role="group" aria-labelledby="retry-released-title" data-testid="retry-released">
             <h4 id="retry-released-title">"Buy this row again?"</h4>
             {facts.map(|f| view! { <p>{f}</p> })}
-            <p data-testid="wallet-verdict">{verdict}</p>
+            <p data-testid="wallet-verdict">{with_dashboard(&verdict)}</p>
             <div class="field-check">
                 <input id=check_id.clone() type="checkbox" prop:checked=move || checked.get()
                     on:change=move |ev| checked.set(event_target_checked(&ev)) />
-                <label for=check_id>"I checked the service's dashboard: this row has no label. Buy it again (if it had one, it is paid twice)."</label>
+                <label for=check_id>"I checked " <ServiceDashboard/> ": this row has no label. Buy it again (if it had one, it is paid twice)."</label>
             </div>
             <button type="button" class="primary" disabled=move || !checked.get() || retry.pending()
                 on:click=move |_| {

@@ -40,7 +40,7 @@ pub fn NewBatchPage() -> impl IntoView {
         return view! {
             <h1>"New batch"</h1>
             <p class="notice" data-testid="guard">
-                "Your role cannot run batches (batches:write and rates:read). An admin can grant them."
+                "Your role cannot run batches: it needs to request rates and to buy labels in batches. An admin can grant both."
             </p>
         }
         .into_any();

@@ -15,6 +15,7 @@ use crate::components::credentials::{
 use crate::components::dates::When;
 use crate::components::error_view::ErrorView;
 use crate::components::loader::{busy, failed};
+use crate::components::service::{DASHBOARD, ServiceDashboard, dashboard_words, with_dashboard};
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::page_table::{WEBHOOK_SETTINGS_PAGE, WIDGET_SETTINGS_PAGE};
 use crate::state::session::reread;
@@ -92,8 +93,8 @@ pub fn KeysPage() -> impl IntoView {
     let retry = Callback::new(move |()| keys.read());
     view! {
         <h1>"API keys"</h1>
-        <p class="lead">"The organization's v1 keys, one for live and one for sandbox, from the service's dashboard."</p>
-        <p class="hint">"The Worker keeps them encrypted. Once a key is saved, only its last four characters are shown, here and everywhere else."</p>
+        <p class="lead">"The organization's API keys, one for live and one for sandbox, from " <ServiceDashboard/> "."</p>
+        <p class="hint">"They are kept encrypted. Once a key is saved, only its last four characters are shown, here and everywhere else."</p>
         <p class="hint">"The organization's webhook URL and secret are in the " <A href=WEBHOOK_SETTINGS_PAGE>"webhook settings"</A> "; the shop origins, ship-from and fallback of its storefront widget in the " <A href=WIDGET_SETTINGS_PAGE>"storefront widget settings"</A> "."</p>
         {move || keys.live.get().map(|on| live_mode(on, keys))}
         <section aria-labelledby="enter-key-title">
@@ -170,7 +171,7 @@ fn key_form(keys: Keys) -> impl IntoView {
         })
     };
     let problem = move || match entry() {
-        Some(Err(problem)) if tried.get() => Some(problem),
+        Some(Err(problem)) if tried.get() => Some(dashboard_words(&problem)),
         _ => None,
     };
     let save = Write::new(move || async move {
@@ -201,7 +202,7 @@ fn key_form(keys: Keys) -> impl IntoView {
             button=("Check and save the key", "Checking the key with the service…")
             ready=Signal::derive(move || entry().is_some()) at_field=FIELD>
             <SecretInput id=INPUT label="API key"
-                hint="Its prefix says its mode: svc_live_ for live, svc_test_ for sandbox. Before saving it, the Worker checks it with a few harmless calls (nothing is bought) and records its scopes."
+                hint="Its prefix says its mode: svc_live_ for live, svc_test_ for sandbox. Before saving it, the dashboard checks it with a few harmless calls (nothing is bought) and records its scopes."
                 typed problem effect effect_id="key-effect" save field=FIELD />
         </CredentialForm>
     }
@@ -265,9 +266,9 @@ fn mode_card(state: ModeState, keys: Keys) -> AnyView {
                 <ActivateNext mode on_changed=Callback::new(move |()| keys.read()) />
             })}
             {in_use.then(|| view! {
-                <p class="hint">{format!(
-                    "Every {lower} call uses the new key. Making it the only key forgets {old} here; revoke that key in the service's dashboard afterwards."
-                )}</p>
+                <p class="hint">{with_dashboard(&format!(
+                    "Every {lower} call uses the new key. Making it the only key forgets {old} here; revoke that key in {DASHBOARD} afterwards."
+                ))}</p>
             })}
             {give_up.map(|give_up| view! {
                 <div class="dialog-actions">

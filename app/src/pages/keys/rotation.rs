@@ -3,6 +3,7 @@
 //! says which slots hold a key; the Worker's status (`GET /api/keys`) says
 //! whether the next one has been activated, so it makes the calls.
 
+use crate::components::service::DASHBOARD;
 use crate::pages::status::mode_name;
 use api::orgs::{OrgKey, OrgKeyList};
 use api::session::{KeySlot, KeysStatus};
@@ -21,11 +22,12 @@ pub enum Stage {
     NextInUse,
 }
 
-/// A rotation's steps in order (`Stage::step` says which is next).
+/// A rotation's steps in order (`Stage::step` says which is next;
+/// `{dashboard}`: `service::DASHBOARD`).
 pub const STEPS: [&str; 3] = [
     "Enter the new key below",
     "Verify and activate it: the calls move to it",
-    "Make it the only key, then revoke the old one in the service's dashboard",
+    "Make it the only key, then revoke the old one in {dashboard}",
 ];
 
 impl Stage {
@@ -124,9 +126,9 @@ impl Entry {
     pub fn of(typed: &str, modes: &[ModeState]) -> Result<Entry, String> {
         let typed = typed.trim();
         if typed.is_empty() {
-            return Err("Paste the key from the service's dashboard.".into());
+            return Err(format!("Paste the key from {DASHBOARD}."));
         }
-        let key = ApiKey::parse(typed).map_err(|e| format!("That is not a v1 API key: {e}."))?;
+        let key = ApiKey::parse(typed).map_err(|e| format!("That is not an API key: {e}."))?;
         let mode = key.env();
         // `modes` has every mode; one it lacked would have no key.
         let stage = modes

@@ -112,6 +112,8 @@ pub struct ShipChunks {
 #[derive(Clone, Copy)]
 pub struct SavedSender {
     pub from: RwSignal<Address>,
+    /// The recipient: while untouched, in the default sender's country.
+    pub to: RwSignal<Address>,
     /// A saved address chosen: it becomes the sender, to be checked again.
     pub pick: Callback<Address>,
     /// The sender to save, once complete (else its problems show).
@@ -452,6 +454,7 @@ pub fn ShipPage() -> impl IntoView {
         if kept {
             let sender = SavedSender {
                 from,
+                to,
                 pick,
                 to_save,
                 note: saved_note,

@@ -1,7 +1,9 @@
 //! The organization's saved addresses and package presets on the Ship
 //! page (`api::presets`), a chunk of its own: the picker, "Save this
 //! address", and the presets handed to the parcel form. Fetched when the
-//! page opens; the default address becomes the sender unless one was typed.
+//! page opens; the default address becomes the sender unless one was typed,
+//! and its country the recipient's until the recipient is touched (most
+//! parcels stay in the sender's country; with none saved it stays the US).
 
 use super::SavedSender;
 use crate::api::Client;
@@ -18,6 +20,18 @@ pub fn view(p: SavedSender) -> AnyView {
     let client = Client::get();
     let org = Saved::fetch(client, p.from, blank_address());
     let addresses = org.addresses;
+    Effect::new(move |_| {
+        let usual = addresses.with(|l| {
+            l.as_ref()
+                .and_then(|l| l.default_address())
+                .map(|d| d.address.country.clone())
+        });
+        if let Some(country) = usual
+            && p.to.with_untracked(|a| a == &blank_address())
+        {
+            p.to.update(|a| a.country = country);
+        }
+    });
     Effect::new(move |_| {
         let named = org.packages.with(|list| {
             list.iter()
