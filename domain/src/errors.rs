@@ -69,7 +69,7 @@ impl Failure for Internal {
     }
     fn message(&self) -> String {
         format!(
-            "The Worker could not {}; nothing was sent to the shipping service.",
+            "Parcel could not {}; nothing was sent to the shipping service.",
             self.what
         )
     }

@@ -58,7 +58,7 @@ impl Failure for PurchaseError {
             PurchaseError::KeyInvalid => "The Idempotency-Key must be 1 to 255 visible ASCII characters.",
             PurchaseError::InProgress => "This purchase is still being processed; it was not sent twice.",
             PurchaseError::KeyReused => "This Idempotency-Key was already used for a different request.",
-            PurchaseError::RecordsUnavailable => "The purchase was not sent: the Worker could not record it safely.",
+            PurchaseError::RecordsUnavailable => "The purchase was not sent: Parcel could not record it safely.",
             PurchaseError::RecordUnreadable => "The purchase was not sent: the record of earlier attempts with this Idempotency-Key could not be read, so one of them may already have bought it.",
         }
         .to_string()

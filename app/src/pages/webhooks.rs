@@ -5,7 +5,7 @@ use crate::api::Client;
 use crate::api::live::use_feed;
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
-use crate::components::service::ServiceDashboard;
+use crate::components::service::{ServiceDashboard, service};
 use crate::components::webhooks::{DeliveryTable, EventTable, RejectedTable, VerifyOutcome};
 use crate::page_table::WEBHOOK_SETTINGS_PAGE;
 use crate::state::write::Write;
@@ -249,8 +249,8 @@ pub fn WebhooksPage() -> impl IntoView {
             }
         </Loader>
         <section aria-labelledby="log-h">
-            <h2 id="log-h">"The service's delivery log"</h2>
-            <p class="hint">"Each attempt the service made, with its retry schedule (5 attempts: now, +5 min, +30 min, +2 h, +24 h)."</p>
+            <h2 id="log-h">{format!("Delivery log of {}", service().name)}</h2>
+            <p class="hint">"Each attempt it made, with its retry schedule (5 attempts: now, +5 min, +30 min, +2 h, +24 h)."</p>
             <button type="button" class="secondary" on:click=move |_| deliveries.refetch()>"Refresh the log"</button>
             <Loader resource=deliveries loading="Loading the log…" let:list>
                 <DeliveryTable deliveries=list.deliveries />

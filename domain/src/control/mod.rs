@@ -27,7 +27,7 @@ impl Failure for ControlUnavailable {
         ErrorCode::EdgeControlUnavailable
     }
     fn message(&self) -> String {
-        "The Worker could not reach its session store; nothing was sent.".to_string()
+        "Parcel could not reach its session store; nothing was sent.".to_string()
     }
     fn suggestion(&self) -> String {
         "Try again in a moment.".to_string()

@@ -421,8 +421,8 @@ impl Job {
         for chunk in lost {
             let error = ApiError::new(
                 api::ErrorCode::EdgeUpstreamUnreachable,
-                "The Worker restarted while this chunk's batch was being created; its outcome is unknown.",
-                "Compare the wallet before and after, and check the service's dashboard for a batch of this total; then release the chunk or cancel the job.",
+                "Parcel restarted while this chunk's batch was being created; its outcome is unknown.",
+                "Compare the wallet before and after, and check the shipping service's dashboard for a batch of this total; then release the chunk or cancel the job.",
                 "",
             );
             job.creation_lost(chunk, error);
