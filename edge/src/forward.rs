@@ -125,6 +125,22 @@ pub(crate) async fn forward(
     if called.status < 400 && quote_key.is_none() && ledger.is_none() {
         return Ok(called.stream(&cors_headers));
     }
+    // A person's quote streams through; what it offered is held after the
+    // answer, as its last bytes go (a purchase of it is a later request).
+    if let Some(org) = ledger.as_ref()
+        && endpoint.id == EndpointId::GetRates
+        && called.status < 300
+        && quote_key.is_none()
+    {
+        let (answer, kept) = called.stream_keeping(&cors_headers);
+        let org = org.clone();
+        trace.after.push(Box::pin(async move {
+            if let Some(text) = kept.await {
+                offers::hold(&org, body, text, now_s());
+            }
+        }));
+        return Ok(answer);
+    }
     let stored = called.read(env).await?;
     if let Some(org) = ledger {
         record_for_ledger(env, &org, endpoint.id, &forward, body, &stored, trace);
@@ -150,10 +166,11 @@ fn ledger_reads(endpoint: EndpointId) -> bool {
     )
 }
 
-/// Holds what a successful quote offered in this isolate, for the purchase
-/// record of the rate bought from it (`offers`: the ledger is not asked);
-/// sends what a void or label read teaches to the organization's ledger
-/// after the answer (`Trace::after`): the caller never waits for it, and a
+/// Holds what a quote with some carriers down offered in this isolate (a
+/// full one is held as it streams, in `forward`), for the purchase record
+/// of the rate bought from it (`offers`: the ledger is not asked); sends
+/// what a void or label read teaches to the organization's ledger after
+/// the answer (`Trace::after`): the caller never waits for it, and a
 /// failure only costs the ledger that detail.
 fn record_for_ledger(
     env: &Env,

@@ -91,6 +91,15 @@ impl Called<'_> {
         self.answer.stream(extra)
     }
 
+    /// `stream`, and the body's text read beside it (a success kept after
+    /// the answer is sent).
+    pub fn stream_keeping(
+        self,
+        extra: &[(&'static str, String)],
+    ) -> (Response, impl Future<Output = Option<String>> + 'static) {
+        self.answer.stream_keeping(extra)
+    }
+
     /// The answer read whole; an error teaches what it can first.
     pub async fn read(self, env: &Env) -> Result<StoredResponse, EdgeError> {
         let stored = self.answer.store().await?;

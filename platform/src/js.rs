@@ -29,6 +29,11 @@ export function send_upstream(url, method, lines, body, timeout_ms) {
 export function pass_through(raw, lines) {
   return new Response(raw.body, { status: raw.status, headers: headers_from(lines) });
 }
+export function pass_through_keeping(raw, lines) {
+  // One branch to the browser, the other read as text beside it.
+  const [sent, kept] = raw.body.tee();
+  return [new Response(sent, { status: raw.status, headers: headers_from(lines) }), new Response(kept).text()];
+}
 export function with_headers(req, lines) {
   // A copy of the request (method, URL, headers, body) with headers added.
   const copy = new Request(req);
@@ -57,6 +62,8 @@ extern "C" {
         timeout_ms: u32,
     ) -> js_sys::Promise;
     pub fn pass_through(raw: &Response, lines: &str) -> Response;
+    /// `pass_through`, and a promise of the body's text.
+    pub fn pass_through_keeping(raw: &Response, lines: &str) -> js_sys::Array;
     pub fn with_headers(req: &Request, lines: &str) -> Request;
     pub fn pick_headers(headers: &Headers, names: &str) -> String;
 }

@@ -2,14 +2,14 @@
 //! `worker` crate's wrappers (the body read chunk by chunk into Rust,
 //! `request.cf` read on every call) costing more than all our own decisions.
 
-use crate::js::{lines, pass_through, pick_headers, send_upstream};
+use crate::js::{lines, pass_through, pass_through_keeping, pick_headers, send_upstream};
 use crate::reply::response_header_pairs;
 use crate::{Trace, now_ms};
 use domain::label_pdf::LabelPdfUnavailable;
 use domain::upstream::StoredResponse;
 use domain::upstream::UpstreamError;
 use domain::upstream::proxy::{self, Forward};
-use worker::wasm_bindgen::JsCast;
+use worker::wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys::Response;
 
@@ -47,6 +47,25 @@ impl Answer {
             &self.raw,
             &lines(response_header_pairs(&self.headers, extra)),
         )
+    }
+
+    /// `stream`, and the body's text read beside it for whoever keeps a
+    /// copy (after the answer: the browser's part never waits for it).
+    pub fn stream_keeping(
+        self,
+        extra: &[(&'static str, String)],
+    ) -> (
+        Response,
+        impl std::future::Future<Output = Option<String>> + 'static,
+    ) {
+        let both = pass_through_keeping(
+            &self.raw,
+            &lines(response_header_pairs(&self.headers, extra)),
+        );
+        let text: worker::js_sys::Promise = both.get(1).unchecked_into();
+        let text = JsFuture::from(text);
+        let kept = async move { text.await.ok().and_then(|v: JsValue| v.as_string()) };
+        (both.get(0).unchecked_into(), kept)
     }
 }
 
