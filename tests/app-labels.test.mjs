@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { sharedStack } from './support/stack.mjs';
 import { orgStack } from './support/orgs.mjs';
 import { axe, launch, screenshot } from './support/browser.mjs';
-import { LabelPage, T, TrackingPage, buyViaApi, cents, openSignedIn } from './support/pages.mjs';
+import { LabelPage, RECIPIENT, SENDER, T, TrackingPage, buyViaApi, cents, openSignedIn } from './support/pages.mjs';
 import { advanceWhileProcessing, buyAsQuoted, rows, untilJob } from './support/jobs.mjs';
 import { until } from './support/wait.mjs';
 
@@ -85,11 +85,23 @@ test('the label history: one line of date per row at desktop width, the full dat
   await context.close();
 });
 
-test('a label\'s page says what it ships, to whom, who bought it, its cost and carbon, and where it is', async () => {
-  const { context, page, app } = await signedIn();
+test('a label\'s page says what it ships, from where, to whom, under which reference, who bought it, its cost and carbon, and where it is', async () => {
+  const { context, page, app, ship } = await signedIn();
   const operator = stack.users.operator.name;
   const get = (path) => page.evaluate(async (path) => (await fetch(path)).json(), path);
-  const label = await buyViaApi(page);
+  // Bought on the Ship page with the merchant's order number.
+  await ship.fillAll(SENDER, RECIPIENT);
+  await ship.group('To').getByLabel('Address line 2 (optional)').fill('Floor 3');
+  await page.getByLabel('Reference (optional)').fill('  SO-1042 Ä ');
+  await ship.getRates();
+  await ship.buyFirst();
+  await ship.confirmButton().click();
+  await ship.trackingNumber();
+  assert.equal(await ship.result().getByTestId('bought-reference').innerText(), 'SO-1042 Ä');
+  // The next parcel is another order: the field is empty again.
+  assert.equal(await page.getByLabel('Reference (optional)').inputValue(), '');
+  const id = (await ship.result().getByRole('link', { name: 'Label details' }).getAttribute('href')).split('/').pop();
+  const label = await get(`/api/v1/labels/${id}`);
   // The ledger follows every label it records: its tracker appears on the label.
   await until('the label is followed', async () => (await get(`/api/v1/labels/${label.id}`)).tracker_id);
   await stack.sim.control('POST', `/__sim/labels/${label.id}/scan`);
@@ -100,10 +112,15 @@ test('a label\'s page says what it ships, to whom, who bought it, its cost and c
   await page.getByRole('heading', { name: `${label.carrier} ${label.service} to Acme Inc`, level: 1 }).waitFor({ timeout: T });
   assert.doesNotMatch(await heading.innerText(), /lbl_/);
   const details = page.getByRole('region', { name: 'Label details' });
-  assert.equal(await page.getByTestId('ship-to').innerText(), 'Acme Inc');
+  const fact = (name) => details.locator(`dt:text-is("${name}") + dd`);
+  assert.equal(await fact('Reference').innerText(), 'SO-1042 Ä');
+  // Both addresses as written, a line each, and the parcel as quoted (2 lb).
+  assert.deepEqual((await fact('Ship from').innerText()).split('\n'), ['Ada Lovelace', '12 Elm Street', 'Springfield, IL 62701', 'US']);
+  assert.deepEqual((await fact('Ship to').innerText()).split('\n'), ['Acme Inc', '500 Market Street', 'Floor 3', 'San Francisco, CA 94105', 'US']);
+  assert.equal(await fact('Parcel').innerText(), '10 × 8 × 4 in, 32 oz');
   assert.equal(await page.getByTestId('bought-by').innerText(), operator);
   assert.match(await page.getByTestId('carbon').innerText(), /^\d+ g CO₂e$/);
-  assert.equal(cents(await details.locator('dt:has-text("Price") + dd').innerText()), label.rate_cents);
+  assert.equal(cents(await fact('Price').innerText()), label.rate_cents);
   assert.ok(await details.locator('dt:has-text("Bought") + dd time[datetime]').count(), 'when it was bought');
   // Where it is: the carrier's status and events, newest first.
   assert.match(await page.getByTestId('tracking-status').innerText(), /In transit/);
@@ -113,14 +130,79 @@ test('a label\'s page says what it ships, to whom, who bought it, its cost and c
   assert.doesNotMatch(await page.locator('main').innerText(), /acct_/);
   await screenshot(page, 'label-page');
   await axe(page, 'the label page');
+  // On a phone: the facts stack, and nothing scrolls sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await fact('Ship to').waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, 'nothing scrolls sideways at 390 px');
+  await screenshot(page, 'label-page-390');
+  await axe(page, 'the label page on a phone');
+  await page.setViewportSize({ width: 1280, height: 800 });
 
-  // A label a batch bought: its reference, and the batch beside the buyer.
+  // The history finds it by its reference, like a batch row's.
+  await app.go(`/labels?q=${encodeURIComponent('so-1042')}`);
+  await page.waitForFunction((number) => {
+    const rows = [...document.querySelectorAll('tbody tr')];
+    return rows.length === 1 && rows[0].textContent.includes(number);
+  }, label.tracking_number, { timeout: T });
+
+  // A label a batch bought: its reference, addresses and parcel, and the batch beside the buyer.
   const { created, row } = await oneRowJob(page);
   await app.go(`/labels/${row.label_id}`);
   await page.getByRole('heading', { name: 'to Customer 1', level: 1 }).waitFor({ timeout: T });
   assert.equal(await page.getByTestId('reference').innerText(), '#00001');
+  assert.deepEqual((await page.getByTestId('ship-from').innerText()).split('\n'), ['Ada Shop Inc', '500 Market St Suite 3', 'Brooklyn, CA 94105', 'US']);
+  assert.deepEqual((await page.getByTestId('ship-to').innerText()).split('\n'), ['Customer 1', '1 Elm St', 'Brooklyn, NY 11201', 'US']);
+  assert.equal(await page.getByTestId('parcel').innerText(), '10 × 8 × 4 in, 10 oz');
   assert.equal(await page.getByTestId('bought-by').innerText(), `${operator} in a batch`);
   assert.equal(await page.getByTestId('bought-by').getByRole('link').getAttribute('href'), `/batches/${created.id}`);
+
+  // The record is this organization's only: another one's ledger has none of it.
+  const mode = label.sandbox ? 'sandbox' : 'live';
+  const record = (p) => p.evaluate(async (path) => {
+    const r = await fetch(path);
+    return { status: r.status, body: await r.json() };
+  }, `/api/ledger/label?id=${label.id}&mode=${mode}`);
+  const own = await record(page);
+  assert.equal(own.status, 200);
+  assert.equal(own.body.row.reference, 'SO-1042 Ä');
+  assert.equal(own.body.to_address.street2, 'Floor 3');
+  const other = await orgStack(shared);
+  const outsider = await openSignedIn(browser, other, other.users.operator);
+  const theirs = await record(outsider.page);
+  assert.equal(theirs.status, 404);
+  assert.equal(theirs.body.error.code, 'LABEL.NOT_FOUND');
+  assert.ok(theirs.body.error.request_id);
+  assert.doesNotMatch(JSON.stringify(theirs.body), /SO-1042|Acme|Floor 3/);
+  await outsider.context.close();
+  await context.close();
+});
+
+test('a reference past 100 characters is refused, naming it, before anything is bought; the Ship page says so under the field', async () => {
+  const { context, page, ship } = await signedIn();
+  const before = await account();
+  const refused = await page.evaluate(async () => {
+    const post = (url, body, headers = {}) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const parcel = { weight_oz: 20, length: 10, width: 8, height: 4 };
+    const address = { name: 'Acme Inc', street1: '500 Market Street', city: 'San Francisco', state: 'CA', zip: '94105', country: 'US' };
+    const { rates } = await (await post('/api/v1/rates', { from_address: address, to_address: address, parcel })).json();
+    const r = await post('/api/v1/labels', { rate_id: rates[0].id }, { 'idempotency-key': crypto.randomUUID(), 'parcel-reference': encodeURIComponent('é'.repeat(101)) });
+    return { status: r.status, body: await r.json() };
+  });
+  assert.equal(refused.status, 422);
+  assert.equal(refused.body.error.code, 'VALIDATION.FIELD.INVALID');
+  assert.equal(refused.body.error.field, 'Parcel-Reference');
+  const after = await account();
+  assert.equal(after.balance_cents, before.balance_cents, 'nothing charged');
+  assert.equal(after.live_labels, before.live_labels, 'no label made');
+  // The form refuses it too, under the field, before any rate is asked for.
+  await ship.fillAll();
+  const field = page.getByLabel('Reference (optional)');
+  await field.fill('x'.repeat(101));
+  await page.locator('#reference-problem').getByText('at most 100 characters', { exact: false }).waitFor({ timeout: T });
+  assert.equal(await field.getAttribute('aria-invalid'), 'true');
+  await ship.getRatesButton().click();
+  await page.waitForFunction(() => document.activeElement?.id === 'reference', null, { timeout: T });
+  assert.equal(await ship.table().count(), 0, 'no rates asked for');
   await context.close();
 });
 

@@ -323,6 +323,7 @@ pub enum OwnId {
     DeletePackage,
     Insights,
     LabelHistory,
+    LabelRecord,
     ExportLabels,
     Shipments,
     TrackingSettings,
@@ -399,7 +400,7 @@ use crate::{
 use Caller::{Anyone, Service, Session, SessionStartsSession, StartsSession, Storefront};
 use Method::{Delete, Get, Head, Options, Post, Put};
 
-pub static OWN_ENDPOINTS: [OwnEndpoint; 87] = [
+pub static OWN_ENDPOINTS: [OwnEndpoint; 88] = [
     own(OwnId::SignIn, Post, session::SESSION_PATH, StartsSession),
     own(OwnId::GetSession, Get, session::SESSION_PATH, Session),
     own(OwnId::SignOut, Delete, session::SESSION_PATH, Session),
@@ -563,6 +564,12 @@ pub static OWN_ENDPOINTS: [OwnEndpoint; 87] = [
     own(OwnId::DeletePackage, Delete, presets::PACKAGE_PATH, Session),
     own(OwnId::Insights, Get, insights::INSIGHTS_PATH, Session),
     own(OwnId::LabelHistory, Get, insights::HISTORY_PATH, Session),
+    own(
+        OwnId::LabelRecord,
+        Get,
+        insights::LABEL_RECORD_PATH,
+        Session,
+    ),
     own(OwnId::ExportLabels, Get, insights::EXPORT_PATH, Session),
     own(OwnId::Shipments, Get, shipments::SHIPMENTS_PATH, Session),
     own(

@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::KeyEnv;
+use crate::address::Address;
+use crate::parcel::Parcel;
 use crate::rates::Rate;
 use crate::validation::BodyError;
 
@@ -14,6 +16,10 @@ use crate::validation::BodyError;
 pub const INSIGHTS_PATH: &str = "/api/insights";
 /// `GET`: one [`HistoryPage`] for [`HistoryQuery`].
 pub const HISTORY_PATH: &str = "/api/ledger/history";
+/// `GET`: the ledger's [`LabelRecord`] of one label, `?id=<label id>` and
+/// `mode=live|sandbox` as for the history (the session's mode without it);
+/// 404 in the v1 envelope when the organization's ledger has no such label.
+pub const LABEL_RECORD_PATH: &str = "/api/ledger/label";
 /// `GET`: every label [`HistoryQuery`] selects, as CSV ([`CSV_COLUMNS`]),
 /// newest first, streamed page by page (`cursor` and `limit` are ignored).
 pub const EXPORT_PATH: &str = "/api/ledger/export.csv";
@@ -539,6 +545,28 @@ pub struct HistoryRow {
     pub deliveries: u32,
 }
 
+/// One label as its organization's ledger holds it: its history row and,
+/// for a label bought here (on the Ship page, through the API or in a
+/// batch), the addresses and the parcel its rate was quoted for, as
+/// written. `None`: not known (a label bought elsewhere, or before the
+/// ledger kept them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelRecord {
+    pub row: HistoryRow,
+    #[serde(default)]
+    pub from_address: Option<Address>,
+    #[serde(default)]
+    pub to_address: Option<Address>,
+    #[serde(default)]
+    pub parcel: Option<Parcel>,
+}
+
+/// The label a [`LABEL_RECORD_PATH`] read names: `id`, required.
+pub fn record_id(param: impl Fn(&str) -> Option<String>) -> Result<String, BodyError> {
+    text_filter(&param, "id", MAX_SEARCH_CHARS)?
+        .ok_or_else(|| BodyError::Required { field: "id".into() })
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistoryPage {
     pub rows: Vec<HistoryRow>,
@@ -667,6 +695,21 @@ mod tests {
                 name
             );
         }
+    }
+
+    #[test]
+    fn a_label_record_read_names_one_label() {
+        assert_eq!(record_id(params("id=lbl_1&mode=live")).unwrap(), "lbl_1");
+        for query in ["", "id=", "mode=live"] {
+            assert!(matches!(
+                record_id(params(query)),
+                Err(BodyError::Required { field }) if field == "id"
+            ));
+        }
+        assert_eq!(
+            field(record_id(params(&format!("id={}", "x".repeat(101)))).unwrap_err()),
+            "id"
+        );
     }
 
     #[test]

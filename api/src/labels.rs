@@ -1,8 +1,31 @@
 use serde::{Deserialize, Serialize};
 
+use crate::validation::BodyError;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuyLabelRequest {
     pub rate_id: String,
+}
+
+/// Our addition to `POST /v1/labels` (whose body is only `rate_id`): the
+/// merchant's reference for the label (an order number), percent-encoded
+/// UTF-8 as `encodeURIComponent` writes it. Our Worker checks it before
+/// anything is bought and records it in the organization's ledger with
+/// the label; it is never sent to the service.
+pub const REFERENCE_HEADER: &str = "Parcel-Reference";
+
+/// A purchase's reference, its header decoded: trimmed, `None` when blank;
+/// refused, naming the header, past a batch row's 100 characters or with
+/// control characters (the rule of a batch row's reference).
+pub fn purchase_reference(decoded: &str) -> Result<Option<String>, BodyError> {
+    let reference = decoded.trim();
+    if reference.is_empty() {
+        return Ok(None);
+    }
+    match crate::jobs::reference_problem(reference) {
+        None => Ok(Some(reference.to_string())),
+        Some(problem) => Err(problem.to_body_error(REFERENCE_HEADER.into())),
+    }
 }
 
 /// A bought label (part 2).
@@ -54,4 +77,27 @@ pub struct LabelDetails {
 pub struct VoidResponse {
     pub id: String,
     pub void_status: VoidStatus,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_purchase_reference_is_trimmed_optional_and_bounded_like_a_batch_row_s() {
+        assert_eq!(
+            purchase_reference("  #1042 ").unwrap().as_deref(),
+            Some("#1042")
+        );
+        assert_eq!(purchase_reference(" \t ").unwrap(), None);
+        let hundred = "é".repeat(100);
+        assert_eq!(purchase_reference(&hundred).unwrap(), Some(hundred));
+        for refused in ["x".repeat(101), "a\nb".to_string()] {
+            let Err(BodyError::Invalid { field, reason }) = purchase_reference(&refused) else {
+                panic!("{refused:?} accepted")
+            };
+            assert_eq!(field, REFERENCE_HEADER);
+            assert!(reason.contains("100 characters"), "{reason}");
+        }
+    }
 }

@@ -94,6 +94,12 @@ pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
         .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
         .find(|(key, _)| *key == name)?
         .1;
+    Some(percent_decode(value))
+}
+
+/// `value` percent-decoded (`+` is a space), as UTF-8 with any bad bytes
+/// replaced: a query value, or a header our own client encoded.
+pub fn percent_decode(value: &str) -> String {
     let bytes = value.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -113,7 +119,7 @@ pub fn query_param(query: Option<&str>, name: &str) -> Option<String> {
         }
         i += 1;
     }
-    Some(String::from_utf8_lossy(&out).into_owned())
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Where the forwarded v1 endpoints live.

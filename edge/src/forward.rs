@@ -6,7 +6,7 @@ use crate::access::principal;
 use crate::context::Cx;
 use crate::error::EdgeError;
 use crate::upstream;
-use api::labels::{BuyLabelRequest, Label, LabelDetails, VoidStatus};
+use api::labels::{BuyLabelRequest, Label, LabelDetails, REFERENCE_HEADER, VoidStatus};
 use api::validation::MAX_BODY_BYTES;
 use api::{ApiKey, Endpoint, EndpointId, KeyEnv};
 use domain::access::AccessError;
@@ -21,7 +21,7 @@ use domain::orgs::{Named, object_name};
 use domain::upstream::StoredResponse;
 use domain::upstream::budget::{Caller, with_budgets};
 use domain::upstream::proxy::{self, Forward};
-use domain::webhooks::{InboxStore, RecordPurchase, RecordVoid, offers};
+use domain::webhooks::{self, InboxStore, RecordPurchase, RecordVoid, offers};
 use domain::widget::{cors, quotes, shoppers};
 use platform::objects::ask;
 use platform::reply;
@@ -71,6 +71,15 @@ pub(crate) async fn forward(
         read_body(&req).await?
     };
     proxy::check_body(endpoint.id, &body)?;
+    // The merchant's reference is ours, never the service's: checked
+    // before anything is counted or bought, recorded with the label.
+    let reference = match endpoint.id {
+        EndpointId::BuyLabel => {
+            webhooks::purchase_reference(header(&req, REFERENCE_HEADER).as_deref())
+                .map_err(BadBody::Invalid)?
+        }
+        _ => None,
+    };
     let now = now_s();
     let cors_headers = cors_origin
         .as_deref()
@@ -109,7 +118,12 @@ pub(crate) async fn forward(
         if replayed {
             trace.answered_from = Some("replayed");
         } else {
-            record_purchase(env, config, &principal, endpoint.id, &body, &stored).await;
+            let bought = Bought {
+                endpoint: endpoint.id,
+                body: &body,
+                reference,
+            };
+            record_purchase(env, config, &principal, bought, &stored).await;
         }
         return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
@@ -218,30 +232,39 @@ fn label_id(url: &str) -> String {
     path.rsplit('/').next().unwrap_or_default().to_string()
 }
 
-/// A label bought here joins the ledger with its buyer, its rate and what
-/// that rate's quote offered (when this isolate holds it), and the audit
-/// log when it cost at least `AUDIT_PURCHASE_CENTS`. The purchase stands
-/// whether or not this is recorded: its `label.created` event adds it too.
+/// A purchase as it was asked for: the endpoint, its body and the
+/// merchant's reference.
+struct Bought<'a> {
+    endpoint: EndpointId,
+    body: &'a [u8],
+    reference: Option<String>,
+}
+
+/// A label bought here joins the ledger with its buyer, its reference, its
+/// rate and what that rate's quote offered (when this isolate holds it),
+/// and the audit log when it cost at least `AUDIT_PURCHASE_CENTS`. The
+/// purchase stands whether or not this is recorded: its `label.created`
+/// event adds it too.
 async fn record_purchase(
     env: &Env,
     config: &Config,
     principal: &Principal,
-    endpoint: EndpointId,
-    body: &[u8],
+    bought: Bought<'_>,
     stored: &StoredResponse,
 ) {
     let Principal::User { session, .. } = principal else {
         return;
     };
-    if endpoint != EndpointId::BuyLabel || stored.status >= 300 {
+    if bought.endpoint != EndpointId::BuyLabel || stored.status >= 300 {
         return;
     }
     let call = RecordPurchase {
         label: stored.body.clone(),
         user: config.actor(&session.user).to_string(),
-        offer: serde_json::from_slice::<BuyLabelRequest>(body)
+        offer: serde_json::from_slice::<BuyLabelRequest>(bought.body)
             .ok()
             .and_then(|r| offers::held(&session.org, &r.rate_id, now_s())),
+        reference: bought.reference,
     };
     if let Err(e) = ask::<InboxStore, _>(env, &object_name(&session.org, Named::Inbox), call).await
     {

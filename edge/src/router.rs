@@ -32,9 +32,11 @@ pub(crate) async fn own(
         OwnId::Inbox => webhooks::inbox(req, cx).await,
         OwnId::Live => webhooks::live(req, cx).await,
         OwnId::VerifyWebhook => webhooks::verify(req, cx).await,
-        id @ (OwnId::Insights | OwnId::LabelHistory | OwnId::ExportLabels | OwnId::Shipments) => {
-            webhooks::ledger_read(req, cx, id).await
-        }
+        id @ (OwnId::Insights
+        | OwnId::LabelHistory
+        | OwnId::LabelRecord
+        | OwnId::ExportLabels
+        | OwnId::Shipments) => webhooks::ledger_read(req, cx, id).await,
         id @ (OwnId::TrackingPage
         | OwnId::TrackingLookup
         | OwnId::TrackingSettings

@@ -147,9 +147,10 @@ pub(crate) async fn verify(req: Request, cx: &mut Cx<'_>) -> Result<Response, Ed
 }
 
 /// The ledger's reads: `GET /api/insights` (the session's mode), the
-/// label history `GET /api/labels`, `GET /api/shipments` (the labels as
-/// their trackers were last read; the ledger Worker follows them) and
-/// `GET /api/labels/export`, of the mode `?mode=` asks for. The object
+/// label history `GET /api/ledger/history`, one label's record `GET
+/// /api/ledger/label`, `GET /api/shipments` (the labels as their trackers
+/// were last read; the ledger Worker follows them) and `GET
+/// /api/ledger/export.csv`, of the mode `?mode=` asks for. The object
 /// parses the query; the CSV streams through, page by page, never held
 /// whole here; the others are read whole first (`buffered`).
 pub(crate) async fn ledger_read(
@@ -161,6 +162,7 @@ pub(crate) async fn ledger_read(
     let kind = match id {
         OwnId::Insights => "insights",
         OwnId::LabelHistory => "history",
+        OwnId::LabelRecord => "label",
         OwnId::Shipments => "shipments",
         _ => "export",
     };

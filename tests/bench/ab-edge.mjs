@@ -1,15 +1,19 @@
 // A/B of two builds of our Worker in one workerd, alternating wrk runs
 // (medians of the throughput at 16 connections and of one connection's p50), e.g. before and after a change to the Worker:
-//   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates|webhook]
+//   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates|labels|webhook]
 // `webhook`: one signed label.created delivery, again and again (each a
-// write to the inbox object, stored once and counted).
+// write to the inbox object, stored once and counted). `labels`: a purchase
+// of a rate each build quoted itself (so its isolate holds the offer, as for
+// a person on the Ship page), each with an Idempotency-Key of its own and
+// the reference the Ship page sends; both builds share the ledger Worker
+// of this checkout, so the difference is the main Worker's.
 import { createHmac } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_WRK, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
+import { RATES_REQUEST, RATES_WRK, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn } from './miniflare.mjs';
 import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const [a, b, which = 'wallet'] = process.argv.slice(2);
@@ -17,6 +21,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const REPS = Number(process.env.BENCH_REPS || 3);
 const sim = await startSim({ keys: newKeys() });
 const key = await benchmarkKey(sim);
+// Every purchase of the run is paid for ($10 billion).
+if (which === 'labels') await sim.control('PUT', '/__sim/accounts/acct_demo/wallet', { balance_cents: 1_000_000_000_000, card: 'ok', auto_reload: null });
 const users = newUsers();
 const SECRET = 'whsec_' + 'c'.repeat(32);
 const bindings = { ...benchBindings(sim, key, users), WEBHOOK_SECRET: SECRET };
@@ -44,10 +50,20 @@ const base = (await mf.ready).toString().replace(/\/$/, '');
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'edge-ab-'));
 const scripts = {};
+const purchases = {};
 for (const name of ['a', 'b']) {
   const host = `${name}.bench`;
-  const lines = [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${await signIn(base, host, users.operator.token)}"`, `wrk.headers["Origin"] = "http://${host}"`];
+  const cookie = await signIn(base, host, users.operator.token);
+  const lines = [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${cookie}"`, `wrk.headers["Origin"] = "http://${host}"`];
   if (which === 'rates') lines.push(...RATES_WRK);
+  if (which === 'labels') {
+    // The cheapest rate of a quote through this build, well inside its 15 minutes.
+    const quote = await postTo(base, host, '/api/v1/rates', RATES_REQUEST, { cookie });
+    if (quote.status !== 200) throw new Error(`the quote failed: ${quote.status} ${quote.text}`);
+    const rateId = JSON.parse(quote.text).rates.sort((x, y) => x.rate_cents - y.rate_cents)[0].id;
+    lines.push('wrk.headers["Parcel-Reference"] = "SO-1042"');
+    purchases[name] = rateId;
+  }
   if (which === 'webhook') {
     const signature = 'sha256=' + createHmac('sha256', SECRET).update(DELIVERY).digest('hex');
     lines.push('wrk.method = "POST"', `wrk.body = '${DELIVERY}'`, 'wrk.headers["Content-Type"] = "application/json"', `wrk.headers["svc-signature"] = "${signature}"`);
@@ -55,7 +71,16 @@ for (const name of ['a', 'b']) {
   scripts[name] = path.join(tmp, `${name}.lua`);
   writeFileSync(scripts[name], lines.join('\n') + '\n');
 }
-const url = which === 'webhook' ? `${base}/hooks/v1/label-created` : `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
+// A purchase run's script is written anew for each run: its keys are new
+// purchases, never replays of an earlier run's.
+let written = 0;
+function script(name) {
+  if (!purchases[name]) return scripts[name];
+  const file = path.join(tmp, `${name}-${++written}.lua`);
+  writeFileSync(file, readFileSync(scripts[name], 'utf8') + purchaseWrk(purchases[name]).join('\n') + '\n');
+  return file;
+}
+const url = which === 'webhook' ? `${base}/hooks/v1/label-created` : `${base}/api/v1/${['rates', 'labels'].includes(which) ? which : 'wallet'}`;
 const runs = { a: [], b: [] };
 // One connection's p50 (wrk --latency), each build in turn, beside the throughput at 16.
 const p50 = { a: [], b: [] };
@@ -63,10 +88,10 @@ const ms = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 try {
   for (let i = 0; i < REPS; i++) {
     for (const name of ['a', 'b']) {
-      const { stdout } = await promisify(execFile)('wrk', ['-t2', '-c16', `-d${SECONDS}s`, '-s', scripts[name], url]);
+      const { stdout } = await promisify(execFile)('wrk', ['-t2', '-c16', `-d${SECONDS}s`, '-s', script(name), url]);
       if (/Non-2xx/.test(stdout)) throw new Error(`non-2xx answers from ${name}:\n${stdout}`);
       runs[name].push(Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]));
-      const one = (await promisify(execFile)('wrk', ['-t1', '-c1', '--latency', `-d${SECONDS}s`, '-s', scripts[name], url])).stdout;
+      const one = (await promisify(execFile)('wrk', ['-t1', '-c1', '--latency', `-d${SECONDS}s`, '-s', script(name), url])).stdout;
       const [, value, unit] = /^\s+50%\s+([\d.]+)(us|ms|s)$/m.exec(one);
       p50[name].push(ms(value, unit));
     }

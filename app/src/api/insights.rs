@@ -1,8 +1,10 @@
 //! Insights and the label history (`api::insights`) on the one typed client.
 
-use super::{Client, ClientError};
+use super::{Client, ClientError, encode};
+use api::KeyEnv;
 use api::insights::{
     EXPORT_PATH, HISTORY_PATH, HistoryPage, HistoryQuery, INSIGHTS_PATH, Insights, InsightsQuery,
+    LABEL_RECORD_PATH, LabelRecord,
 };
 use gloo_net::http::Request;
 
@@ -21,6 +23,16 @@ impl Client {
         self.send(Request::get(&format!(
             "{HISTORY_PATH}?{}",
             query.to_query()
+        )))
+        .await
+    }
+
+    /// One label as the organization's ledger holds it, in `mode`'s history
+    /// (404 `LABEL.NOT_FOUND`: the ledger has no record of it).
+    pub async fn label_record(self, id: &str, mode: KeyEnv) -> Result<LabelRecord, ClientError> {
+        self.send(Request::get(&format!(
+            "{LABEL_RECORD_PATH}?id={}&mode={mode}",
+            encode(id)
         )))
         .await
     }

@@ -244,17 +244,22 @@ impl Client {
         Ok((self.decode(resp).await?, age))
     }
 
-    /// `POST /v1/labels` with the purchase intent's `Idempotency-Key`.
+    /// `POST /v1/labels` with the purchase intent's `Idempotency-Key` and
+    /// the merchant's reference, if any (`api::labels::REFERENCE_HEADER`:
+    /// the Worker records it in the ledger; the service never sees it).
     pub async fn buy_label(
         self,
         rate_id: String,
         idempotency_key: String,
+        reference: Option<String>,
     ) -> Result<Label, ClientError> {
-        self.send_json(
-            Request::post(&format!("{BASE}/labels")).header("Idempotency-Key", &idempotency_key),
-            &BuyLabelRequest { rate_id },
-        )
-        .await
+        let builder =
+            Request::post(&format!("{BASE}/labels")).header("Idempotency-Key", &idempotency_key);
+        let builder = match reference {
+            Some(r) => builder.header(api::labels::REFERENCE_HEADER, &encode(&r)),
+            None => builder,
+        };
+        self.send_json(builder, &BuyLabelRequest { rate_id }).await
     }
 
     pub async fn label(self, id: String) -> Result<LabelDetails, ClientError> {

@@ -180,10 +180,14 @@ impl ParcelDraft {
 
 /// How a package preset is named in pickers: `Small box (9 × 6 × 3 in, 14 oz)`.
 pub fn describe_package(p: &PackagePreset) -> String {
-    let x = &p.parcel;
+    format!("{} ({})", p.name, describe_parcel(&p.parcel))
+}
+
+/// A parcel's size and weight, as presets name them: `9 × 6 × 3 in, 14 oz`.
+pub fn describe_parcel(x: &Parcel) -> String {
     format!(
-        "{} ({} × {} × {} in, {} oz)",
-        p.name, x.length, x.width, x.height, x.weight_oz
+        "{} × {} × {} in, {} oz",
+        x.length, x.width, x.height, x.weight_oz
     )
 }
 

@@ -1,19 +1,21 @@
-//! One label: what it ships (carrier, service, recipient, reference), who
-//! bought it and when, its cost and carbon, the carrier's tracking with its
-//! events, the PDF, and the void. The service's label details, the ledger's
-//! record and the tracker are read together.
+//! One label: what it ships (carrier, service, both addresses, the parcel,
+//! the reference), who bought it and when, its cost and carbon, the
+//! carrier's tracking with its events, the PDF, and the void. The
+//! service's label details, the ledger's record of it and the tracker are
+//! read together.
 
 use crate::api::{Client, ClientError, encode};
 use crate::components::dates::{When, calendar_day};
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
 use crate::components::money::Money;
+use crate::components::parcel_form::describe_parcel;
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::components::timeline::{Timeline, status_text};
 use crate::state::write::Write;
 use api::inbox::label_pdf_path;
-use api::insights::{HistoryQuery, HistoryRow};
-use api::{ErrorCode, KeyEnv, Label, LabelDetails, Scope, Tracker, VoidStatus};
+use api::insights::{HistoryRow, LabelRecord};
+use api::{Address, ErrorCode, KeyEnv, Label, LabelDetails, Scope, Tracker, VoidStatus};
 use leptos::prelude::*;
 use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
@@ -84,11 +86,30 @@ fn VoidSection(details: LabelDetails, void: Write, confirming: RwSignal<bool>) -
 #[derive(Clone)]
 struct Shown {
     details: LabelDetails,
-    /// The ledger's record (buyer, reference, recipient, carbon, refund);
-    /// `None` for a label the ledger has not seen.
-    record: Option<HistoryRow>,
+    /// The ledger's record (buyer, reference, addresses, parcel, carbon,
+    /// refund).
+    record: Record,
     /// The carrier's tracking, once the label is followed.
     tracker: Option<Tracker>,
+}
+
+/// What the organization's ledger says of the label.
+#[derive(Clone)]
+enum Record {
+    Held(Box<LabelRecord>),
+    /// It has no record of it: a label bought elsewhere.
+    Absent,
+    /// It could not be read now.
+    Unread,
+}
+
+impl Record {
+    fn held(&self) -> Option<&LabelRecord> {
+        match self {
+            Record::Held(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 /// The page's heading: what a person reads on the parcel (carrier, service
@@ -106,19 +127,17 @@ pub fn title(label: &Label, recipient: Option<&str>) -> String {
 async fn load(client: Client, id: String) -> Result<Shown, ClientError> {
     let details = client.label(id).await?;
     let l = &details.label;
-    // The ledger's search finds the tracking number; its id picks the row.
-    let query = HistoryQuery {
-        q: Some(l.tracking_number.clone()),
-        mode: Some(if l.sandbox {
-            KeyEnv::Sandbox
-        } else {
-            KeyEnv::Live
-        }),
-        ..HistoryQuery::default()
+    let mode = if l.sandbox {
+        KeyEnv::Sandbox
+    } else {
+        KeyEnv::Live
     };
     let record = async {
-        let page = client.history(query).await.ok()?;
-        page.rows.into_iter().find(|r| r.id == l.id)
+        match client.label_record(&l.id, mode).await {
+            Ok(record) => Record::Held(Box::new(record)),
+            Err(e) if e.code() == Some(&ErrorCode::LabelNotFound) => Record::Absent,
+            Err(_) => Record::Unread,
+        }
     };
     let tracker = async {
         let id = details.tracker_id.clone()?;
@@ -147,22 +166,81 @@ fn buyer(record: &HistoryRow) -> impl IntoView + use<> {
     }
 }
 
-/// The ledger's facts about the label, when it holds it.
-fn ledger_facts(record: Option<HistoryRow>) -> impl IntoView {
-    let Some(r) = record else {
-        return view! {
-            <dt>"Bought by"</dt><dd class="hint">"Not in this organization's label history"</dd>
+/// An address as written, a line each: name, street, city, state and
+/// ZIP code, country, then the phone and email when given.
+pub fn address_lines(a: &Address) -> Vec<String> {
+    let mut lines = vec![a.name.clone(), a.street1.clone()];
+    lines.extend(a.street2.clone().filter(|s| !s.trim().is_empty()));
+    lines.push(format!("{}, {} {}", a.city, a.state, a.zip));
+    lines.push(a.country.clone());
+    lines.extend(
+        [&a.phone, &a.email]
+            .into_iter()
+            .flatten()
+            .filter(|s| !s.trim().is_empty())
+            .cloned(),
+    );
+    lines
+}
+
+/// "Not known": what the ledger did not learn (a label bought elsewhere, or
+/// before it kept this), never a blank.
+fn not_known() -> AnyView {
+    view! { <span class="hint">"Not known"</span> }.into_any()
+}
+
+fn address_view(a: Option<&Address>) -> AnyView {
+    match a {
+        Some(a) => view! {
+            <span class="address-lines">
+                {address_lines(a).into_iter().map(|line| view! { <span>{line}</span> }).collect_view()}
+            </span>
         }
-        .into_any();
-    };
-    view! {
-        <dt>"Bought by"</dt><dd data-testid="bought-by">{buyer(&r)}</dd>
-        {r.reference.clone().map(|reference| view! { <dt>"Reference"</dt><dd data-testid="reference">{reference}</dd> })}
-        {r.recipient.clone().map(|to| view! { <dt>"Ship to"</dt><dd data-testid="ship-to">{to}</dd> })}
-        {(r.refund_cents > 0).then(|| view! { <dt>"Refunded"</dt><dd><Money cents=r.refund_cents /></dd> })}
-        {r.carbon_grams.map(|g| view! { <dt>"Carbon"</dt><dd data-testid="carbon">{format!("{g} g CO₂e")}</dd> })}
+        .into_any(),
+        None => not_known(),
     }
-    .into_any()
+}
+
+/// The ledger's facts about the label: who bought it, the reference, both
+/// addresses and the parcel, the refund and the carbon; "Not known" for
+/// each when the ledger has no record of it.
+fn ledger_facts(record: Record) -> impl IntoView {
+    let r = record.held();
+    let row: Option<&HistoryRow> = r.map(|r| &r.row);
+    let bought_by = match (&record, row) {
+        (_, Some(row)) => buyer(row).into_any(),
+        (Record::Unread, _) => {
+            view! { <span class="hint">"Not known: the label history could not be read"</span> }.into_any()
+        }
+        _ => view! { <span class="hint">"Not known: not in this organization's label history"</span> }.into_any(),
+    };
+    let reference = match row.map(|row| row.reference.clone()) {
+        Some(Some(reference)) => reference.into_any(),
+        Some(None) => "None".into_any(),
+        None => not_known(),
+    };
+    // Labels recorded before the addresses were kept still name the recipient.
+    let to = match (
+        r.and_then(|r| r.to_address.as_ref()),
+        row.and_then(|r| r.recipient.clone()),
+    ) {
+        (None, Some(name)) => name.into_any(),
+        (to, _) => address_view(to),
+    };
+    let parcel = r
+        .and_then(|r| r.parcel.as_ref())
+        .map_or_else(not_known, |p| describe_parcel(p).into_any());
+    let refund = row.map_or(0, |row| row.refund_cents);
+    let carbon = row.and_then(|row| row.carbon_grams);
+    view! {
+        <dt>"Bought by"</dt><dd data-testid="bought-by">{bought_by}</dd>
+        <dt>"Reference"</dt><dd data-testid="reference">{reference}</dd>
+        <dt>"Ship from"</dt><dd data-testid="ship-from">{address_view(r.and_then(|r| r.from_address.as_ref()))}</dd>
+        <dt>"Ship to"</dt><dd data-testid="ship-to">{to}</dd>
+        <dt>"Parcel"</dt><dd data-testid="parcel">{parcel}</dd>
+        {(refund > 0).then(|| view! { <dt>"Refunded"</dt><dd><Money cents=refund /></dd> })}
+        {carbon.map(|g| view! { <dt>"Carbon"</dt><dd data-testid="carbon">{format!("{g} g CO₂e")}</dd> })}
+    }
 }
 
 /// The carrier's status, estimated day and events.
@@ -207,7 +285,7 @@ pub fn LabelPage() -> impl IntoView {
         shown.with(|s| match s {
             Some(Ok(s)) => title(
                 &s.details.label,
-                s.record.as_ref().and_then(|r| r.recipient.as_deref()),
+                s.record.held().and_then(|r| r.row.recipient.as_deref()),
             ),
             _ => "Label".to_string(),
         })
@@ -221,7 +299,7 @@ pub fn LabelPage() -> impl IntoView {
                 let (badge, tone) = void_badge(&d);
                 let l = d.label.clone();
                 let pdf = label_pdf_path(&encode(&l.id));
-                let bought = l.created_at.or(s.record.as_ref().map(|r| r.at));
+                let bought = l.created_at.or(s.record.held().map(|r| r.row.at));
                 view! {
                     <section class="card wide" aria-label="Label details">
                         <p><StatusBadge text=badge tone /></p>
@@ -257,8 +335,46 @@ pub fn LabelPage() -> impl IntoView {
 
 #[cfg(test)]
 mod tests {
-    use super::void_refusal;
-    use api::ErrorCode;
+    use super::{address_lines, void_refusal};
+    use api::{Address, ErrorCode};
+
+    #[test]
+    fn an_address_reads_a_line_each_as_written() {
+        let mut a = Address {
+            name: "Acme Inc".into(),
+            street1: "500 Market Street".into(),
+            street2: None,
+            city: "San Francisco".into(),
+            state: "CA".into(),
+            zip: "94105".into(),
+            country: "US".into(),
+            phone: None,
+            email: None,
+        };
+        assert_eq!(
+            address_lines(&a),
+            [
+                "Acme Inc",
+                "500 Market Street",
+                "San Francisco, CA 94105",
+                "US"
+            ]
+        );
+        a.street2 = Some("Floor 3".into());
+        a.phone = Some("415 555 0100".into());
+        a.email = Some(" ".into());
+        assert_eq!(
+            address_lines(&a),
+            [
+                "Acme Inc",
+                "500 Market Street",
+                "Floor 3",
+                "San Francisco, CA 94105",
+                "US",
+                "415 555 0100"
+            ]
+        );
+    }
 
     #[test]
     fn explains_both_void_refusals_only() {

@@ -3,11 +3,14 @@
 //! the SQL of insights and of a history page with its arguments, how
 //! aggregate rows become [`Insights`], and the export's CSV lines.
 
+use crate::errors::Failure;
 use crate::jobs::results::cell;
 use api::insights::{
     Bucket, CSV_COLUMNS, CarrierTotals, Choices, Cursor, HistoryQuery, HistoryRow, Insights,
-    InsightsQuery, LabelStatus, Totals, dollars, iso_utc,
+    InsightsQuery, LabelRecord, LabelStatus, Totals, dollars, iso_utc,
 };
+use api::{ErrorCode, RatesRequest};
+use serde::de::DeserializeOwned;
 
 /// A value bound to a `?N` of the ledger's SQL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +93,65 @@ pub fn history_sql(sandbox: bool, q: &HistoryQuery, limit: u32) -> Sql {
         filters.join(" AND ")
     );
     sql
+}
+
+/// The columns a label's record reads beside its history row's: what was
+/// shipped, each address and the parcel as JSON text (NULL: not known).
+pub const SHIPMENT_COLUMNS: &str = "from_address, to_address, parcel";
+
+/// One label of the mode's ledger, by its id.
+pub fn record_sql(sandbox: bool, id: &str) -> Sql {
+    Sql {
+        text: format!(
+            "SELECT {HISTORY_COLUMNS}, {SHIPMENT_COLUMNS} FROM labels WHERE id = ?1 AND sandbox = ?2"
+        ),
+        args: vec![Arg::Text(id.into()), Arg::Int(sandbox.into())],
+    }
+}
+
+/// What a label's [`SHIPMENT_COLUMNS`] store: each address and the parcel
+/// as JSON text, all written as they came; NULLs without a shipment.
+pub fn shipment_columns(shipment: Option<&RatesRequest>) -> [Option<String>; 3] {
+    match shipment {
+        Some(s) => [
+            serde_json::to_string(&s.from_address).ok(),
+            serde_json::to_string(&s.to_address).ok(),
+            serde_json::to_string(&s.parcel).ok(),
+        ],
+        None => [None, None, None],
+    }
+}
+
+/// A label's record from its history row and its [`SHIPMENT_COLUMNS`] as
+/// read: a column that is NULL (a label bought elsewhere, or recorded
+/// before they were kept) or unreadable is not known, never an empty address.
+pub fn record(row: HistoryRow, [from, to, parcel]: [Option<&str>; 3]) -> LabelRecord {
+    fn read<T: DeserializeOwned>(text: Option<&str>) -> Option<T> {
+        serde_json::from_str(text?).ok()
+    }
+    LabelRecord {
+        row,
+        from_address: read(from),
+        to_address: read(to),
+        parcel: read(parcel),
+    }
+}
+
+/// A label its organization's ledger does not hold in that mode: bought
+/// elsewhere or by another organization, or pruned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotInLedger;
+
+impl Failure for NotInLedger {
+    fn code(&self) -> ErrorCode {
+        ErrorCode::LabelNotFound
+    }
+    fn message(&self) -> String {
+        "This organization's label history has no record of this label.".into()
+    }
+    fn suggestion(&self) -> String {
+        "Check the label id and the mode: the history holds the labels this organization bought or was told of in the last 90 days.".into()
+    }
 }
 
 /// An FTS5 string that matches `needle` as typed: one phrase, quotes
@@ -338,6 +400,37 @@ mod tests {
                 .contains("instr(search, ?2) > 0")
         );
         assert_eq!(phrase("a\"b c"), "\"a\"\"b c\"");
+    }
+
+    #[test]
+    fn a_record_reads_back_the_shipment_as_written_and_what_is_missing_as_not_known() {
+        let sql = record_sql(true, "lbl_1");
+        assert_eq!(
+            sql.text,
+            format!(
+                "SELECT {HISTORY_COLUMNS}, {SHIPMENT_COLUMNS} FROM labels WHERE id = ?1 AND sandbox = ?2"
+            )
+        );
+        assert_eq!(sql.args, vec![Arg::Text("lbl_1".into()), Arg::Int(1)]);
+        let shipment: RatesRequest = serde_json::from_str(
+            r#"{"from_address":{"name":"Ada Lovelace","street1":"12 Elm Street","city":"Springfield","state":"IL","zip":"62701","country":"US"},
+                "to_address":{"name":"Acme Inc","street1":"500 Market Street","street2":"Floor 3","city":"San Francisco","state":"CA","zip":"94105","country":"US","phone":"415 555 0100","email":"ship@acme.test"},
+                "parcel":{"weight_oz":20.5,"length":10,"width":8,"height":4}}"#,
+        )
+        .unwrap();
+        let stored = shipment_columns(Some(&shipment));
+        let read = record(row("lbl_1", 1), stored.each_ref().map(Option::as_deref));
+        assert_eq!(read.row, row("lbl_1", 1));
+        assert_eq!(read.from_address.as_ref(), Some(&shipment.from_address));
+        assert_eq!(read.to_address.as_ref(), Some(&shipment.to_address));
+        assert_eq!(read.parcel, Some(shipment.parcel));
+        // Old rows and labels bought elsewhere: NULLs; a damaged column too.
+        assert_eq!(shipment_columns(None), [None, None, None]);
+        let unknown = record(row("lbl_2", 1), [None, Some("{\"name\":"), Some("null")]);
+        assert_eq!(
+            (unknown.from_address, unknown.to_address, unknown.parcel),
+            (None, None, None)
+        );
     }
 
     #[test]

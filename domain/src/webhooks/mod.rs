@@ -196,13 +196,29 @@ pub struct AcceptEvent {
 
 /// A label bought through the dashboard, by this user (the service's
 /// answer), with the rate it was bought at and what that rate's quote
-/// offered, when the isolate that bought it still held it (`offers`).
+/// offered, when the isolate that bought it still held it (`offers`), and
+/// the merchant's reference, when the purchase carried one
+/// ([`purchase_reference`]).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RecordPurchase {
     pub label: String,
     pub user: String,
     #[serde(default)]
     pub offer: Option<offers::Offer>,
+    #[serde(default)]
+    pub reference: Option<String>,
+}
+
+/// The reference a label purchase carries in
+/// `api::labels::REFERENCE_HEADER`, decoded and checked; none without the
+/// header. Read before anything is bought: a refused one buys nothing.
+pub fn purchase_reference(
+    header: Option<&str>,
+) -> Result<Option<String>, api::validation::BodyError> {
+    match header {
+        Some(value) => api::labels::purchase_reference(&crate::routes::percent_decode(value)),
+        None => Ok(None),
+    }
 }
 
 /// Labels a batch job bought, with what the ledger cannot learn from their
@@ -226,12 +242,15 @@ pub struct JobLabel {
     pub offered: Option<Offered>,
     #[serde(default)]
     pub destination: Option<offers::Destination>,
+    /// The row's addresses and parcel, as imported.
+    #[serde(default)]
+    pub shipment: Option<api::RatesRequest>,
 }
 
 impl JobLabel {
     /// A job's row that became a label, as the ledger learns it; `None`
     /// for a row not bought.
-    pub fn of_bought(row: &api::jobs::RowView, sandbox: bool) -> Option<JobLabel> {
+    pub fn of_bought(row: &crate::jobs::engine::Row, sandbox: bool) -> Option<JobLabel> {
         if row.state != api::jobs::RowState::Bought {
             return None;
         }
@@ -247,13 +266,22 @@ impl JobLabel {
             wallet_balance_after_cents: 0,
             created_at: None,
         };
+        let shipment = &row.row;
         Some(JobLabel {
             label: serde_json::to_string(&label).ok()?,
-            reference: row.reference.clone(),
-            recipient: row.to_address.name.clone(),
+            reference: shipment.reference.clone(),
+            recipient: shipment.to_address.name.clone(),
             carbon_grams: quote.carbon_grams,
             offered: quote.offered,
-            destination: Some(offers::Destination::of(&row.to_address, &quote.carrier_eta)),
+            destination: Some(offers::Destination::of(
+                &shipment.to_address,
+                &quote.carrier_eta,
+            )),
+            shipment: Some(api::RatesRequest {
+                from_address: shipment.from_address.clone(),
+                to_address: shipment.to_address.clone(),
+                parcel: shipment.parcel,
+            }),
         })
     }
 }
@@ -415,6 +443,76 @@ mod tests {
         let e = excerpt(&body);
         assert!(e.chars().count() <= EXCERPT_BYTES);
         assert!(!e.contains('\x1b'));
+    }
+
+    #[test]
+    fn a_purchase_reference_comes_percent_encoded_and_is_bounded() {
+        assert_eq!(purchase_reference(None), Ok(None));
+        assert_eq!(purchase_reference(Some("%20%20")), Ok(None));
+        assert_eq!(
+            purchase_reference(Some("%23Bestellung%20%C3%846%2B1%20")),
+            Ok(Some("#Bestellung Ä6+1".into()))
+        );
+        let long = "%C3%A9".repeat(101);
+        let Err(api::validation::BodyError::Invalid { field, .. }) =
+            purchase_reference(Some(&long))
+        else {
+            panic!("101 characters accepted")
+        };
+        assert_eq!(field, api::labels::REFERENCE_HEADER);
+        assert!(purchase_reference(Some(&"%C3%A9".repeat(100))).is_ok());
+    }
+
+    #[test]
+    fn a_bought_batch_row_brings_the_ledger_its_addresses_and_parcel() {
+        use crate::jobs::engine::Row;
+        use api::jobs::{JobRow, RowQuote, RowState};
+        let address = |name: &str, street: &str| api::Address {
+            name: name.into(),
+            street1: street.into(),
+            street2: Some("Suite 2".into()),
+            city: "Springfield".into(),
+            state: "IL".into(),
+            zip: "62701".into(),
+            country: "US".into(),
+            phone: None,
+            email: Some("orders@example.com".into()),
+        };
+        let job_row = JobRow {
+            reference: "#00001".into(),
+            from_address: address("Shop", "1 Main St"),
+            to_address: address("Customer 1", "2 Oak Ave"),
+            parcel: api::Parcel {
+                weight_oz: 12.5,
+                length: 9.0,
+                width: 6.0,
+                height: 3.0,
+            },
+        };
+        let mut row = Row::new(0, job_row.clone());
+        assert!(JobLabel::of_bought(&row, true).is_none());
+        row.state = RowState::Bought;
+        row.label_id = Some("lbl_1".into());
+        row.tracking_number = Some("9400".into());
+        row.quote = Some(RowQuote {
+            rate_id: "rate_1".into(),
+            carrier: "Pacific Post".into(),
+            service: "Ground".into(),
+            rate_cents: 812,
+            carbon_grams: 640,
+            carrier_eta: "2026-11-30".into(),
+            quoted_at: 1,
+            offered: None,
+        });
+        let bought = JobLabel::of_bought(&row, true).unwrap();
+        assert_eq!(
+            (bought.reference.as_str(), bought.recipient.as_str()),
+            ("#00001", "Customer 1")
+        );
+        let shipment = bought.shipment.unwrap();
+        assert_eq!(shipment.from_address, job_row.from_address);
+        assert_eq!(shipment.to_address, job_row.to_address);
+        assert_eq!(shipment.parcel, job_row.parcel);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What a quote offered, held where it was answered until a purchase picks
-//! one of its rates: for the rate bought, its carbon, the recipient the
-//! quote named and the quote's cheapest and lowest-carbon rates
-//! ([`Offer`]). The purchase record carries it to the ledger, so a quote
+//! one of its rates: for the rate bought, its carbon, the addresses and
+//! parcel the quote was for and the quote's cheapest and lowest-carbon
+//! rates ([`Offer`]). The purchase record carries it to the ledger, so a quote
 //! never costs the ledger a write. Quotes are kept as they came (request
 //! and answer, nothing parsed: quotes are many, purchases few) and read
 //! when a purchase names one of their rates. Per isolate, per organization
@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_BYTES: usize = 2 << 20;
 
 /// What the ledger learns of a label bought with one rate from its quote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Offer {
     /// The chosen rate's (v1's Label has none).
     pub carbon_grams: i64,
@@ -35,6 +35,10 @@ pub struct Offer {
     /// chosen rate's `carrier_eta`.
     #[serde(default)]
     pub destination: Option<Destination>,
+    /// The addresses and parcel the quote was for, as written (the label's
+    /// page shows them); `None` when its request cannot be read.
+    #[serde(default)]
+    pub shipment: Option<Box<RatesRequest>>,
 }
 
 /// A label's destination as the tracking page uses it: the street and
@@ -64,16 +68,16 @@ impl Destination {
 pub fn offer_in(request: &[u8], answer: &str, rate_id: &str) -> Option<Offer> {
     let rates = serde_json::from_str::<RatesResponse>(answer).ok()?.rates;
     let chosen = rates.iter().find(|r| r.id == rate_id)?;
-    let to = serde_json::from_slice::<RatesRequest>(request)
+    let shipment = serde_json::from_slice::<RatesRequest>(request)
         .ok()
-        .map(|r| r.to_address);
+        .map(Box::new);
+    let to = shipment.as_ref().map(|r| &r.to_address);
     Some(Offer {
         carbon_grams: chosen.carbon_grams,
-        destination: to
-            .as_ref()
-            .map(|to| Destination::of(to, &chosen.carrier_eta)),
-        recipient: to.map(|to| to.name),
+        destination: to.map(|to| Destination::of(to, &chosen.carrier_eta)),
+        recipient: to.map(|to| to.name.clone()),
         offered: Offered::of(&rates)?,
+        shipment,
     })
 }
 
@@ -156,7 +160,7 @@ mod tests {
 
     fn request(name: &str) -> Vec<u8> {
         format!(
-            r#"{{"from_address":{{"name":"Ada Shop Inc","street1":"500 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"}},"to_address":{{"name":"{name}","street1":"12 Elm St","city":"Brooklyn","state":"NY","zip":"11201","country":"US"}},"parcel":{{"weight_oz":20,"length":10,"width":8,"height":4}}}}"#
+            r#"{{"from_address":{{"name":"Ada Shop Inc","street1":"500 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"}},"to_address":{{"name":"{name}","street1":"12 Elm St","street2":"Apt 4","city":"Brooklyn","state":"NY","zip":"11201","country":"US","phone":"+1 718 555 0100"}},"parcel":{{"weight_oz":20,"length":10,"width":8,"height":4}}}}"#
         )
         .into_bytes()
     }
@@ -178,8 +182,7 @@ mod tests {
     }
 
     #[test]
-    fn a_purchase_learns_its_rate_s_carbon_the_recipient_the_destination_and_the_quote_s_extremes()
-    {
+    fn a_purchase_learns_its_rate_s_carbon_the_addresses_the_parcel_and_the_quote_s_extremes() {
         let rates = [
             rate("r1", 900, 400),
             rate("r2", 700, 800),
@@ -204,6 +207,27 @@ mod tests {
                     postcode: "11201".into(),
                     eta: "2026-11-30".into(),
                 }),
+                shipment: serde_json::from_slice(&request("Grace Hopper")).ok(),
+            }
+        );
+        // Both addresses whole, as written, and the parcel.
+        let shipment = offer.shipment.unwrap();
+        assert_eq!(shipment.from_address.name, "Ada Shop Inc");
+        assert_eq!(shipment.from_address.street1, "500 Market St");
+        assert_eq!(shipment.from_address.zip, "94105");
+        assert_eq!(shipment.to_address.name, "Grace Hopper");
+        assert_eq!(shipment.to_address.street2.as_deref(), Some("Apt 4"));
+        assert_eq!(
+            shipment.to_address.phone.as_deref(),
+            Some("+1 718 555 0100")
+        );
+        assert_eq!(
+            shipment.parcel,
+            api::Parcel {
+                weight_oz: 20.0,
+                length: 10.0,
+                width: 8.0,
+                height: 4.0
             }
         );
         assert_eq!(offer_in(&request("G"), &answer, "r4"), None);
@@ -216,9 +240,10 @@ mod tests {
             offer_in(&request("G"), &partial, "r5").map(|o| o.carbon_grams),
             Some(200)
         );
-        // Not a quote: nothing; an unreadable request: no recipient.
+        // Not a quote: nothing; an unreadable request: no recipient, no addresses.
         assert_eq!(offer_in(&request("G"), "not json", "r1"), None);
-        assert_eq!(offer_in(b"{}", &answer, "r1").unwrap().recipient, None);
+        let unread = offer_in(b"{}", &answer, "r1").unwrap();
+        assert_eq!((unread.recipient, unread.shipment), (None, None));
     }
 
     #[test]

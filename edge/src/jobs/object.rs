@@ -274,8 +274,8 @@ impl BatchJob {
     }
 
     /// Rows that became labels join the organization's ledger with what
-    /// only the job knows (itself, the row's reference and recipient, the
-    /// rate's carbon). The labels stand whether or not this is recorded:
+    /// only the job knows (itself, the row's reference, addresses and
+    /// parcel, the rate's carbon). The labels stand whether or not this is recorded:
     /// their events add them too.
     async fn record_labels(&self, rows: &[RowView]) {
         let Some((org, job, user, sandbox)) = self.with_job(|j| {
@@ -289,10 +289,14 @@ impl BatchJob {
         }) else {
             return;
         };
-        let labels: Vec<JobLabel> = rows
-            .iter()
-            .filter_map(|r| JobLabel::of_bought(r, sandbox))
-            .collect();
+        // The job's own rows: a row's view has no sender address.
+        let labels: Vec<JobLabel> = self
+            .with_job(|j| {
+                rows.iter()
+                    .filter_map(|r| JobLabel::of_bought(j.rows().get(r.index)?, sandbox))
+                    .collect()
+            })
+            .unwrap_or_default();
         if labels.is_empty() {
             return;
         }

@@ -29,6 +29,16 @@ fn values(sql: Sql) -> (String, Vec<SqlStorageValue>) {
     (sql.text, args)
 }
 
+/// One row of `ledger::record_sql`: a history row and what it ships.
+#[derive(Deserialize)]
+struct RecordSqlRow {
+    #[serde(flatten)]
+    row: HistorySqlRow,
+    from_address: Option<String>,
+    to_address: Option<String>,
+    parcel: Option<String>,
+}
+
 /// One row of `ledger::history_sql`; SQLite numbers arrive as JS numbers.
 #[derive(Deserialize)]
 struct HistorySqlRow {
@@ -109,6 +119,18 @@ impl WebhookInbox {
             "insights" => InsightsQuery::from_params(param).map(|q| self.insights(sandbox, &q)),
             "history" => HistoryQuery::from_params(param).map(|q| self.history(sandbox, &q)),
             "shipments" => Ok(self.shipments(sandbox)),
+            "label" => match api::insights::record_id(param) {
+                Ok(id) => match self.record(sandbox, &id)? {
+                    Some(json) => Ok(Ok(json)),
+                    None => {
+                        let response =
+                            platform::reply::error_response(&ledger::NotInLedger, request_id, None)
+                                .map_err(|_| internal("no error response"))?;
+                        return Ok(response.into());
+                    }
+                },
+                Err(e) => Err(e),
+            },
             "export" => match HistoryQuery::from_params(param) {
                 Ok(q) => return self.export(sandbox, q),
                 Err(e) => Err(e),
@@ -170,6 +192,18 @@ impl WebhookInbox {
             .unwrap_or_default();
         serde_json::to_string(&ledger::insights(sandbox, query, now, rows, choices))
             .map_err(internal)
+    }
+
+    /// One label's record (`LabelRecord`), if the mode's ledger holds it.
+    fn record(&self, sandbox: bool, id: &str) -> Result<Option<String>> {
+        let (text, args) = values(ledger::record_sql(sandbox, id));
+        let rows: Vec<RecordSqlRow> = self.sql().exec(&text, args)?.to_array()?;
+        let Some(r) = rows.into_iter().next() else {
+            return Ok(None);
+        };
+        let stored = [&r.from_address, &r.to_address, &r.parcel].map(|c| c.as_deref());
+        let record = ledger::record(HistoryRow::from(r.row), stored);
+        serde_json::to_string(&record).map(Some).map_err(internal)
     }
 
     fn history_rows(

@@ -10,8 +10,9 @@ use super::WebhookInbox;
 /// The ledger's own schema changes, in order; `ledger_schema` says how many
 /// ran. 1: insights (time, price, carbon, status, refunds, buyer's batch and
 /// the quote's cheapest and lowest-carbon rates beside the one chosen);
-/// 2: the labels followed; 3: the tracking page; 4: the shop's events.
-const MIGRATIONS: [&[&str]; 4] = [
+/// 2: the labels followed; 3: the tracking page; 4: the shop's events;
+/// 5: what a label ships (its addresses and parcel).
+const MIGRATIONS: [&[&str]; 5] = [
     &[
         "ALTER TABLE labels ADD COLUMN at INTEGER",
         "ALTER TABLE labels ADD COLUMN service TEXT NOT NULL DEFAULT ''",
@@ -82,6 +83,14 @@ const MIGRATIONS: [&[&str]; 4] = [
         "CREATE UNIQUE INDEX shop_events_once ON shop_events (label, event)",
         "CREATE INDEX shop_events_due ON shop_events (due) WHERE due IS NOT NULL",
         "CREATE INDEX shop_events_at ON shop_events (at)",
+    ],
+    &[
+        // 5: what a label bought here ships, for its page
+        // (`webhooks::ledger::SHIPMENT_COLUMNS`): each address and the
+        // parcel as JSON text, as written; NULL (not known) for the rest.
+        "ALTER TABLE labels ADD COLUMN from_address TEXT",
+        "ALTER TABLE labels ADD COLUMN to_address TEXT",
+        "ALTER TABLE labels ADD COLUMN parcel TEXT",
     ],
 ];
 

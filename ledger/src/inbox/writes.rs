@@ -11,7 +11,9 @@ use worker::{Result, SqlStorageValue};
 use super::live::mode_tag;
 use super::rows::{LABEL_COLUMNS, LabelRow, RejectedRow};
 use super::{WebhookInbox, internal};
+use api::RatesRequest;
 use domain::tracking::page::postcode_key;
+use domain::webhooks::ledger::{SHIPMENT_COLUMNS, shipment_columns};
 use domain::webhooks::offers::{Destination, Offer};
 use domain::webhooks::{
     AcceptEvent, Accepted, JobLabel, RecordJobLabels, RecordPurchase, RecordRefusal, RecordVoid,
@@ -53,6 +55,23 @@ fn destination(to: Option<&Destination>) -> [SqlStorageValue; 4] {
         ],
         None => std::array::from_fn(|_| SqlStorageValue::Null),
     }
+}
+
+/// A later write adds what it knows of the shipment, never erases it.
+const SHIPMENT_KEPT: &str = "from_address = coalesce(excluded.from_address, from_address), \
+     to_address = coalesce(excluded.to_address, to_address), parcel = coalesce(excluded.parcel, parcel)";
+
+/// The shipment's columns' values ([`SHIPMENT_COLUMNS`]), or NULLs.
+fn shipment(s: Option<&RatesRequest>) -> [SqlStorageValue; 3] {
+    shipment_columns(s).map(|c| c.map_or(SqlStorageValue::Null, Into::into))
+}
+
+/// `?1, ?2, …, ?n`: one placeholder per value of a write.
+fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("?{i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn text<T: serde::Serialize>(value: &T) -> Result<String> {
@@ -104,12 +123,17 @@ impl WebhookInbox {
 
     pub(super) async fn bought(
         &self,
-        RecordPurchase { label, user, offer }: RecordPurchase,
+        RecordPurchase {
+            label,
+            user,
+            offer,
+            reference,
+        }: RecordPurchase,
         now: u64,
     ) -> Result<()> {
         let label: Label = serde_json::from_str(&label).map_err(internal)?;
-        // The event may have come first: then only the buyer and what the
-        // quote offered are added.
+        // The event may have come first: then only the buyer, the
+        // reference and what the quote offered are added.
         let mut values = label_values(&label, now)?;
         values.push(user.into());
         // Without the offer: NULLs, "offer not known" to insights.
@@ -130,17 +154,21 @@ impl WebhookInbox {
         values.extend(destination(
             offer.as_ref().and_then(|o| o.destination.as_ref()),
         ));
+        values.push(reference.map_or(SqlStorageValue::Null, Into::into));
+        values.extend(shipment(offer.as_ref().and_then(|o| o.shipment.as_deref())));
         self.sql().exec(
             &format!(
                 "INSERT INTO labels ({LABEL_WRITE}, bought_by, carbon, recipient, \
-                 cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon, {DESTINATION}) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) \
+                 cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon, {DESTINATION}, \
+                 reference, {SHIPMENT_COLUMNS}) VALUES ({}) \
                  ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, {DESTINATION_KEPT}, \
+                 reference = coalesce(excluded.reference, reference), {SHIPMENT_KEPT}, \
                  carbon = coalesce(excluded.carbon, carbon), recipient = coalesce(excluded.recipient, recipient), \
                  cheapest_cents = coalesce(excluded.cheapest_cents, cheapest_cents), \
                  cheapest_carbon = coalesce(excluded.cheapest_carbon, cheapest_carbon), \
                  greenest_cents = coalesce(excluded.greenest_cents, greenest_cents), \
-                 greenest_carbon = coalesce(excluded.greenest_carbon, greenest_carbon)"
+                 greenest_carbon = coalesce(excluded.greenest_carbon, greenest_carbon)",
+                placeholders(values.len())
             ),
             values,
         )?;
@@ -162,6 +190,7 @@ impl WebhookInbox {
             carbon_grams,
             offered,
             destination: to,
+            shipment: shipped,
         } in labels
         {
             let label: Label = serde_json::from_str(&label).map_err(internal)?;
@@ -183,16 +212,19 @@ impl WebhookInbox {
                 offer(|o| o.greenest_carbon_grams),
             ]);
             values.extend(destination(to.as_ref()));
+            values.extend(shipment(shipped.as_ref()));
             // Its event may have come first: it keeps the service's copy.
             self.sql().exec(
                 &format!(
                     "INSERT INTO labels ({LABEL_WRITE}, bought_by, job, reference, recipient, carbon, \
-                     cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon, {DESTINATION}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) \
+                     cheapest_cents, cheapest_carbon, greenest_cents, greenest_carbon, {DESTINATION}, \
+                     {SHIPMENT_COLUMNS}) VALUES ({}) \
                      ON CONFLICT(id) DO UPDATE SET bought_by = excluded.bought_by, job = excluded.job, {DESTINATION_KEPT}, \
+                     {SHIPMENT_KEPT}, \
                      reference = excluded.reference, recipient = excluded.recipient, carbon = excluded.carbon, \
                      cheapest_cents = excluded.cheapest_cents, cheapest_carbon = excluded.cheapest_carbon, \
-                     greenest_cents = excluded.greenest_cents, greenest_carbon = excluded.greenest_carbon"
+                     greenest_cents = excluded.greenest_cents, greenest_carbon = excluded.greenest_carbon",
+                    placeholders(values.len())
                 ),
                 values,
             )?;

@@ -13,7 +13,7 @@ use crate::components::address_form::{
     AddressForm, blank_address, differs, first_problem, one_line,
 };
 use crate::components::error_view::ErrorView;
-use crate::components::field::focus;
+use crate::components::field::{advice, focus};
 use crate::components::loader::{busy, failed};
 use crate::components::parcel_form::{ParcelDraft, ParcelForm, WeightUnit};
 use crate::state::clock::Clock;
@@ -87,6 +87,9 @@ pub struct Offer {
     bought: RwSignal<Option<Label>>,
     /// Asks every carrier again (the rates expired, or the price changed).
     requote: Callback<()>,
+    /// The merchant's reference (an order number) as typed, sent with the
+    /// purchase for the ledger.
+    reference: RwSignal<String>,
 }
 
 /// `offer::view`, reached through its chunk, and `balance::view`, the
@@ -133,6 +136,42 @@ enum Stage {
     Fetching,
     Failed(ClientError),
     Ready,
+}
+
+/// What is wrong with a reference as typed (the Worker's rule), if anything.
+fn reference_problem(typed: &str) -> Option<String> {
+    api::labels::purchase_reference(typed)
+        .err()
+        .map(|e| match e {
+            api::validation::BodyError::Invalid { reason, .. } => {
+                format!("The reference {reason}.")
+            }
+            _ => "Check the reference.".into(),
+        })
+}
+
+/// The optional reference the label is bought with: shown on its page and
+/// found by the label history's search, like a batch row's.
+#[component]
+fn ReferenceField(reference: RwSignal<String>) -> impl IntoView {
+    let problem = move || reference.with(|r| reference_problem(r));
+    view! {
+        <div class="field reference-field">
+            <label for="reference">"Reference (optional)"</label>
+            <input
+                id="reference"
+                name="reference"
+                type="text"
+                autocomplete="off"
+                aria-invalid=move || problem().map(|_| "true")
+                aria-describedby=move || if problem().is_some() { "reference-problem reference-hint" } else { "reference-hint" }
+                prop:value=move || reference.get()
+                on:input=move |ev| reference.set(event_target_value(&ev))
+            />
+            {advice("reference".to_string(), problem)}
+            <p class="hint" id="reference-hint">"Your order number, for instance: shown on the label's page and found by the label history's search."</p>
+        </div>
+    }
 }
 
 /// Safety margin under the 15 minutes, for the time the answer travelled.
@@ -311,6 +350,7 @@ pub fn ShipPage() -> impl IntoView {
     let confirm = RwSignal::new(None::<Rate>);
     let open_intent = StoredValue::new(None::<Intent>);
     let bought = RwSignal::new(None::<Label>);
+    let reference = RwSignal::new(String::new());
     // The merchant is on the way to rates: the offer's chunk comes meanwhile.
     let offer_chunk = Lazy::new(expect_context::<ShipChunks>().offer);
     let prefetch = move |_| offer_chunk.start();
@@ -364,6 +404,11 @@ pub fn ShipPage() -> impl IntoView {
             .or_else(|| first_problem("to", &to.get_untracked()))
             .or_else(|| {
                 parcel.with_untracked(|p| p.problems().first().map(|(f, _)| f.id().to_string()))
+            })
+            .or_else(|| {
+                reference
+                    .with_untracked(|r| reference_problem(r))
+                    .map(|_| "reference".to_string())
             });
         offer_chunk.start();
         match first {
@@ -502,6 +547,7 @@ pub fn ShipPage() -> impl IntoView {
         open_intent,
         bought,
         requote: submit,
+        reference,
     };
     let stage = Memo::new(move |_| match offer_chunk.get() {
         Some(Ok(_)) => Stage::Ready,
@@ -530,6 +576,7 @@ pub fn ShipPage() -> impl IntoView {
                 </div>
             </div>
             <ParcelForm parcel show_problems=parcel_shown saved=packages />
+            <ReferenceField reference />
             <button type="submit" class="primary" disabled=move || get_rates.pending()>
                 {move || get_rates.label("Get rates", "Getting rates…")}
             </button>

@@ -24,21 +24,31 @@ pub fn view(offer: Offer) -> AnyView {
         open_intent,
         bought,
         requote,
+        reference,
     } = offer;
     let client = Client::get();
     let can_buy = client.can(Scope::LabelsWrite);
+    let bought_reference = StoredValue::new(None::<String>);
     let buy = Write::new(move || async move {
         let Some(rate) = confirm.get_untracked() else {
             return Ok(());
         };
         let intent = open_intent.with_value(|open| key_for(open.as_ref(), &rate.id, fresh_key));
         open_intent.set_value(Some(intent.clone()));
-        let answer = client.buy_label(intent.rate_id, intent.key).await;
+        let typed = reference.get_untracked();
+        let sent = typed.trim();
+        let sent = (!sent.is_empty()).then(|| sent.to_string());
+        let answer = client
+            .buy_label(intent.rate_id, intent.key, sent.clone())
+            .await;
         match &answer {
             Ok(label) => {
                 open_intent.set_value(None);
                 confirm.set(None);
+                bought_reference.set_value(sent);
                 bought.set(Some(label.clone()));
+                // The next parcel is another order.
+                reference.set(String::new());
                 quote.set(None);
             }
             Err(e) if !stays_open(e) => open_intent.set_value(None),
@@ -100,14 +110,17 @@ pub fn view(offer: Offer) -> AnyView {
                 />
             }
         })}
-        {move || bought.get().map(|label| view! { <Bought label on_again=Callback::new(move |()| bought.set(None)) /> })}
+        {move || bought.get().map(|label| view! {
+            <Bought label reference=bought_reference.get_value() on_again=Callback::new(move |()| bought.set(None)) />
+        })}
     }
     .into_any()
 }
 
-/// The bought label: tracking number, the PDF and the wallet after it.
+/// The bought label: tracking number, its reference, the PDF and the
+/// wallet after it.
 #[component]
-fn Bought(label: Label, on_again: Callback<()>) -> impl IntoView {
+fn Bought(label: Label, reference: Option<String>, on_again: Callback<()>) -> impl IntoView {
     let heading = NodeRef::<leptos::html::H2>::new();
     Effect::new(move |_| {
         if let Some(h) = heading.get() {
@@ -121,6 +134,7 @@ fn Bought(label: Label, on_again: Callback<()>) -> impl IntoView {
             <dl class="facts">
                 <dt>"Tracking number"</dt>
                 <dd><code data-testid="tracking-number">{label.tracking_number.clone()}</code></dd>
+                {reference.map(|r| view! { <dt>"Reference"</dt><dd data-testid="bought-reference">{r}</dd> })}
                 <dt>"Service"</dt>
                 <dd>{format!("{} {}", label.carrier, label.service)}</dd>
                 <dt>"Price"</dt>
