@@ -10,6 +10,7 @@ use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
 use crate::components::money::Money;
 use crate::components::parcel_form::describe_parcel;
+use crate::components::service::service;
 use crate::components::status_badge::{StatusBadge, Tone};
 use crate::components::timeline::{Timeline, status_text};
 use crate::state::write::Write;
@@ -162,7 +163,9 @@ fn buyer(record: &HistoryRow) -> impl IntoView + use<> {
         (Some(name), Some(job)) => view! { {name.clone()} " in " {batch(job)} }.into_any(),
         (Some(name), None) => name.clone().into_any(),
         (None, Some(job)) => view! { "Bought in " {batch(job)} }.into_any(),
-        (None, None) => "Not bought here: announced by the service's webhook".into_any(),
+        (None, None) => {
+            format!("Not bought here: announced by {}'s webhook", service().name).into_any()
+        }
     }
 }
 

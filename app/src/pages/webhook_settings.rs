@@ -107,7 +107,7 @@ pub fn typed_problem(typed: &str) -> Option<String> {
     }
     (typed.chars().count() < WEBHOOK_SECRET_MIN_CHARS).then(|| {
         format!(
-            "That is too short for a webhook secret: the service's are at least {WEBHOOK_SECRET_MIN_CHARS} characters. Paste all of it."
+            "That is too short for a webhook secret: those from {DASHBOARD} are at least {WEBHOOK_SECRET_MIN_CHARS} characters. Paste all of it."
         )
     })
 }
