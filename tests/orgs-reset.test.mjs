@@ -80,7 +80,8 @@ test('a member locked out of their password is let back in by an admin\'s one-ti
   await boss.page.getByRole('heading', { name: `Password reset link for ${operator.name}` }).waitFor({ timeout: T });
   const link = await boss.page.getByRole('textbox', { name: 'Password reset link' }).inputValue();
   assert.match(link, new RegExp(`^${edge.url}/reset#reset_[0-9a-f]{16}[A-Za-z0-9_-]{43}$`));
-  assert.equal(await boss.page.evaluate(() => document.activeElement.id), 'copy-reset');
+  // Focus moves to Copy on the next frame after the link shows.
+  await boss.page.waitForFunction(() => document.activeElement?.id === 'copy-reset', null, { timeout: T });
   await boss.page.getByRole('button', { name: 'Copy link' }).waitFor();
   await axe(boss.page, 'team, a reset link made');
   await screenshot(boss.page, 'orgs-reset-link');
