@@ -40,7 +40,7 @@ pub(crate) fn preflight(cx: &Cx<'_>, endpoint: &Endpoint) -> Result<Response, Ed
         .ok_or_else(|| AccessError::OriginRefused {
             origin: facts.origin.unwrap_or("a page that sent no Origin").into(),
         })?;
-    reply::empty(204, &cors::preflight_headers(origin))
+    reply::empty(204, &cors::preflight_headers(origin, cors::WIDGET_CALL))
 }
 
 /// A v1 call (`/api/v1/...`), forwarded.

@@ -90,10 +90,10 @@ async fn status(cx: &mut Cx<'_>) -> Result<Response, EdgeError> {
         widget.and_then(|w| w.fallback.as_deref()),
         cx.facts.origin,
     );
-    let mut extra = vec![("Vary", "Origin".to_string())];
-    if let Some(origin) = cx.facts.origin {
-        extra.push(("Access-Control-Allow-Origin", origin.to_string()));
-    }
+    let extra = match cx.facts.origin {
+        Some(origin) => domain::widget::cors::response_headers(origin),
+        None => vec![("Vary", "Origin".to_string())],
+    };
     let answer = StoredResponse {
         status: 200,
         headers: vec![("content-type".into(), "application/json".into())],
@@ -113,14 +113,8 @@ fn status_preflight(req: &Request, cx: &Cx<'_>) -> Result<Response, EdgeError> {
         .ok()
         .flatten()
         .unwrap_or_default();
-    let origin = cx.facts.origin.unwrap_or("null").to_string();
-    let extra = [
-        ("Access-Control-Allow-Origin", origin),
-        ("Access-Control-Allow-Methods", "GET".to_string()),
-        ("Access-Control-Allow-Headers", asked),
-        ("Access-Control-Max-Age", "600".to_string()),
-        ("Vary", "Origin".to_string()),
-    ];
+    let origin = cx.facts.origin.unwrap_or("null");
+    let extra = domain::widget::cors::preflight_headers(origin, ("GET", &asked));
     platform::reply::empty(204, &extra)
 }
 

@@ -1,12 +1,19 @@
 //! CORS for the storefront widget only: exact configured origins, no
 //! credentials, `Vary: Origin`. The dashboard is same-origin and gets none.
 
-/// Answer to a widget preflight from an allowed origin.
-pub fn preflight_headers(origin: &str) -> Vec<(&'static str, String)> {
+/// What a widget call sends besides its body: its JSON's type.
+pub const WIDGET_CALL: (&str, &str) = ("POST", "Content-Type");
+
+/// Answer to a preflight from an allowed origin for `(methods, headers)`:
+/// a widget call's ([`WIDGET_CALL`]) or the embed script's status read.
+pub fn preflight_headers(
+    origin: &str,
+    (methods, headers): (&str, &str),
+) -> Vec<(&'static str, String)> {
     vec![
         ("Access-Control-Allow-Origin", origin.to_string()),
-        ("Access-Control-Allow-Methods", "POST".into()),
-        ("Access-Control-Allow-Headers", "Content-Type".into()),
+        ("Access-Control-Allow-Methods", methods.into()),
+        ("Access-Control-Allow-Headers", headers.into()),
         ("Access-Control-Max-Age", "600".into()),
         ("Vary", "Origin".into()),
     ]
@@ -32,7 +39,7 @@ mod tests {
     #[test]
     fn never_allows_credentials_or_wildcards() {
         for headers in [
-            preflight_headers("https://shop.example"),
+            preflight_headers("https://shop.example", WIDGET_CALL),
             response_headers("https://shop.example"),
         ] {
             assert!(
