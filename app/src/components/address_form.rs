@@ -385,18 +385,33 @@ pub fn differs(typed: &Address, service: &Address) -> bool {
         .any(|f| f.get(typed).trim() != f.get(service).trim())
 }
 
+/// The postal part of an address as written, a line each: name, street
+/// (and its second line when given), city, state and ZIP code, country.
+fn postal_lines(a: &Address) -> Vec<String> {
+    let mut lines = vec![a.name.clone(), a.street1.clone()];
+    lines.extend(a.street2.clone().filter(|s| !s.trim().is_empty()));
+    lines.push(format!("{}, {} {}", a.city, a.state, a.zip));
+    lines.push(a.country.clone());
+    lines
+}
+
 /// One line for showing an address back to the user.
 pub fn one_line(a: &Address) -> String {
-    let mut s = format!("{}, {}", a.name, a.street1);
-    if let Some(l2) = &a.street2 {
-        s.push_str(", ");
-        s.push_str(l2);
-    }
-    s.push_str(&format!(
-        ", {}, {} {}, {}",
-        a.city, a.state, a.zip, a.country
-    ));
-    s
+    postal_lines(a).join(", ")
+}
+
+/// An address as written, a line each: its postal lines, then the phone
+/// and email when given.
+pub fn address_lines(a: &Address) -> Vec<String> {
+    let mut lines = postal_lines(a);
+    lines.extend(
+        [&a.phone, &a.email]
+            .into_iter()
+            .flatten()
+            .filter(|s| !s.trim().is_empty())
+            .cloned(),
+    );
+    lines
 }
 
 #[cfg(test)]
@@ -469,5 +484,43 @@ mod tests {
         a.zip = "62701".into();
         assert_eq!(missing_field(&a), None);
         assert_eq!(one_line(&a), "Ada, 1 Main, X, IL 62701, US");
+    }
+
+    #[test]
+    fn an_address_reads_a_line_each_as_written() {
+        let mut a = Address {
+            name: "Acme Inc".into(),
+            street1: "500 Market Street".into(),
+            street2: None,
+            city: "San Francisco".into(),
+            state: "CA".into(),
+            zip: "94105".into(),
+            country: "US".into(),
+            phone: None,
+            email: None,
+        };
+        assert_eq!(
+            address_lines(&a),
+            [
+                "Acme Inc",
+                "500 Market Street",
+                "San Francisco, CA 94105",
+                "US"
+            ]
+        );
+        a.street2 = Some("Floor 3".into());
+        a.phone = Some("415 555 0100".into());
+        a.email = Some(" ".into());
+        assert_eq!(
+            address_lines(&a),
+            [
+                "Acme Inc",
+                "500 Market Street",
+                "Floor 3",
+                "San Francisco, CA 94105",
+                "US",
+                "415 555 0100"
+            ]
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! read together.
 
 use crate::api::{Client, ClientError, encode};
+use crate::components::address_form::address_lines;
 use crate::components::dates::{When, calendar_day};
 use crate::components::error_view::ErrorView;
 use crate::components::loader::Loader;
@@ -169,23 +170,6 @@ fn buyer(record: &HistoryRow) -> impl IntoView + use<> {
     }
 }
 
-/// An address as written, a line each: name, street, city, state and
-/// ZIP code, country, then the phone and email when given.
-pub fn address_lines(a: &Address) -> Vec<String> {
-    let mut lines = vec![a.name.clone(), a.street1.clone()];
-    lines.extend(a.street2.clone().filter(|s| !s.trim().is_empty()));
-    lines.push(format!("{}, {} {}", a.city, a.state, a.zip));
-    lines.push(a.country.clone());
-    lines.extend(
-        [&a.phone, &a.email]
-            .into_iter()
-            .flatten()
-            .filter(|s| !s.trim().is_empty())
-            .cloned(),
-    );
-    lines
-}
-
 /// "Not known": what the ledger did not learn (a label bought elsewhere, or
 /// before it kept this), never a blank.
 fn not_known() -> AnyView {
@@ -338,46 +322,8 @@ pub fn LabelPage() -> impl IntoView {
 
 #[cfg(test)]
 mod tests {
-    use super::{address_lines, void_refusal};
-    use api::{Address, ErrorCode};
-
-    #[test]
-    fn an_address_reads_a_line_each_as_written() {
-        let mut a = Address {
-            name: "Acme Inc".into(),
-            street1: "500 Market Street".into(),
-            street2: None,
-            city: "San Francisco".into(),
-            state: "CA".into(),
-            zip: "94105".into(),
-            country: "US".into(),
-            phone: None,
-            email: None,
-        };
-        assert_eq!(
-            address_lines(&a),
-            [
-                "Acme Inc",
-                "500 Market Street",
-                "San Francisco, CA 94105",
-                "US"
-            ]
-        );
-        a.street2 = Some("Floor 3".into());
-        a.phone = Some("415 555 0100".into());
-        a.email = Some(" ".into());
-        assert_eq!(
-            address_lines(&a),
-            [
-                "Acme Inc",
-                "500 Market Street",
-                "Floor 3",
-                "San Francisco, CA 94105",
-                "US",
-                "415 555 0100"
-            ]
-        );
-    }
+    use super::void_refusal;
+    use api::ErrorCode;
 
     #[test]
     fn explains_both_void_refusals_only() {
