@@ -3,7 +3,8 @@
 // time per request charged to the runtime call each sample happened under
 // (`console.log`, `fetch`, ...; else "own wasm code"), then self time by
 // function, with Rust names from the name section worker-build keeps.
-// CHAINS=N also prints the N heaviest call stacks.
+// CHAINS=N also prints the N heaviest call stacks; TOTAL=N the N functions
+// with the most time on the stack (themselves and what they call).
 //   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/profile-edge.mjs [ours|bare-rs] [wallet|rates]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -79,6 +80,20 @@ try {
       const chain = [];
       for (let x = id; x; x = parent.get(x)) { const f = byId.get(x).callFrame; chain.push(f.functionName || '(anon)'); }
       console.log(`${(100 * t / total).toFixed(1)}% ${chain.slice(0, 8).join(' < ')}`);
+    }
+  }
+  if (process.env.TOTAL) {
+    const inclusive = new Map();
+    for (const [id, t] of perNode) {
+      if (byId.get(id).callFrame.functionName === '(idle)') continue;
+      const seen = new Set();
+      for (let x = id; x; x = parent.get(x)) seen.add(byId.get(x).callFrame.functionName || '(anon)');
+      for (const name of seen) inclusive.set(name, (inclusive.get(name) || 0) + t);
+    }
+    const requests = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]) * SECONDS;
+    console.log('on the stack, per request (µs):');
+    for (const [name, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOTAL))) {
+      console.log(`${(t / requests).toFixed(1).padStart(7)}  ${name.replace(/::h[0-9a-f]{16}/g, '').slice(0, 150)}`);
     }
   }
   // Each busy sample charged to the platform call it happened under (the
