@@ -75,6 +75,7 @@ try {
     self.set(name, (self.get(name) || 0) + t);
     total += t;
   }
+  const requests = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]) * SECONDS;
   if (process.env.CHAINS) {
     for (const [id, t] of [...perNode].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CHAINS))) {
       const chain = [];
@@ -90,7 +91,6 @@ try {
       for (let x = id; x; x = parent.get(x)) seen.add(byId.get(x).callFrame.functionName || '(anon)');
       for (const name of seen) inclusive.set(name, (inclusive.get(name) || 0) + t);
     }
-    const requests = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]) * SECONDS;
     console.log('on the stack, per request (µs):');
     for (const [name, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOTAL))) {
       console.log(`${(t / requests).toFixed(1).padStart(7)}  ${name.replace(/::h[0-9a-f]{16}/g, '').slice(0, 150)}`);
@@ -98,7 +98,6 @@ try {
   }
   // Each busy sample charged to the platform call it happened under (the
   // nearest `__wbg_*` import on its stack), else to wasm or the leaf itself.
-  const requests = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]) * SECONDS;
   const category = new Map();
   for (const [id, t] of perNode) {
     let label = null;
