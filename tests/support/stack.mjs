@@ -85,11 +85,14 @@ export function usersSecret(users) {
 }
 
 /** A client of the simulator at `url`: its /__sim control surface and clock. */
-function simClient(url, stop) {
+function simClient(url, stop, { beside = false } = {}) {
   return {
     url,
     /** Calls the simulator's /__sim control surface. */
     async control(method, p, body) {
+      if (beside && /^\/__sim\/(clock|faults)\b/.test(p)) {
+        throw new Error(`${method} ${p}: the shared simulator's clock and faults are every file's, and other files run beside this one: add it to ALONE in tests/run.mjs`);
+      }
       const res = await fetch(url + p, {
         method,
         headers: { 'content-type': 'application/json' },
@@ -380,7 +383,7 @@ const refuse = (what) => async () => { throw new Error(`the shared stack's ${wha
 /** The shared stack as a test file uses it, from its coordinates. */
 function shared({ url, sim, sessionSecret, localhost, logFile, users }) {
   return {
-    sim: simClient(sim, refuse('simulator')),
+    sim: simClient(sim, refuse('simulator'), { beside: Boolean(process.env.PARCEL_BESIDE) }),
     edge: edgeClient(() => url, {
       /** Every line the Workers wrote so far, every test file's. */
       get logs() { return readFileSync(logFile, 'utf8').split('\n').filter(Boolean); },
@@ -408,9 +411,11 @@ export async function sharedStack() {
     coordinates = own.coordinates;
   }
   const stack = shared(coordinates);
-  // The simulator's clock and faults are every file's (files run one at a
-  // time): each file starts on the real time, running, with no fault,
-  // whatever the file before it left.
+  // The simulator's clock and faults are every file's: run beside others, a
+  // file leaves them as the stack started (tests/run.mjs); run alone, it
+  // starts on the real time, running, with no fault, whatever the file
+  // before it left.
+  if (process.env.PARCEL_BESIDE) return stack;
   await stack.sim.control('POST', '/__sim/clock/freeze', { frozen: false });
   await stack.sim.control('POST', '/__sim/clock/set', { now: Math.floor(Date.now() / 1000) });
   await stack.sim.control('PUT', '/__sim/faults', {});
@@ -433,8 +438,8 @@ export async function tokenField(page) {
 /**
  * `page.goto` (Playwright) that, when it fails, also says which of the
  * page's requests had no answer yet and since when: first navigations of a
- * full run timed out now and then (sessions 14 and 15, each file passing
- * alone) with nothing saying where the time went.
+ * full run timed out now and then (each file passing alone) with nothing
+ * saying where the time went.
  */
 export async function gotoSaying(page, url) {
   const started = Date.now();
