@@ -88,7 +88,7 @@ test('every simulator answer has the rate-limit headers, 401s before authenticat
   }
 });
 
-test('defect g, unbounded text: a 3 MiB job name or a 2.5 MiB street2 is a 422 naming the field and its limit, and nothing is stored; forwarded v1 calls and the simulator refuse alike', () => stack.sim.inOneWindow(async () => {
+test('unbounded text: a 3 MiB job name or a 2.5 MiB street2 is a 422 naming the field and its limit, and nothing is stored; forwarded v1 calls and the simulator refuse alike', () => stack.sim.inOneWindow(async () => {
   const row = { reference: '#1', ...shipment };
   const job = (patch) => JSON.stringify({ name: 'orders.csv', rule: { rule: 'cheapest' }, approval: { approval: 'review_first' }, rows: [row], ...patch });
   const listed = async () => (await (await api('/api/jobs')).json()).jobs.map((j) => [j.id, j.name.length]);
