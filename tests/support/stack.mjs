@@ -138,6 +138,16 @@ function simClient(url, stop, { beside = false } = {}) {
   };
 }
 
+/**
+ * The simulators this process started and that still run: they end with
+ * it, whatever ends it (a benchmark that failed to start its Workers once
+ * left one running, holding the caller's stderr open).
+ */
+const simulators = new Set();
+process.once('exit', () => {
+  for (const child of simulators) child.kill('SIGTERM');
+});
+
 /** Starts the simulator binary built by `cargo build --profile native -p sim`. */
 export async function startSim({ keys, env = {} } = {}) {
   const bin = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'native/sim');
@@ -145,6 +155,8 @@ export async function startSim({ keys, env = {} } = {}) {
     env: { ...process.env, SIM_LIVE_KEY: keys.live, SIM_SANDBOX_KEY: keys.sandbox, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  simulators.add(child);
+  child.once('exit', () => simulators.delete(child));
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('simulator did not print "listening on" within 15 s')), 15000);
     child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
