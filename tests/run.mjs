@@ -22,15 +22,14 @@ const MAX_STACKS = 8;
  * its faults (directly, for one rate-limit window, or through
  * tests/support's jobs, batches, ledger seeding and widget scenarios).
  * Beside other files the shared simulator refuses them that
- * (tests/support/stack.mjs), naming this list. app-faults, app-widget,
- * edge-faults and edge-org-keys move only their own stack's simulator;
- * they are here as they were measured, not yet tried beside others.
+ * (tests/support/stack.mjs), naming this list. A file that moves only its
+ * own stack's simulator (app-faults, app-widget, edge-faults,
+ * edge-org-keys) runs beside the others.
  */
 const ALONE = new Set([
-  'app-batches-a11y', 'app-batches', 'app-errors', 'app-faults', 'app-insights', 'app-labels',
-  'app-ship', 'app-widget', 'edge-faults', 'edge-insights', 'edge-org-keys', 'edge-org-tokens',
-  'edge-safety', 'edge', 'jobs', 'orgs-throttle', 'tracking-events', 'tracking-page', 'tracking',
-  'webhooks',
+  'app-batches-a11y', 'app-batches', 'app-errors', 'app-insights', 'app-labels', 'app-ship',
+  'edge-insights', 'edge-org-tokens', 'edge-safety', 'edge', 'jobs', 'orgs-throttle',
+  'tracking-events', 'tracking-page', 'tracking', 'webhooks',
 ].map((name) => `tests/${name}.test.mjs`));
 /** Two files at once: the two cores are about three quarters busy with one. */
 const BESIDE_AT_ONCE = 2;
