@@ -14,16 +14,24 @@ use std::sync::OnceLock;
 use tables::{CA_CODES, CA_NAMES, COUNTRY_CODES, COUNTRY_NAMES, US_CODES, US_NAMES};
 
 /// `code` (two letters, any case) as it stands in `codes`, if it does.
+/// The tables are sorted and upper case (a test says so): a binary search,
+/// since every quote checks two countries.
 fn find_code(codes: &'static str, code: &str) -> Option<&'static str> {
-    let code = code.as_bytes();
-    if code.len() != 2 {
+    let &[a, b] = code.as_bytes() else {
         return None;
+    };
+    let wanted = [a.to_ascii_uppercase(), b.to_ascii_uppercase()];
+    let table = codes.as_bytes();
+    let (mut low, mut high) = (0, table.len() / 2);
+    while low < high {
+        let mid = (low + high) / 2;
+        match table[mid * 2..mid * 2 + 2].cmp(&wanted[..]) {
+            std::cmp::Ordering::Less => low = mid + 1,
+            std::cmp::Ordering::Greater => high = mid,
+            std::cmp::Ordering::Equal => return codes.get(mid * 2..mid * 2 + 2),
+        }
     }
-    let at = codes
-        .as_bytes()
-        .chunks(2)
-        .position(|c| c.eq_ignore_ascii_case(code))?;
-    codes.get(at * 2..at * 2 + 2)
+    None
 }
 
 /// Whether `code` is a country's code: assigned in ISO 3166-1 (or XK, see
@@ -211,6 +219,29 @@ pub fn regions(country: &str) -> Option<Vec<(&'static str, &'static str)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_tables_are_sorted_upper_case_pairs() {
+        for codes in [COUNTRY_CODES, US_CODES, CA_CODES] {
+            let pairs: Vec<&[u8]> = codes.as_bytes().chunks(2).collect();
+            assert!(pairs.iter().all(|p| p.len() == 2));
+            assert!(
+                pairs
+                    .iter()
+                    .flat_map(|p| p.iter())
+                    .all(u8::is_ascii_uppercase)
+            );
+            assert!(pairs.windows(2).all(|w| w[0] < w[1]), "{codes}");
+        }
+        // Every code is found, first, last and all between.
+        for codes in [COUNTRY_CODES, US_CODES, CA_CODES] {
+            for pair in codes.as_bytes().chunks(2) {
+                let code = std::str::from_utf8(pair).unwrap();
+                assert_eq!(find_code(codes, code), Some(code));
+                assert_eq!(find_code(codes, &code.to_lowercase()), Some(code));
+            }
+        }
+    }
 
     #[test]
     fn codes_any_case_and_only_assigned_ones() {
