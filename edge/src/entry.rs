@@ -76,9 +76,7 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> worker::Result<Response>
             // Every answer names its request, as its log line does. A
             // forwarded answer keeps the service's id (the line has both); a
             // fetched one, its headers immutable, goes as it came.
-            if !resp.headers().has("X-Request-Id").unwrap_or(true) {
-                let _ = resp.headers().set("X-Request-Id", &request_id);
-            }
+            platform::js::name_request(&resp, &request_id);
             Ok(resp)
         }
         Err(err) => reply::error_response(&err, &request_id, trace.cors_origin.as_deref())

@@ -4,7 +4,7 @@
 //! string (a header value cannot hold a newline).
 
 use worker::js_sys;
-use worker::wasm_bindgen::{self, prelude::wasm_bindgen};
+use worker::wasm_bindgen::{self, JsValue, prelude::wasm_bindgen};
 use worker::web_sys::{Headers, Request, Response};
 
 #[wasm_bindgen(inline_js = "
@@ -34,6 +34,10 @@ export function pass_through_keeping(raw, lines) {
   const [sent, kept] = raw.body.tee();
   return [new Response(sent, { status: raw.status, headers: headers_from(lines) }), new Response(kept).text()];
 }
+export function name_request(res, id) {
+  // A fetched answer's headers are immutable: it goes as it came.
+  try { if (!res.headers.has('x-request-id')) res.headers.set('x-request-id', id); } catch {}
+}
 export function with_headers(req, lines) {
   // A copy of the request (method, URL, headers, body) with headers added.
   const copy = new Request(req);
@@ -43,7 +47,7 @@ export function with_headers(req, lines) {
 }
 export function pick_headers(headers, names) {
   let out = '';
-  for (const n of names.split('\\n')) {
+  for (const n of names) {
     const v = headers.get(n);
     if (v !== null) out += n + '\\n' + v + '\\n';
   }
@@ -65,7 +69,15 @@ extern "C" {
     /// `pass_through`, and a promise of the body's text.
     pub fn pass_through_keeping(raw: &Response, lines: &str) -> js_sys::Array;
     pub fn with_headers(req: &Request, lines: &str) -> Request;
-    pub fn pick_headers(headers: &Headers, names: &str) -> String;
+    /// The `names` present in `headers`, as lines.
+    pub fn pick_headers(headers: &Headers, names: &js_sys::Array) -> String;
+    /// Sets `X-Request-Id` on an answer that has none and can take one.
+    pub fn name_request(res: &Response, id: &str);
+}
+
+/// Names as a JS array of strings (for `pick_headers`; make it once).
+pub fn names(list: &[&str]) -> js_sys::Array {
+    list.iter().map(|name| JsValue::from_str(name)).collect()
 }
 
 /// Header pairs as one `name\nvalue\n...` string.

@@ -32,8 +32,9 @@ pub use trace::Trace;
 
 use domain::errors::Internal;
 
+/// `Date.now()` in one call (no `Date` object made and read).
 pub fn now_ms() -> u64 {
-    worker::Date::now().as_millis()
+    worker::js_sys::Date::now() as u64
 }
 
 pub fn now_s() -> u64 {

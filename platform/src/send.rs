@@ -2,13 +2,14 @@
 //! `worker` crate's wrappers (the body read chunk by chunk into Rust,
 //! `request.cf` read on every call) costing more than all our own decisions.
 
-use crate::js::{lines, pass_through, pass_through_keeping, pick_headers, send_upstream};
+use crate::js::{lines, names, pass_through, pass_through_keeping, pick_headers, send_upstream};
 use crate::reply::response_header_pairs;
 use crate::{Trace, now_ms};
 use domain::label_pdf::LabelPdfUnavailable;
 use domain::upstream::StoredResponse;
 use domain::upstream::UpstreamError;
 use domain::upstream::proxy::{self, Forward};
+use worker::js_sys::Array;
 use worker::wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys::Response;
@@ -69,6 +70,11 @@ impl Answer {
     }
 }
 
+thread_local! {
+    /// The passed headers' names, made into JS strings once per isolate.
+    static PASSED: Array = names(proxy::PASSED_RESPONSE_HEADERS);
+}
+
 /// Forwards to upstream with the key; a read is retried once on a connection failure, a write never.
 pub async fn send(
     forward: &Forward,
@@ -111,7 +117,7 @@ pub async fn send(
     }
     trace.upstream_ms = Some(now_ms().saturating_sub(started));
     let raw = sent?;
-    let picked = pick_headers(&raw.headers(), &proxy::PASSED_RESPONSE_HEADERS.join("\n"));
+    let picked = PASSED.with(|names| pick_headers(&raw.headers(), names));
     let mut lines = picked.split('\n');
     let mut headers: Vec<(String, String)> = Vec::with_capacity(6);
     while let (Some(name), Some(value)) = (lines.next(), lines.next()) {

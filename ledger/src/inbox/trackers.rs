@@ -22,8 +22,12 @@ use super::{WebhookInbox, internal};
 const CALL_TIMEOUT_MS: u32 = 10_000;
 
 /// The headers a budget learns from.
-const LIMIT_HEADERS: &str =
-    "x-ratelimit-limit\nx-ratelimit-remaining\nx-ratelimit-reset\nretry-after";
+const LIMIT_HEADERS: [&str; 4] = [
+    "x-ratelimit-limit",
+    "x-ratelimit-remaining",
+    "x-ratelimit-reset",
+    "retry-after",
+];
 
 /// One due follow row.
 #[derive(Deserialize)]
@@ -372,7 +376,8 @@ impl WebhookInbox {
             };
         };
         let status = response.status();
-        let picked = platform::js::pick_headers(&response.headers(), LIMIT_HEADERS);
+        let picked =
+            platform::js::pick_headers(&response.headers(), &platform::js::names(&LIMIT_HEADERS));
         let mut parts = picked.split('\n');
         let mut found: Vec<(&str, u64)> = Vec::new();
         while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
