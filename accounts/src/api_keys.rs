@@ -40,6 +40,7 @@ async fn check_key(env: &Env, key: &ApiKey) -> Result<Vec<Scope>, AccountsError>
             probe.method,
             key.expose(),
             body,
+            platform::send::Reading::Whole,
             DEFAULT_UPSTREAM_TIMEOUT_MS,
             &mut trace,
         )

@@ -330,6 +330,7 @@ async fn verify(
                 "GET",
                 next.expose(),
                 &[],
+                send::Reading::Whole,
                 config.upstream.timeout_ms,
                 trace,
             )

@@ -25,6 +25,7 @@ use domain::webhooks::{self, InboxStore, RecordPurchase, RecordVoid, offers};
 use domain::widget::{cors, quotes, shoppers};
 use platform::objects::ask;
 use platform::reply;
+use platform::send::Reading;
 use platform::{Trace, body_bytes, header, now_s};
 use sha2::{Digest, Sha256};
 use worker::Env;
@@ -127,7 +128,6 @@ pub(crate) async fn forward(
         }
         return reply::respond(&stored, trace.answered_from, &cors_headers);
     }
-    let called = upstream::call(env, config, mode, &forward, &body, trace).await?;
     // What a person's quotes offered is held for their purchases; their
     // voids and label reads go to the ledger (after the answer); errors
     // teach scopes and key problems; quotes to cache are kept. Everything
@@ -136,23 +136,26 @@ pub(crate) async fn forward(
         Principal::User { session, .. } if ledger_reads(endpoint.id) => Some(session.org.clone()),
         _ => None,
     };
+    let reading = if ledger.is_some() || quote_key.is_some() {
+        Reading::Whole
+    } else {
+        Reading::Stream
+    };
+    let called = upstream::call(env, config, mode, &forward, &body, reading, trace).await?;
     if called.status < 400 && quote_key.is_none() && ledger.is_none() {
         return Ok(called.stream(&cors_headers));
     }
-    // A person's quote streams through; what it offered is held after the
-    // answer, as its last bytes go (a purchase of it is a later request).
+    // A person's quote is answered from the bytes read; what it offered is
+    // held (a purchase of it is a later request).
     if let Some(org) = ledger.as_ref()
         && endpoint.id == EndpointId::GetRates
         && called.status < 300
         && quote_key.is_none()
     {
-        let (answer, kept) = called.stream_keeping(&cors_headers);
-        let org = org.clone();
-        trace.after.push(Box::pin(async move {
-            if let Some(text) = kept.await {
-                offers::hold(&org, body, text, now_s());
-            }
-        }));
+        let (answer, kept) = called.answer_keeping(&cors_headers).await?;
+        if let Ok(text) = String::from_utf8(kept) {
+            offers::hold(org, body, text, now_s());
+        }
         return Ok(answer);
     }
     let stored = called.read(env).await?;
@@ -318,7 +321,7 @@ pub(crate) async fn read_for<'a>(
             now_s(),
         )
     })?;
-    let called = upstream::call(env, config, mode, forward, &[], trace).await?;
+    let called = upstream::call(env, config, mode, forward, &[], Reading::Whole, trace).await?;
     let key = called.key;
     Ok((called.read(env).await?, key))
 }

@@ -14,6 +14,7 @@ use domain::upstream::StoredResponse;
 use domain::upstream::proxy::Forward;
 use platform::Trace;
 use platform::objects::ask;
+use platform::send::Reading;
 use worker::Env;
 
 /// One purchase request, checked and ready to send.
@@ -62,13 +63,20 @@ impl Purchase<'_> {
             }
             .into()),
             Begin::Proceed => {
-                let result =
-                    match upstream::call(env, config, self.mode, self.forward, self.body, trace)
-                        .await
-                    {
-                        Ok(called) => called.read(env).await,
-                        Err(e) => Err(e),
-                    };
+                let result = match upstream::call(
+                    env,
+                    config,
+                    self.mode,
+                    self.forward,
+                    self.body,
+                    Reading::Whole,
+                    trace,
+                )
+                .await
+                {
+                    Ok(called) => called.read(env).await,
+                    Err(e) => Err(e),
+                };
                 // An unanswered purchase is remembered as such, so a repeat cannot buy again.
                 let stored = match &result {
                     Ok(response) => response.clone(),

@@ -14,7 +14,7 @@ use domain::control::is_key_problem;
 use domain::upstream::budget::{Window, with_budgets};
 use domain::upstream::proxy::Forward;
 use domain::upstream::{StoredResponse, key_scopes};
-use platform::send;
+use platform::send::{self, Reading};
 use platform::{Trace, now_s};
 use worker::Env;
 use worker::web_sys::Response;
@@ -37,6 +37,7 @@ pub(crate) async fn call<'a>(
     mode: KeyEnv,
     forward: &Forward,
     body: &[u8],
+    reading: Reading,
     trace: &mut Trace,
 ) -> Result<Called<'a>, EdgeError> {
     let keys = config.keys_for(mode)?;
@@ -47,6 +48,7 @@ pub(crate) async fn call<'a>(
         method,
         key.expose(),
         body,
+        reading,
         config.upstream.timeout_ms,
         trace,
     )
@@ -91,13 +93,12 @@ impl Called<'_> {
         self.answer.stream(extra)
     }
 
-    /// `stream`, and the body's text read beside it (a success kept after
-    /// the answer is sent).
-    pub fn stream_keeping(
+    /// The answer read whole and answered from its bytes, which are kept too.
+    pub async fn answer_keeping(
         self,
         extra: &[(&'static str, String)],
-    ) -> (Response, impl Future<Output = Option<String>> + 'static) {
-        self.answer.stream_keeping(extra)
+    ) -> Result<(Response, Vec<u8>), EdgeError> {
+        Ok(self.answer.answer_keeping(extra).await?)
     }
 
     /// The answer read whole; an error teaches what it can first.

@@ -19,20 +19,21 @@ export function headers_from(lines) {
   for (let i = 0; i + 1 < p.length; i += 2) h.set(p[i], p[i + 1]);
   return h;
 }
-export function send_upstream(url, method, lines, body, timeout_ms) {
+export function send_upstream(url, method, lines, body, timeout_ms, whole) {
   // A native timer signal: no JS closure or Rust timer future per call.
   const signal = AbortSignal.timeout(timeout_ms);
   // The body is copied: the caller's bytes are a view into wasm memory.
-  return fetch(url, { method, headers: headers_from(lines), body: body && body.slice(), signal })
+  const sent = fetch(url, { method, headers: headers_from(lines), body: body && body.slice(), signal });
+  // An answer the Worker reads is read here, in the same chain and under
+  // the same timeout: [response, bytes].
+  return (whole ? sent.then((r) => r.arrayBuffer().then((b) => [r, new Uint8Array(b)])) : sent)
     .catch(() => Promise.reject(signal.aborted ? 'timeout' : 'unreachable'));
 }
 export function pass_through(raw, lines) {
   return new Response(raw.body, { status: raw.status, headers: headers_from(lines) });
 }
-export function pass_through_keeping(raw, lines) {
-  // One branch to the browser, the other read as text beside it.
-  const [sent, kept] = raw.body.tee();
-  return [new Response(sent, { status: raw.status, headers: headers_from(lines) }), new Response(kept).text()];
+export function answer_bytes(bytes, status, lines) {
+  return new Response(bytes, { status, headers: headers_from(lines) });
 }
 export function name_request(res, id) {
   // A fetched answer's headers are immutable: it goes as it came.
@@ -64,10 +65,11 @@ extern "C" {
         lines: &str,
         body: Option<&[u8]>,
         timeout_ms: u32,
+        whole: bool,
     ) -> js_sys::Promise;
     pub fn pass_through(raw: &Response, lines: &str) -> Response;
-    /// `pass_through`, and a promise of the body's text.
-    pub fn pass_through_keeping(raw: &Response, lines: &str) -> js_sys::Array;
+    /// An answer of `bytes` (already in JS) with `status` and the header lines.
+    pub fn answer_bytes(bytes: &js_sys::Uint8Array, status: u16, lines: &str) -> Response;
     pub fn with_headers(req: &Request, lines: &str) -> Request;
     /// The `names` present in `headers`, as lines.
     pub fn pick_headers(headers: &Headers, names: &js_sys::Array) -> String;

@@ -2,43 +2,59 @@
 //! `worker` crate's wrappers (the body read chunk by chunk into Rust,
 //! `request.cf` read on every call) costing more than all our own decisions.
 
-use crate::js::{lines, names, pass_through, pass_through_keeping, pick_headers, send_upstream};
+use crate::js::{answer_bytes, lines, names, pass_through, pick_headers, send_upstream};
 use crate::reply::response_header_pairs;
 use crate::{Trace, now_ms};
 use domain::label_pdf::LabelPdfUnavailable;
 use domain::upstream::StoredResponse;
 use domain::upstream::UpstreamError;
 use domain::upstream::proxy::{self, Forward};
-use worker::js_sys::Array;
-use worker::wasm_bindgen::{JsCast, JsValue};
+use worker::js_sys::{Array, Uint8Array};
+use worker::wasm_bindgen::JsCast;
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys::Response;
 
-/// An upstream answer whose body is still unread.
+/// An upstream answer: its body still unread, or read whole when the
+/// caller asked for it (`Reading::Whole`).
 pub struct Answer {
     pub status: u16,
     /// The passed headers (`proxy::PASSED_RESPONSE_HEADERS`), lowercase.
     pub headers: Vec<(String, String)>,
     raw: Response,
+    whole: Option<Uint8Array>,
     outcome_unknown: bool,
 }
 
+/// Whether the caller streams the answer through or reads it: a read
+/// answer is read in the call's own chain (one wait fewer for the Worker).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    Stream,
+    Whole,
+}
+
 impl Answer {
-    /// Reads the body, for answers the Worker must look into or keep.
-    pub async fn store(self) -> Result<StoredResponse, UpstreamError> {
+    /// The body's bytes, for answers the Worker must look into or keep.
+    async fn bytes(&self) -> Result<Uint8Array, UpstreamError> {
+        if let Some(bytes) = &self.whole {
+            return Ok(bytes.clone());
+        }
         let unreachable = UpstreamError::Unreachable {
             outcome_unknown: self.outcome_unknown,
         };
-        let text = self.raw.text().map_err(|_| unreachable.clone())?;
-        let body = JsFuture::from(text)
-            .await
-            .ok()
-            .and_then(|v| v.as_string())
-            .ok_or(unreachable)?;
+        let read = self.raw.array_buffer().map_err(|_| unreachable.clone())?;
+        let buffer = JsFuture::from(read).await.map_err(|_| unreachable)?;
+        Ok(Uint8Array::new(&buffer))
+    }
+
+    /// Reads the body, for answers the Worker must look into or keep.
+    pub async fn store(self) -> Result<StoredResponse, UpstreamError> {
+        let bytes = self.bytes().await?.to_vec();
         Ok(StoredResponse {
             status: self.status,
             headers: self.headers,
-            body,
+            body: String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         })
     }
 
@@ -50,23 +66,15 @@ impl Answer {
         )
     }
 
-    /// `stream`, and the body's text read beside it for whoever keeps a
-    /// copy (after the answer: the browser's part never waits for it).
-    pub fn stream_keeping(
+    /// The body read whole (a small answer the Worker keeps a copy of) and
+    /// answered from the same bytes.
+    pub async fn answer_keeping(
         self,
         extra: &[(&'static str, String)],
-    ) -> (
-        Response,
-        impl std::future::Future<Output = Option<String>> + 'static,
-    ) {
-        let both = pass_through_keeping(
-            &self.raw,
-            &lines(response_header_pairs(&self.headers, extra)),
-        );
-        let text: worker::js_sys::Promise = both.get(1).unchecked_into();
-        let text = JsFuture::from(text);
-        let kept = async move { text.await.ok().and_then(|v: JsValue| v.as_string()) };
-        (both.get(0).unchecked_into(), kept)
+    ) -> Result<(Response, Vec<u8>), UpstreamError> {
+        let bytes = self.bytes().await?;
+        let lines = lines(response_header_pairs(&self.headers, extra));
+        Ok((answer_bytes(&bytes, self.status, &lines), bytes.to_vec()))
     }
 }
 
@@ -81,6 +89,7 @@ pub async fn send(
     method: &str,
     key: &str,
     body: &[u8],
+    reading: Reading,
     timeout_ms: u64,
     trace: &mut Trace,
 ) -> Result<Answer, UpstreamError> {
@@ -98,9 +107,27 @@ pub async fn send(
             pairs.push(("Content-Type", "application/json"));
         }
         let body = (!body.is_empty()).then_some(body);
-        let call = send_upstream(&forward.url, method, &lines(pairs), body, timeout_ms as u32);
+        let whole = reading == Reading::Whole;
+        let call = send_upstream(
+            &forward.url,
+            method,
+            &lines(pairs),
+            body,
+            timeout_ms as u32,
+            whole,
+        );
         match JsFuture::from(call).await {
-            Ok(response) => response.dyn_into::<Response>().map_err(|_| unreachable()),
+            Ok(answer) if whole => {
+                let answer: Array = answer.unchecked_into();
+                match (answer.get(0).dyn_into(), answer.get(1).dyn_into()) {
+                    (Ok(raw), Ok(bytes)) => Ok((raw, Some(bytes))),
+                    _ => Err(unreachable()),
+                }
+            }
+            Ok(answer) => answer
+                .dyn_into::<Response>()
+                .map(|raw| (raw, None))
+                .map_err(|_| unreachable()),
             Err(why) if why.as_string().as_deref() == Some("timeout") => {
                 Err(UpstreamError::Timeout {
                     outcome_unknown,
@@ -116,7 +143,7 @@ pub async fn send(
         sent = send().await;
     }
     trace.upstream_ms = Some(now_ms().saturating_sub(started));
-    let raw = sent?;
+    let (raw, whole) = sent?;
     let picked = PASSED.with(|names| pick_headers(&raw.headers(), names));
     let mut lines = picked.split('\n');
     let mut headers: Vec<(String, String)> = Vec::with_capacity(6);
@@ -132,6 +159,7 @@ pub async fn send(
         status: raw.status(),
         headers,
         raw,
+        whole,
         outcome_unknown,
     })
 }
@@ -150,7 +178,7 @@ pub async fn file(
     if let Some(bearer) = &bearer {
         pairs.push(("Authorization", bearer.as_str()));
     }
-    let call = send_upstream(url, "GET", &lines(pairs), None, timeout_ms as u32);
+    let call = send_upstream(url, "GET", &lines(pairs), None, timeout_ms as u32, false);
     let raw = JsFuture::from(call)
         .await
         .ok()

@@ -18,6 +18,7 @@ use domain::jobs::engine::{Answer, Call, Outcome};
 use domain::upstream::budget::Window;
 use domain::upstream::proxy;
 use platform::Trace;
+use platform::send::Reading;
 
 /// The buy's body: `{}` (the interface shows none).
 #[derive(Serialize)]
@@ -107,6 +108,7 @@ impl Caller<'_> {
             self.mode,
             &forward,
             &body,
+            Reading::Whole,
             &mut trace,
         )
         .await

@@ -382,6 +382,7 @@ impl WebhookInbox {
             &headers,
             Some(row.body.as_bytes()),
             events::SEND_TIMEOUT_MS,
+            false,
         );
         let status = JsFuture::from(promise)
             .await

@@ -363,6 +363,7 @@ impl WebhookInbox {
             &headers,
             body.as_deref().map(str::as_bytes),
             CALL_TIMEOUT_MS,
+            false,
         );
         let Some(response) = JsFuture::from(promise)
             .await
