@@ -124,6 +124,12 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, BodyError> {
     if depth_exceeds(body, MAX_DEPTH) {
         return Err(BodyError::TooDeep);
     }
+    // Most bodies fit: read plainly (trailing data refused too), and read
+    // again with the path tracked only to name what does not fit (the
+    // tracking allocates a string per key read).
+    if let Ok(value) = serde_json::from_slice::<T>(body) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_slice(body);
     let value = serde_path_to_error::deserialize::<_, T>(&mut de).map_err(|err| {
         let path = err.path().to_string();
