@@ -26,7 +26,7 @@ use domain::widget::{cors, quotes, shoppers};
 use platform::objects::ask;
 use platform::reply;
 use platform::send::Reading;
-use platform::{Trace, body_bytes, header, now_s};
+use platform::{Trace, capped_body, header, now_s};
 use sha2::{Digest, Sha256};
 use worker::Env;
 use worker::web_sys::{Request, Response};
@@ -69,7 +69,7 @@ pub(crate) async fn forward(
     let body = if facts.method == "GET" {
         vec![]
     } else {
-        read_body(&req).await?
+        capped_body(&req, MAX_BODY_BYTES).await?
     };
     proxy::check_body(endpoint.id, &body)?;
     // The merchant's reference is ours, never the service's: checked
@@ -324,17 +324,4 @@ pub(crate) async fn read_for<'a>(
     let called = upstream::call(env, config, mode, forward, &[], Reading::Whole, trace).await?;
     let key = called.key;
     Ok((called.read(env).await?, key))
-}
-
-/// The body, refused past the cap: by its declared length before reading, by its size after.
-async fn read_body(req: &Request) -> Result<Vec<u8>, EdgeError> {
-    let declared = header(req, "Content-Length").and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        return Err(BadBody::TooLarge.into());
-    }
-    let body = body_bytes(req).await;
-    if body.len() > MAX_BODY_BYTES {
-        return Err(BadBody::TooLarge.into());
-    }
-    Ok(body)
 }

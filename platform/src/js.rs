@@ -13,6 +13,11 @@ export function request_facts(req) {
   return req.method + '\\n' + (h.get('cookie') ?? '') + '\\n' + (h.get('origin') ?? '') + '\\n' +
     (h.get('parcel-widget-origin') ?? '') + '\\n' + req.url;
 }
+export function capped_body(req, max) {
+  // Refused unread (null) when its declared length is over the cap.
+  if (Number(req.headers.get('content-length')) > max) return Promise.resolve(null);
+  return req.arrayBuffer().then((b) => new Uint8Array(b), () => new Uint8Array(0));
+}
 export function headers_from(lines) {
   const h = new Headers();
   const p = lines.split('\\n');
@@ -58,6 +63,9 @@ extern "C" {
     /// Method, cookie, origin, widget origin and URL, newline-separated
     /// (the URL last: it is the only one that may be long).
     pub fn request_facts(req: &Request) -> String;
+    /// A promise of the body's bytes (empty if it cannot be read), or of
+    /// `null` if its declared length is over `max`.
+    pub fn capped_body(req: &Request, max: u32) -> js_sys::Promise;
     pub fn headers_from(lines: &str) -> Headers;
     pub fn send_upstream(
         url: &str,

@@ -24,7 +24,7 @@ pub mod js;
 pub mod objects;
 pub mod reply;
 pub mod request;
-pub use request::{Incoming, body_bytes, header, json_body};
+pub use request::{Incoming, body_bytes, capped_body, header, json_body};
 pub mod send;
 mod trace;
 

@@ -50,14 +50,27 @@ pub async fn body_bytes(req: &Request) -> Vec<u8> {
     }
 }
 
+/// The body, refused past `max` bytes: by its declared length before it
+/// is read (in the same call), by its size after.
+pub async fn capped_body(req: &Request, max: usize) -> Result<Vec<u8>, BadBody> {
+    let read = js::capped_body(req, u32::try_from(max).unwrap_or(u32::MAX));
+    let bytes = worker::wasm_bindgen_futures::JsFuture::from(read)
+        .await
+        .ok()
+        .filter(|v| !v.is_null())
+        .ok_or(BadBody::TooLarge)?;
+    let body = worker::js_sys::Uint8Array::new(&bytes).to_vec();
+    if body.len() > max {
+        return Err(BadBody::TooLarge);
+    }
+    Ok(body)
+}
+
 /// A small JSON body of the Worker's own endpoints, parsed with its `api` type.
 pub async fn json_body<T: serde::de::DeserializeOwned>(
     req: &Request,
     max: usize,
 ) -> Result<T, BadBody> {
-    let body = body_bytes(req).await;
-    if body.len() > max {
-        return Err(BadBody::TooLarge);
-    }
+    let body = capped_body(req, max).await?;
     api::validation::parse_json(&body).map_err(BadBody::Invalid)
 }
