@@ -1,0 +1,84 @@
+// Where the CPU of a forwarded call goes, by process and by workerd
+// thread: bare-duties, bare-rs-log and ours (as in edge.mjs) driven in turn
+// by wrk (16 connections) while /proc is read before and after, printed as
+// CPU µs per request for workerd, its busiest thread, the simulator, this
+// process (which reads workerd's logs) and wrk. When workerd's busiest
+// thread is near 100%, its µs per request is what bounds the throughput.
+// PERF=DIR also records workerd with `perf record -g` during each run
+// (DIR/<way>.data, for `perf report --sort dso,sym`).
+//   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/cpu-split.mjs [rates|wallet]
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { RATES_WRK, bareRsWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
+import { newKeys, newUsers, startSim } from '../support/stack.mjs';
+
+const which = process.argv[2] || 'rates';
+const SECONDS = Number(process.env.BENCH_SECONDS || 8);
+const REPS = Number(process.env.BENCH_REPS || 3);
+const sim = await startSim({ keys: newKeys() });
+const key = await benchmarkKey(sim);
+const users = newUsers();
+const DUTIES = readFileSync(new URL('./edge.mjs', import.meta.url), 'utf8').match(/const DUTIES = `([\s\S]*?)`;/)[1].replace(/\\\\/g, '\\');
+const mf = benchMiniflare([
+  ourWorker(benchBindings(sim, key, users)),
+  { name: 'bare-duties', routes: ['bare-duties.bench/*'], modules: true, script: DUTIES, compatibilityDate: '2026-04-01', bindings: { UPSTREAM: sim.url, KEY: key } },
+  bareRsWorker({ UPSTREAM: sim.url, KEY: key, LOG: '1' }, 'bare-rs-log'),
+]);
+const base = (await mf.ready).toString().replace(/\/$/, '');
+const cookie = await signIn(base, 'ours.bench', users.operator.token);
+const tmp = mkdtempSync(path.join(tmpdir(), 'cpu-split-'));
+
+const TICK = 1e6 / 100; // µs per clock tick (USER_HZ 100)
+const ticks = (file) => { const f = readFileSync(file, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); };
+const children = (pid) => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+  try { return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid); } catch { return false; }
+});
+const comm = (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+function descendants(pid) { return children(pid).flatMap((c) => [c, ...descendants(c)]); }
+const workerd = descendants(process.pid).filter((p) => comm(p).includes('workerd'));
+const simPid = descendants(process.pid).find((p) => comm(p) === 'sim') ?? '';
+function snapshot() {
+  const s = { node: ticks(`/proc/${process.pid}/stat`), workerd: 0, threads: {} };
+  for (const p of workerd) {
+    s.workerd += ticks(`/proc/${p}/stat`);
+    for (const t of readdirSync(`/proc/${p}/task`)) s.threads[`${p}/${t}`] = ticks(`/proc/${p}/task/${t}/stat`);
+  }
+  if (simPid) s.sim = ticks(`/proc/${simPid}/stat`);
+  return s;
+}
+
+const ways = {
+  'bare-duties': ['wrk.headers["Host"] = "bare-duties.bench"'],
+  'bare-rs-log': ['wrk.headers["Host"] = "bare-rs-log.bench"'],
+  ours: ['wrk.headers["Host"] = "ours.bench"', `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'],
+};
+const url = `${base}/api/v1/${which}`;
+const rows = [];
+try {
+  for (let i = 0; i < REPS; i++) {
+    for (const [way, headers] of Object.entries(ways)) {
+      const file = path.join(tmp, `${way}.lua`);
+      writeFileSync(file, [...headers, ...(which === 'rates' ? RATES_WRK : [])].join('\n') + '\n');
+      const before = snapshot();
+      const t0 = process.cpuUsage();
+      // PERF=DIR: perf records workerd meanwhile (DIR/<way>.data).
+      const perf = process.env.PERF ? `perf record -q -g -o ${process.env.PERF}/${way}.data -p ${workerd.join(',')} -- sleep ${SECONDS - 1} 2>/dev/null & ` : '';
+      const { stdout } = await promisify(execFile)('bash', ['-c', `${perf}wrk -t2 -c16 -d${SECONDS}s -s ${file} ${url}; wait; cat /proc/$$/stat`]);
+      const after = snapshot();
+      const n = Number(/(\d+) requests in/.exec(stdout)[1]);
+      const wrkTicks = (() => { const f = stdout.trim().split('\n').pop().split(') ')[1].split(' '); return Number(f[13]) + Number(f[14]); })();
+      const per = (d) => ((d * TICK) / n).toFixed(0);
+      const busiest = Object.keys(after.threads).map((t) => after.threads[t] - (before.threads[t] ?? 0)).sort((a, b) => b - a);
+      rows.push({ way, rps: (n / SECONDS).toFixed(0), workerd: per(after.workerd - before.workerd), thread1: per(busiest[0]), thread2: per(busiest[1] ?? 0), sim: simPid ? per(after.sim - before.sim) : '?', node: per(after.node - before.node), wrk: per(wrkTicks), threadBusy: ((busiest[0] * TICK) / (SECONDS * 1e6) * 100).toFixed(0) + '%' });
+    }
+  }
+} finally {
+  await mf.dispose();
+  await sim.stop();
+}
+console.log(`POST|GET /v1/${which}, 16 connections, ${SECONDS} s runs, CPU µs per request:`);
+console.log('| way | req/s | workerd | its busiest thread (busy) | next thread | simulator | node (logs) | wrk |');
+for (const r of rows) console.log(`| ${r.way} | ${r.rps} | ${r.workerd} | ${r.thread1} (${r.threadBusy}) | ${r.thread2} | ${r.sim} | ${r.node} | ${r.wrk} |`);
