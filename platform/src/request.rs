@@ -54,11 +54,13 @@ pub async fn body_bytes(req: &Request) -> Vec<u8> {
 /// is read (in the same call), by its size after.
 pub async fn capped_body(req: &Request, max: usize) -> Result<Vec<u8>, BadBody> {
     let read = js::capped_body(req, u32::try_from(max).unwrap_or(u32::MAX));
+    // The promise never rejects (an unreadable body is empty).
     let bytes = worker::wasm_bindgen_futures::JsFuture::from(read)
         .await
-        .ok()
-        .filter(|v| !v.is_null())
-        .ok_or(BadBody::TooLarge)?;
+        .unwrap_or_default();
+    if bytes.is_null() {
+        return Err(BadBody::TooLarge);
+    }
     let body = worker::js_sys::Uint8Array::new(&bytes).to_vec();
     if body.len() > max {
         return Err(BadBody::TooLarge);
