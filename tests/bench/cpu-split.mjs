@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_WRK, bareRsWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
+import { RATES_WRK, bareRsWorker, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
 import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const which = process.argv[2] || 'rates';
@@ -21,10 +21,9 @@ const REPS = Number(process.env.BENCH_REPS || 3);
 const sim = await startSim({ keys: newKeys() });
 const key = await benchmarkKey(sim);
 const users = newUsers();
-const DUTIES = readFileSync(new URL('./edge.mjs', import.meta.url), 'utf8').match(/const DUTIES = `([\s\S]*?)`;/)[1].replace(/\\\\/g, '\\');
 const mf = benchMiniflare([
   ourWorker(benchBindings(sim, key, users)),
-  { name: 'bare-duties', routes: ['bare-duties.bench/*'], modules: true, script: DUTIES, compatibilityDate: '2026-04-01', bindings: { UPSTREAM: sim.url, KEY: key } },
+  dutiesWorker({ UPSTREAM: sim.url, KEY: key }),
   bareRsWorker({ UPSTREAM: sim.url, KEY: key, LOG: '1' }, 'bare-rs-log'),
 ]);
 const base = (await mf.ready).toString().replace(/\/$/, '');
@@ -63,11 +62,11 @@ try {
       const file = path.join(tmp, `${way}.lua`);
       writeFileSync(file, [...headers, ...(which === 'rates' ? RATES_WRK : [])].join('\n') + '\n');
       const before = snapshot();
-      const t0 = process.cpuUsage();
       // PERF=DIR: perf records workerd meanwhile (DIR/<way>.data).
       const perf = process.env.PERF ? `perf record -q -g -o ${process.env.PERF}/${way}.data -p ${workerd.join(',')} -- sleep ${SECONDS - 1} 2>/dev/null & ` : '';
       const { stdout } = await promisify(execFile)('bash', ['-c', `${perf}wrk -t2 -c16 -d${SECONDS}s -s ${file} ${url}; wait; cat /proc/$$/stat`]);
       const after = snapshot();
+      if (/Non-2xx/.test(stdout)) throw new Error(`non-2xx answers from ${way}:\n${stdout}`);
       const n = Number(/(\d+) requests in/.exec(stdout)[1]);
       const wrkTicks = (() => { const f = stdout.trim().split('\n').pop().split(') ')[1].split(' '); return Number(f[13]) + Number(f[14]); })();
       const per = (d) => ((d * TICK) / n).toFixed(0);
