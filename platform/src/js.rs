@@ -16,7 +16,7 @@ export function request_facts(req) {
 export function capped_body(req, max) {
   // Refused unread (null) when its declared length is over the cap.
   if (Number(req.headers.get('content-length')) > max) return Promise.resolve(null);
-  return req.arrayBuffer().then((b) => new Uint8Array(b), () => new Uint8Array(0));
+  return req.arrayBuffer();
 }
 export function headers_from(lines) {
   const h = new Headers();
@@ -27,8 +27,9 @@ export function headers_from(lines) {
 export function send_upstream(url, method, lines, body, timeout_ms, whole) {
   // A native timer signal: no JS closure or Rust timer future per call.
   const signal = AbortSignal.timeout(timeout_ms);
-  // The body is copied: the caller's bytes are a view into wasm memory.
-  const sent = fetch(url, { method, headers: headers_from(lines), body: body && body.slice(), signal });
+  // fetch() copies the body before it returns (the Fetch standard's
+  // 'extract a body'), so a view into wasm memory is safe to pass.
+  const sent = fetch(url, { method, headers: headers_from(lines), body, signal });
   // An answer the Worker reads is read here, in the same chain and under
   // the same timeout: [response, bytes].
   return (whole ? sent.then((r) => r.arrayBuffer().then((b) => [r, new Uint8Array(b)])) : sent)
@@ -63,8 +64,8 @@ extern "C" {
     /// Method, cookie, origin, widget origin and URL, newline-separated
     /// (the URL last: it is the only one that may be long).
     pub fn request_facts(req: &Request) -> String;
-    /// A promise of the body's bytes (empty if it cannot be read), or of
-    /// `null` if its declared length is over `max`.
+    /// A promise of the body's `ArrayBuffer` (rejected if it cannot be
+    /// read), or of `null` if its declared length is over `max`.
     pub fn capped_body(req: &Request, max: u32) -> js_sys::Promise;
     pub fn headers_from(lines: &str) -> Headers;
     pub fn send_upstream(

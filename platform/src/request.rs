@@ -54,14 +54,14 @@ pub async fn body_bytes(req: &Request) -> Vec<u8> {
 /// is read (in the same call), by its size after.
 pub async fn capped_body(req: &Request, max: usize) -> Result<Vec<u8>, BadBody> {
     let read = js::capped_body(req, u32::try_from(max).unwrap_or(u32::MAX));
-    // The promise never rejects (an unreadable body is empty).
-    let bytes = worker::wasm_bindgen_futures::JsFuture::from(read)
-        .await
-        .unwrap_or_default();
-    if bytes.is_null() {
+    // An unreadable body is empty (as `body_bytes` has it).
+    let Ok(buffer) = worker::wasm_bindgen_futures::JsFuture::from(read).await else {
+        return Ok(Vec::new());
+    };
+    if buffer.is_null() {
         return Err(BadBody::TooLarge);
     }
-    let body = worker::js_sys::Uint8Array::new(&bytes).to_vec();
+    let body = worker::js_sys::Uint8Array::new(&buffer).to_vec();
     if body.len() > max {
         return Err(BadBody::TooLarge);
     }
