@@ -58,6 +58,14 @@ test('a new organization: Home lists what is left to set up, each step ticks its
     // A step not done links to where it is done.
     await page.getByRole('link', { name: STEPS[1] }).click();
     await page.getByRole('heading', { name: 'Addresses & packages', level: 1 }).waitFor({ timeout: T });
+    // One visit asks for each thing once: the list and the wallet card share the wallet's read.
+    const reads = [];
+    const count = (r) => { const url = new URL(r.url()); if (url.pathname.startsWith('/api/')) reads.push(url.pathname + url.search); };
+    page.on('request', count);
+    await home(app, page);
+    page.off('request', count);
+    assert.ok(reads.includes('/api/v1/wallet'), `the wallet read: ${reads}`);
+    assert.deepEqual(reads.filter((url, n) => reads.indexOf(url) !== n), [], `reads asked twice in one visit (${reads})`);
     for (const [viewport, colorScheme] of [[{ width: 1280, height: 800 }, 'light'], [{ width: 390, height: 844 }, 'dark']]) {
       await page.setViewportSize(viewport);
       await page.emulateMedia({ colorScheme });

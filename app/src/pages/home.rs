@@ -15,8 +15,10 @@ use crate::pages::wallet::{LOW_BALANCE_CENTS, is_low};
 use api::insights::HistoryQuery;
 use api::jobs::JobState;
 use api::session::Role;
-use api::{KeyEnv, Scope};
+use api::{KeyEnv, Scope, Wallet};
 use leptos::prelude::*;
+use leptos::reactive::computed::ScopedFuture;
+use std::future::IntoFuture;
 
 /// A step of setting an organization up, in the order most take them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,10 +125,14 @@ impl Facts {
     }
 }
 
+/// One read of the wallet on Home, the card's, which the checklist shares.
+type WalletRead = LocalResource<Result<Wallet, ClientError>>;
+
 /// The admin's reads, all at once. The service is asked only in the modes
 /// the session has a key for (none before the keys, no live before live
-/// is on); a read it refuses counts as not done.
-async fn facts(client: Client) -> Result<Facts, ClientError> {
+/// is on); a read it refuses counts as not done. The wallet is the card's
+/// read when the card shows.
+async fn facts(client: Client, wallet: Option<WalletRead>) -> Result<Facts, ClientError> {
     let modes = client
         .session
         .with_untracked(|s| s.as_ref().map(|s| s.modes.clone()).unwrap_or_default());
@@ -146,10 +152,12 @@ async fn facts(client: Client) -> Result<Facts, ClientError> {
         }
     };
     let wallet = async {
-        if modes.is_empty() {
-            None
-        } else {
-            client.wallet().await.ok()
+        match wallet {
+            _ if modes.is_empty() => None,
+            // Untracked: awaiting a resource inside another subscribes to
+            // it, and every read here would run again once it answered.
+            Some(read) => ScopedFuture::new_untracked(read.into_future()).await.ok(),
+            None => client.wallet().await.ok(),
         }
     };
     let (keys, addresses, webhook, members, invites, widget, sandbox, live, wallet) = futures::join!(
@@ -187,13 +195,16 @@ pub fn HomePage() -> impl IntoView {
         s.as_ref()
             .is_some_and(|s| s.role == Role::Admin && !s.org.id.is_deployment())
     });
+    let wallet = client
+        .can(Scope::WalletRead)
+        .then(|| LocalResource::new(move || client.wallet()));
     view! {
         <h1>"Home"</h1>
-        {setup.then(|| view! { <Checklist client /> })}
+        {setup.then(|| view! { <Checklist client wallet /> })}
         <section aria-labelledby="today-title">
             <h2 id="today-title">"Today"</h2>
             <div class="today">
-                {client.can(Scope::WalletRead).then(|| view! { <WalletCard client /> })}
+                {wallet.map(|wallet| view! { <WalletCard wallet /> })}
                 {client.can(Scope::LabelsRead).then(|| view! { <LabelsToday client /> <Late client /> })}
                 {client.can(Scope::BatchesRead).then(|| view! { <Jobs client /> })}
             </div>
@@ -202,8 +213,8 @@ pub fn HomePage() -> impl IntoView {
 }
 
 #[component]
-fn Checklist(client: Client) -> impl IntoView {
-    let facts = LocalResource::new(move || facts(client));
+fn Checklist(client: Client, wallet: Option<WalletRead>) -> impl IntoView {
+    let facts = LocalResource::new(move || facts(client, wallet));
     view! {
         <Loader resource=facts loading="Checking what is set up…" let:f>
             {(!f.complete()).then(|| {
@@ -246,8 +257,7 @@ fn step(s: Step, done: bool) -> impl IntoView {
 }
 
 #[component]
-fn WalletCard(client: Client) -> impl IntoView {
-    let wallet = LocalResource::new(move || client.wallet());
+fn WalletCard(wallet: WalletRead) -> impl IntoView {
     view! {
         <section class="card" aria-labelledby="home-wallet">
             <h3 id="home-wallet"><a href="/wallet">"Wallet"</a></h3>
