@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_REQUEST, RATES_WRK, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn } from './miniflare.mjs';
+import { RATES_REQUEST, RATES_WRK, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn, signedInWrk } from './miniflare.mjs';
 import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const [a, b, which = 'wallet'] = process.argv.slice(2);
@@ -54,7 +54,7 @@ const purchases = {};
 for (const name of ['a', 'b']) {
   const host = `${name}.bench`;
   const cookie = await signIn(base, host, users.operator.token);
-  const lines = [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${cookie}"`, `wrk.headers["Origin"] = "http://${host}"`];
+  const lines = signedInWrk(host, cookie);
   if (which === 'rates') lines.push(...RATES_WRK);
   if (which === 'labels') {
     // The cheapest rate of a quote through this build, well inside its 15 minutes.

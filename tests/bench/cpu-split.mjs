@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_WRK, bareRsWorker, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
+import { RATES_WRK, bareRsWorker, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn, signedInWrk } from './miniflare.mjs';
 import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const which = process.argv[2] || 'rates';
@@ -52,7 +52,7 @@ function snapshot() {
 const ways = {
   'bare-duties': ['wrk.headers["Host"] = "bare-duties.bench"'],
   'bare-rs-log': ['wrk.headers["Host"] = "bare-rs-log.bench"'],
-  ours: ['wrk.headers["Host"] = "ours.bench"', `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'],
+  ours: signedInWrk('ours.bench', cookie),
 };
 const url = `${base}/api/v1/${which}`;
 const rows = [];

@@ -16,7 +16,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_REQUEST, RATES_WRK, bareRsWorker, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn } from './miniflare.mjs';
+import { RATES_REQUEST, RATES_WRK, bareRsWorker, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn, signedInWrk } from './miniflare.mjs';
 import { ROOT, newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -81,7 +81,7 @@ const routes = {
   'bare-duties': { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare-duties.bench"'] },
   'bare-rs': { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare-rs.bench"'] },
   'bare-rs-log': { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "bare-rs-log.bench"'] },
-  ours: { url: base, prefix: '/api', headers: ['wrk.headers["Host"] = "ours.bench"', `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'] },
+  ours: { url: base, prefix: '/api', headers: signedInWrk('ours.bench', cookie) },
 };
 // The rate every purchase buys: the cheapest of a quote through our Worker
 // (so its isolate holds what the quote offered, as for a person on the Ship

@@ -42,6 +42,11 @@ export function purchaseWrk(rateId) {
   ];
 }
 
+/** The wrk script lines of a request signed in with `cookie`, sent from the own page of the Worker at Host `host`. */
+export function signedInWrk(host, cookie) {
+  return [`wrk.headers["Host"] = "${host}"`, `wrk.headers["Cookie"] = "${cookie}"`, `wrk.headers["Origin"] = "http://${host}"`];
+}
+
 /** Our Worker's settings for the edge benchmarks: the simulator, the key and users to sign in. */
 export function benchBindings(sim, key, users) {
   return { UPSTREAM_URL: sim.url, SVC_LIVE_KEY: key, USERS: usersSecret(users), SESSION_SECRET: 'b'.repeat(64) };

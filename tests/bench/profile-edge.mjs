@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import WebSocket from 'ws';
-import { RATES_WRK, bareRsWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn } from './miniflare.mjs';
+import { RATES_WRK, bareRsWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn, signedInWrk } from './miniflare.mjs';
 import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const worker = process.argv[2] || 'ours';
@@ -48,7 +48,8 @@ const send = (method, params = {}) => new Promise((resolve) => {
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'edge-profile-'));
 const lua = path.join(tmp, 'ours.lua');
-const lines = [`wrk.headers["Host"] = "${worker}.bench"`, `wrk.headers["Cookie"] = "${cookie}"`, 'wrk.headers["Origin"] = "http://ours.bench"'];
+// Signed in for ours; the bare Worker ignores the cookie and the origin.
+const lines = signedInWrk(`${worker}.bench`, cookie);
 if (which === 'rates') lines.push(...RATES_WRK);
 writeFileSync(lua, lines.join('\n') + '\n');
 const url = `${base}/api/v1/${which === 'rates' ? 'rates' : 'wallet'}`;
