@@ -39,29 +39,29 @@ pub fn header(req: &Request, name: &str) -> Option<String> {
     req.headers().get(name).ok().flatten()
 }
 
+/// What a body read settles with: its bytes, empty if it could not be
+/// read, or `None` if it was refused unread (`null`).
+async fn settled(read: worker::js_sys::Promise) -> Option<Vec<u8>> {
+    match worker::wasm_bindgen_futures::JsFuture::from(read).await {
+        Ok(buffer) if buffer.is_null() => None,
+        Ok(buffer) => Some(worker::js_sys::Uint8Array::new(&buffer).to_vec()),
+        Err(_) => Some(Vec::new()),
+    }
+}
+
 /// The whole body (empty if it cannot be read); callers cap its size.
 pub async fn body_bytes(req: &Request) -> Vec<u8> {
-    let Ok(promise) = req.array_buffer() else {
-        return Vec::new();
-    };
-    match worker::wasm_bindgen_futures::JsFuture::from(promise).await {
-        Ok(buffer) => worker::js_sys::Uint8Array::new(&buffer).to_vec(),
+    match req.array_buffer() {
+        Ok(read) => settled(read).await.unwrap_or_default(),
         Err(_) => Vec::new(),
     }
 }
 
-/// The body, refused past `max` bytes: by its declared length before it
-/// is read (in the same call), by its size after.
+/// The body (empty if it cannot be read), refused past `max` bytes: by its
+/// declared length before it is read (in the same call), by its size after.
 pub async fn capped_body(req: &Request, max: usize) -> Result<Vec<u8>, BadBody> {
     let read = js::capped_body(req, u32::try_from(max).unwrap_or(u32::MAX));
-    // An unreadable body is empty (as `body_bytes` has it).
-    let Ok(buffer) = worker::wasm_bindgen_futures::JsFuture::from(read).await else {
-        return Ok(Vec::new());
-    };
-    if buffer.is_null() {
-        return Err(BadBody::TooLarge);
-    }
-    let body = worker::js_sys::Uint8Array::new(&buffer).to_vec();
+    let body = settled(read).await.ok_or(BadBody::TooLarge)?;
     if body.len() > max {
         return Err(BadBody::TooLarge);
     }
