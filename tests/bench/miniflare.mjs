@@ -114,7 +114,10 @@ export function ourWorker(bindings) {
 // do that no Worker can skip: one JSON log line, an upstream timeout, and an answer rebuilt
 // with the security headers and only the passed upstream headers. The floor
 // for any Worker that does the job, in JS (no wasm, no checks of its own).
-const DUTIES = `export default {
+// `reading`: the request's body and the answer's read whole instead of
+// streamed through, as a Worker that looks at both (ours, for a person's
+// quote: its body checked, what it offered held) must.
+const duties = (reading) => `export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     const started = Date.now();
@@ -122,20 +125,21 @@ const DUTIES = `export default {
     const type = request.headers.get('content-type');
     if (type) headers.set('content-type', type);
     const answer = await fetch(env.UPSTREAM + url.pathname.replace(/^\\/api/, '') + url.search,
-      { method: request.method, headers, body: request.body, signal: AbortSignal.timeout(10000) });
+      { method: request.method, headers, body: ${reading ? 'request.body && await request.arrayBuffer()' : 'request.body'}, signal: AbortSignal.timeout(10000) });
     const out = new Headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'strict-transport-security': 'max-age=63072000; includeSubDomains' });
     for (const name of ['content-type', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) {
       const value = answer.headers.get(name);
       if (value !== null) out.set(name, value);
     }
     console.log(JSON.stringify({ request_id: 'req_edge_' + crypto.randomUUID(), method: request.method, route: url.pathname, principal: 'user:operator1', role: 'operator', status: answer.status, upstream_status: answer.status, upstream_request_id: out.get('x-request-id'), upstream_ms: Date.now() - started, total_ms: Date.now() - started }));
-    return new Response(answer.body, { status: answer.status, headers: out });
+    return new Response(${reading ? 'await answer.arrayBuffer()' : 'answer.body'}, { status: answer.status, headers: out });
   },
 };`;
 
-/** That Worker (bare-duties) at Host `bare-duties.bench`; `bindings` name UPSTREAM and KEY. */
-export function dutiesWorker(bindings) {
-  return { name: 'bare-duties', routes: ['bare-duties.bench/*'], modules: true, script: DUTIES, compatibilityDate: '2026-04-01', bindings };
+/** That Worker (bare-duties, or duties-reading) at Host `<name>.bench`; `bindings` name UPSTREAM and KEY. */
+export function dutiesWorker(bindings, { reading = false } = {}) {
+  const name = reading ? 'duties-reading' : 'bare-duties';
+  return { name, routes: [`${name}.bench/*`], modules: true, script: duties(reading), compatibilityDate: '2026-04-01', bindings };
 }
 
 /** The bare Rust pass-through (tests/bench/bare-worker) at Host `<name>.bench`. */
