@@ -1,5 +1,5 @@
 // Where the CPU of a forwarded call goes, by process and by workerd
-// thread: bare-duties, bare-rs-log and ours (as in edge.mjs) driven in turn
+// thread: bare-duties, duties-reading, bare-rs-log and ours (as in edge.mjs) driven in turn
 // by wrk (16 connections) while /proc is read before and after, printed as
 // CPU µs per request for workerd, its busiest thread, the simulator, this
 // process (which reads workerd's logs) and wrk. When workerd's busiest
@@ -24,6 +24,7 @@ const users = newUsers();
 const mf = benchMiniflare([
   ourWorker(benchBindings(sim, key, users)),
   dutiesWorker({ UPSTREAM: sim.url, KEY: key }),
+  dutiesWorker({ UPSTREAM: sim.url, KEY: key }, { reading: true }),
   bareRsWorker({ UPSTREAM: sim.url, KEY: key, LOG: '1' }, 'bare-rs-log'),
 ]);
 const base = (await mf.ready).toString().replace(/\/$/, '');
@@ -51,6 +52,7 @@ function snapshot() {
 
 const ways = {
   'bare-duties': ['wrk.headers["Host"] = "bare-duties.bench"'],
+  'duties-reading': ['wrk.headers["Host"] = "duties-reading.bench"'],
   'bare-rs-log': ['wrk.headers["Host"] = "bare-rs-log.bench"'],
   ours: signedInWrk('ours.bench', cookie),
 };

@@ -136,7 +136,7 @@ try {
         results.push({
           request, connections, way,
           rps: median(r.map((x) => x.rps)), p50: median(r.map((x) => x.p50)), p99: median(r.map((x) => x.p99)),
-          non2xx: r.reduce((a, x) => a + x.non2xx, 0),
+          non2xx: r.reduce((a, x) => a + x.non2xx, 0), each: r.map((x) => Math.round(x.rps)).join('/'),
         });
       }
     }
@@ -148,9 +148,9 @@ try {
 
 const f = (n) => n.toFixed(2);
 console.log(`wrk on loopback, ${SECONDS} s per run; the Workers: median of ${REPS} alternating runs. The simulator, workerd and wrk share the 2 cores.\n`);
-console.log('| request | conns | path | req/s | p50 ms | p99 ms | non-2xx |');
-console.log('|---|---|---|---|---|---|---|');
-for (const r of results) console.log(`| ${r.request} | ${r.connections} | ${r.way} | ${Math.round(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.non2xx} |`);
+console.log('| request | conns | path | req/s | p50 ms | p99 ms | non-2xx | req/s of each run |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of results) console.log(`| ${r.request} | ${r.connections} | ${r.way} | ${Math.round(r.rps)} | ${f(r.p50)} | ${f(r.p99)} | ${r.non2xx} | ${r.each ?? ''} |`);
 console.log('\nTarget (the quote, POST /v1/rates): at most +0.3 ms p50 over bare-duties at 1 connection, at least 85% of its throughput at 16.\n');
 for (const request of measured) {
   const get = (c, w) => results.find((r) => r.request === request && r.connections === c && r.way === w);
