@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Simulator throughput and latency (wrk, loopback, bounded: 10 s per run) and
-# memory after 100,000 labels. Prints a Markdown table for BENCHMARKS.md.
+# Simulator throughput and latency (wrk, loopback, bounded: 10 s per run),
+# memory after 100,000 labels, and the slowest call while a benchmark's
+# quotes pile up. Prints Markdown tables for BENCHMARKS.md.
 #   bash tests/bench/sim.sh
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/env"
@@ -8,20 +9,26 @@ cd "$ROOT"
 command -v wrk >/dev/null || { echo "missing tool: wrk (apt-get install wrk)" >&2; exit 1; }
 cargo build --quiet --profile native -p sim
 tmp=$(mktemp -d); trap 'kill $sim_pid 2>/dev/null; rm -rf "$tmp"' EXIT
-"$CARGO_TARGET_DIR/native/sim" --addr 127.0.0.1:0 > "$tmp/out" &
-sim_pid=$!
-for _ in $(seq 50); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; done
-url=$(sed -n 's/^listening on //p' "$tmp/out")
+fresh_sim() {
+  "$CARGO_TARGET_DIR/native/sim" --addr 127.0.0.1:0 > "$tmp/out" &
+  sim_pid=$!
+  for _ in $(seq 50); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; done
+  url=$(sed -n 's/^listening on //p' "$tmp/out")
+}
+fresh_sim
 key_for() { curl -fsS "$url/__sim/keys" -H 'content-type: application/json' \
   -d "{\"env\":\"$1\",\"scopes\":[\"rates:read\",\"wallet:read\",\"labels:write\"],\"unlimited\":true}" | sed 's/.*"key":"\([^"]*\)".*/\1/'; }
-live=$(key_for live)
-body='{"from_address":{"name":"Ada Shop Inc","street1":"500 Market St Suite 3","city":"San Francisco","state":"CA","zip":"94105","country":"US"},"to_address":{"name":"Grace Hopper","street1":"12 Elm St","city":"Brooklyn","state":"NY","zip":"11201","country":"US"},"parcel":{"weight_oz":20,"length":10,"width":8,"height":4}}'
-cat > "$tmp/rates.lua" <<LUA
+rates_script() { # key
+  cat > "$tmp/rates.lua" <<LUA
 wrk.method = "POST"
 wrk.body = '$body'
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $live"
+wrk.headers["Authorization"] = "Bearer $1"
 LUA
+}
+live=$(key_for live)
+body='{"from_address":{"name":"Ada Shop Inc","street1":"500 Market St Suite 3","city":"San Francisco","state":"CA","zip":"94105","country":"US"},"to_address":{"name":"Grace Hopper","street1":"12 Elm St","city":"Brooklyn","state":"NY","zip":"11201","country":"US"},"parcel":{"weight_oz":20,"length":10,"width":8,"height":4}}'
+rates_script "$live"
 cat > "$tmp/wallet.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $live"
 LUA
@@ -43,9 +50,24 @@ row "POST /v1/rates" /v1/rates rates.lua 16
 
 # Memory: 100,000 sandbox labels bought from one quoted rate, on a fresh simulator.
 kill $sim_pid; wait $sim_pid 2>/dev/null || true
-"$CARGO_TARGET_DIR/native/sim" --addr 127.0.0.1:0 > "$tmp/out" &
-sim_pid=$!
-for _ in $(seq 50); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; done
-url=$(sed -n 's/^listening on //p' "$tmp/out")
+fresh_sim
 echo
 node tests/bench/sim-memory.mjs "$url" "$sim_pid" "$(key_for sandbox)" 100000
+
+# Quotes kept: every quote is kept for a day, and one run of edge.mjs's direct
+# way quotes about 300,000 times. Five 6-s runs of quotes on a fresh
+# simulator, each with its slowest call (a pause of every call while the
+# quote table grows shows there, and would land in whichever Worker's run
+# is under way) and the memory after it.
+kill $sim_pid; wait $sim_pid 2>/dev/null || true
+fresh_sim
+rates_script "$(key_for live)"
+echo
+echo "| run | quotes kept after it | req/s | slowest call | RSS after |"
+echo "|---|---|---|---|---|"
+kept=0
+for run in 1 2 3 4 5; do
+  out=$(wrk -t2 -c16 -d6s -s "$tmp/rates.lua" "$url/v1/rates")
+  kept=$(( kept + $(awk '/requests in/{print $1}' <<<"$out") ))
+  echo "| $run | $kept | $(awk '/Requests\/sec/{print $2}' <<<"$out") | $(awk '$1=="Latency"{print $4}' <<<"$out") | $(awk '/VmRSS/{printf "%d MiB", $2/1024}' "/proc/$sim_pid/status") |"
+done

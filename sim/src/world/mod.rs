@@ -85,7 +85,10 @@ pub struct World {
     base_url: String,
     keys: HashMap<String, KeyRecord>,
     accounts: HashMap<String, Account>,
-    quotes: HashMap<u64, QuoteRecord>,
+    /// Boxed: when the table grows it moves 16 bytes per quote, not the
+    /// record (unboxed, its doubling near 900,000 quotes, which one
+    /// benchmark makes, held every call for 1.1 s: tests/bench/sim.sh).
+    quotes: HashMap<u64, Box<QuoteRecord>>,
     /// Tracking number → label id.
     by_tracking_number: HashMap<String, String>,
     last_quote_prune: u64,

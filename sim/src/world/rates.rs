@@ -116,7 +116,7 @@ impl World {
         }
         self.quotes.insert(
             seq,
-            QuoteRecord {
+            Box::new(QuoteRecord {
                 account: account.into(),
                 env,
                 quoted_at: now,
@@ -125,7 +125,7 @@ impl World {
                 parcel: *parcel,
                 nonce,
                 offers: kept,
-            },
+            }),
         );
         self.prune_quotes(now);
         rates.sort_by(|a, b| {
