@@ -147,6 +147,7 @@ try {
 }
 
 const f = (n) => n.toFixed(2);
+const signed = (n) => (n < 0 ? '−' : '+') + f(Math.abs(n));
 console.log(`wrk on loopback, ${SECONDS} s per run; the Workers: median of ${REPS} alternating runs. The simulator, workerd and wrk share the 2 cores.\n`);
 console.log('| request | conns | path | req/s | p50 ms | p99 ms | non-2xx | req/s of each run |');
 console.log('|---|---|---|---|---|---|---|---|');
@@ -159,7 +160,7 @@ for (const request of measured) {
     const share = get(16, 'ours').rps / get(16, floor).rps;
     const target = request === 'POST /v1/rates' && floor === 'bare-duties'
       ? ` (${added <= 0.3 ? 'meets' : 'misses'} ≤ 0.3 ms; ${share >= 0.85 ? 'meets' : 'misses'} ≥ 85%)` : '';
-    console.log(`- ${request} vs ${floor}: +${f(added)} ms p50 at 1 connection; ${(share * 100).toFixed(0)}% of its throughput at 16${target}`);
+    console.log(`- ${request} vs ${floor}: ${signed(added)} ms p50 at 1 connection; ${(share * 100).toFixed(0)}% of its throughput at 16${target}`);
   }
   // What each floor itself keeps of the bare JS pass-through: the most a Worker with its duties can keep.
   for (const floor of ['bare-duties', 'duties-reading', 'bare-rs', 'bare-rs-log']) {
