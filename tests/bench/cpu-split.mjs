@@ -1,9 +1,10 @@
 // Where the CPU of a forwarded call goes, by process and by workerd
-// thread: bare-duties, duties-reading, bare-rs-log and ours (as in edge.mjs) driven in turn
-// by wrk (16 connections) while /proc is read before and after, printed as
-// CPU µs per request for workerd, its busiest thread, the simulator, this
-// process (which reads workerd's logs) and wrk. When workerd's busiest
-// thread is near 100%, its µs per request is what bounds the throughput.
+// thread: bare-duties, duties-reading, bare-rs-log and ours (as in
+// edge.mjs) driven in turn by wrk (16 connections) while /proc is read
+// before and after, printed as CPU µs per request for workerd, its
+// busiest thread, the simulator, this process (which reads workerd's logs)
+// and wrk. When workerd's busiest thread is near 100%, its µs per request
+// is what bounds the throughput.
 // PERF=DIR also records workerd with `perf record -g` during each run
 // (DIR/<way>.data, for `perf report --sort dso,sym`).
 //   scripts/build-edge && cargo build --profile native -p sim && node tests/bench/cpu-split.mjs [rates|wallet]
