@@ -80,19 +80,22 @@ pub fn invite_token(org: &OrgId, secret: &[u8; INVITE_SECRET_BYTES]) -> Option<S
     Some(format!("{nonce}{}", base64url(secret)))
 }
 
-/// The organization an invitation token names and the hash its object
-/// keeps; `None` for anything that is not one.
-pub fn read_invite(token: &str) -> Option<(OrgId, String)> {
+/// The organization a token of an invitation's shape (nonce, then the
+/// secret in base64url) names; `None` for anything of another shape.
+fn org_of_token(token: &str) -> Option<OrgId> {
     let nonce = token.get(..ORG_NONCE_HEX)?;
     let secret = token.get(ORG_NONCE_HEX..)?;
     let ok = secret.len() == 43
         && secret
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !ok {
-        return None;
-    }
-    Some((org_of_nonce(nonce)?, token_hash(token)))
+    ok.then(|| org_of_nonce(nonce)).flatten()
+}
+
+/// The organization an invitation token names and the hash its object
+/// keeps; `None` for anything that is not one.
+pub fn read_invite(token: &str) -> Option<(OrgId, String)> {
+    Some((org_of_token(token)?, token_hash(token)))
 }
 
 /// What starts a password reset token.
@@ -106,7 +109,7 @@ pub fn reset_token(org: &OrgId, secret: &[u8; INVITE_SECRET_BYTES]) -> Option<St
 /// The organization a reset token names and the hash its object keeps;
 /// `None` for anything that is not one.
 pub fn read_reset(token: &str) -> Option<(OrgId, String)> {
-    let (org, _) = read_invite(token.strip_prefix(RESET_PREFIX)?)?;
+    let org = org_of_token(token.strip_prefix(RESET_PREFIX)?)?;
     Some((org, token_hash(token)))
 }
 
@@ -122,8 +125,7 @@ pub fn access_token(org: &OrgId, secret: &[u8; INVITE_SECRET_BYTES]) -> Option<S
 /// The organization a personal access token names and the hash its object
 /// keeps; `None` for anything that is not one.
 pub fn read_access_token(token: &str) -> Option<(OrgId, String)> {
-    let rest = token.strip_prefix(api::access_tokens::PREFIX)?;
-    let (org, _) = read_invite(rest)?;
+    let org = org_of_token(token.strip_prefix(api::access_tokens::PREFIX)?)?;
     Some((org, token_hash(token)))
 }
 
