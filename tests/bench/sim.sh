@@ -9,7 +9,8 @@ cd "$ROOT"
 command -v wrk >/dev/null || { echo "missing tool: wrk (apt-get install wrk)" >&2; exit 1; }
 cargo build --quiet --profile native -p sim
 tmp=$(mktemp -d); trap 'kill $sim_pid 2>/dev/null; rm -rf "$tmp"' EXIT
-fresh_sim() {
+fresh_sim() { # stops the one running, if any
+  if [ -n "${sim_pid:-}" ]; then kill "$sim_pid"; wait "$sim_pid" 2>/dev/null || true; fi
   "$CARGO_TARGET_DIR/native/sim" --addr 127.0.0.1:0 > "$tmp/out" &
   sim_pid=$!
   for _ in $(seq 50); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; done
@@ -49,7 +50,6 @@ row "POST /v1/rates" /v1/rates rates.lua 1
 row "POST /v1/rates" /v1/rates rates.lua 16
 
 # Memory: 100,000 sandbox labels bought from one quoted rate, on a fresh simulator.
-kill $sim_pid; wait $sim_pid 2>/dev/null || true
 fresh_sim
 echo
 node tests/bench/sim-memory.mjs "$url" "$sim_pid" "$(key_for sandbox)" 100000
@@ -59,7 +59,6 @@ node tests/bench/sim-memory.mjs "$url" "$sim_pid" "$(key_for sandbox)" 100000
 # simulator, each with its slowest call (a pause of every call while the
 # quote table grows shows there, and would land in whichever Worker's run
 # is under way) and the memory after it.
-kill $sim_pid; wait $sim_pid 2>/dev/null || true
 fresh_sim
 rates_script "$(key_for live)"
 echo
