@@ -1,5 +1,6 @@
 // A/B of two builds of our Worker in one workerd, alternating wrk runs
-// (medians of the throughput at 16 connections and of one connection's p50), e.g. before and after a change to the Worker:
+// (medians of the throughput at 16 connections, of workerd's CPU per request
+// in those runs and of one connection's p50), e.g. before and after a change to the Worker:
 //   cp -a edge/build /tmp/edge-a; <change>; scripts/build-edge; node tests/bench/ab-edge.mjs /tmp/edge-a edge/build [wallet|rates|labels|webhook]
 // `webhook`: one signed label.created delivery, again and again (each a
 // write to the inbox object, stored once and counted). `labels`: a purchase
@@ -13,7 +14,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_REQUEST, RATES_WRK, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn, signedInWrk } from './miniflare.mjs';
+import { RATES_REQUEST, RATES_WRK, TICK_US, benchMiniflare, cpuTicks, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn, signedInWrk, workerdPids } from './miniflare.mjs';
 import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const [a, b, which = 'wallet'] = process.argv.slice(2);
@@ -82,15 +83,24 @@ function script(name) {
 }
 const url = which === 'webhook' ? `${base}/hooks/v1/label-created` : `${base}/api/v1/${['rates', 'labels'].includes(which) ? which : 'wallet'}`;
 const runs = { a: [], b: [] };
+// workerd's CPU per request (every thread) over each run at 16 connections:
+// a run slowed by something outside workerd (the simulator, wrk, the machine)
+// moves the throughput, not this.
+const cpu = { a: [], b: [] };
+const workerd = workerdPids();
+const workerdTicks = () => workerd.reduce((sum, pid) => sum + cpuTicks(pid), 0);
 // One connection's p50 (wrk --latency), each build in turn, beside the throughput at 16.
 const p50 = { a: [], b: [] };
 const ms = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 try {
   for (let i = 0; i < REPS; i++) {
     for (const name of ['a', 'b']) {
+      const before = workerdTicks();
       const { stdout } = await promisify(execFile)('wrk', ['-t2', '-c16', `-d${SECONDS}s`, '-s', script(name), url]);
+      const ticks = workerdTicks() - before;
       if (/Non-2xx/.test(stdout)) throw new Error(`non-2xx answers from ${name}:\n${stdout}`);
       runs[name].push(Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]));
+      cpu[name].push((ticks * TICK_US) / Number(/(\d+) requests in/.exec(stdout)[1]));
       const one = (await promisify(execFile)('wrk', ['-t1', '-c1', '--latency', `-d${SECONDS}s`, '-s', script(name), url])).stdout;
       const [, value, unit] = /^\s+50%\s+([\d.]+)(us|ms|s)$/m.exec(one);
       p50[name].push(ms(value, unit));
@@ -102,4 +112,5 @@ try {
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 console.log(`${which}, 16 connections, ${SECONDS} s × ${REPS}: a ${runs.a.map(Math.round).join('/')} (median ${Math.round(median(runs.a))}), b ${runs.b.map(Math.round).join('/')} (median ${Math.round(median(runs.b))}) req/s: b/a = ${(median(runs.b) / median(runs.a)).toFixed(3)}`);
+console.log(`${which}, workerd CPU µs per request at 16 connections: a ${cpu.a.map(Math.round).join('/')} (median ${Math.round(median(cpu.a))}), b ${cpu.b.map(Math.round).join('/')} (median ${Math.round(median(cpu.b))}): b/a = ${(median(cpu.b) / median(cpu.a)).toFixed(3)}`);
 console.log(`${which}, 1 connection, p50 ms: a ${p50.a.map((x) => x.toFixed(2)).join('/')} (median ${median(p50.a).toFixed(2)}), b ${p50.b.map((x) => x.toFixed(2)).join('/')} (median ${median(p50.b).toFixed(2)}): b − a = ${(median(p50.b) - median(p50.a)).toFixed(2)} ms`);

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_WRK, bareRsWorker, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn, signedInWrk } from './miniflare.mjs';
+import { RATES_WRK, TICK_US, bareRsWorker, cpuTicks, descendants, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, signIn, signedInWrk, workerdPids } from './miniflare.mjs';
 import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const which = process.argv[2] || 'rates';
@@ -32,22 +32,16 @@ const base = (await mf.ready).toString().replace(/\/$/, '');
 const cookie = await signIn(base, 'ours.bench', users.operator.token);
 const tmp = mkdtempSync(path.join(tmpdir(), 'cpu-split-'));
 
-const TICK = 1e6 / 100; // µs per clock tick (USER_HZ 100)
-const ticks = (file) => { const f = readFileSync(file, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); };
-const children = (pid) => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-  try { return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid); } catch { return false; }
-});
-const comm = (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-function descendants(pid) { return children(pid).flatMap((c) => [c, ...descendants(c)]); }
-const workerd = descendants(process.pid).filter((p) => comm(p).includes('workerd'));
-const simPid = descendants(process.pid).find((p) => comm(p) === 'sim') ?? '';
+const TICK = TICK_US;
+const workerd = workerdPids();
+const simPid = descendants(process.pid).find((p) => readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'sim') ?? '';
 function snapshot() {
-  const s = { node: ticks(`/proc/${process.pid}/stat`), workerd: 0, threads: {} };
+  const s = { node: cpuTicks(process.pid), workerd: 0, threads: {} };
   for (const p of workerd) {
-    s.workerd += ticks(`/proc/${p}/stat`);
-    for (const t of readdirSync(`/proc/${p}/task`)) s.threads[`${p}/${t}`] = ticks(`/proc/${p}/task/${t}/stat`);
+    s.workerd += cpuTicks(p);
+    for (const t of readdirSync(`/proc/${p}/task`)) s.threads[`${p}/${t}`] = cpuTicks(`${p}/task/${t}`);
   }
-  if (simPid) s.sim = ticks(`/proc/${simPid}/stat`);
+  if (simPid) s.sim = cpuTicks(simPid);
   return s;
 }
 

@@ -2,6 +2,7 @@
 // our Worker as wrangler.toml describes it (tests/support/workers.mjs, the
 // definition the tests start too).
 import { randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
@@ -153,4 +154,25 @@ export function bareRsWorker(bindings, name = 'bare-rs') {
     compatibilityDate: '2026-04-01',
     bindings,
   };
+}
+
+/** CPU time (user and system) of process or thread `pid` so far, in clock ticks (USER_HZ 100). */
+export function cpuTicks(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+/** µs per clock tick. */
+export const TICK_US = 1e6 / 100;
+
+/** The processes started under `pid`, however deep. */
+export function descendants(pid) {
+  const children = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try { return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid); } catch { return false; }
+  });
+  return children.flatMap((c) => [c, ...descendants(c)]);
+}
+
+/** The workerd processes this benchmark started. */
+export function workerdPids() {
+  return descendants(process.pid).filter((p) => readFileSync(`/proc/${p}/comm`, 'utf8').includes('workerd'));
 }
