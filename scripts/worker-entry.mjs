@@ -34,6 +34,8 @@ const id = '[\\w$]+';
 // A name as a whole word in a pattern (minified names may hold `$`).
 const word = (name) => `(?<![\\w$])${name.replace(/\$/g, '\\$')}`;
 const [, exported] = one(`export\\{(?:[^}]*?,)?(${id}) as default[,}]`, 'the default export');
+// Already done (a build worker-build left as it was).
+if (js.includes(`${exported}={fetch(request,env,ctx){`)) process.exit(0);
 const proxied = one(`${word(exported)}=new Proxy\\((${id}),${id}\\)`, 'the default export made a Proxy');
 const entry = proxied[1];
 // The entrypoint class may carry only `fetch` (and `start`, the wasm's own

@@ -31,8 +31,9 @@ const ONLY = process.env.BENCH_ONLY;
 const bareRs = path.join(ROOT, 'tests/bench/bare-worker');
 // Before the simulator starts, so a failed build leaves nothing running.
 // Quick when up to date; always run, so a changed bare Worker is measured
-// (with the pinned tools of scripts/env: worker-build must not download).
-await promisify(execFile)('bash', ['-c', `. scripts/env && cd ${bareRs} && worker-build --release`], { cwd: ROOT });
+// (with the pinned tools of scripts/env: worker-build must not download),
+// its fetch handler a plain object as ours is (scripts/worker-entry.mjs).
+await promisify(execFile)('bash', ['-c', `. scripts/env && (cd ${bareRs} && worker-build --release) && node scripts/worker-entry.mjs ${bareRs}/build`], { cwd: ROOT });
 const tmp = mkdtempSync(path.join(tmpdir(), 'edge-bench-'));
 const keys = newKeys();
 const sim = await startSim({ keys });
