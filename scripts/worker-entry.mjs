@@ -1,15 +1,16 @@
-// worker-build exports the main Worker's fetch handler as a class behind a
-// Proxy whose hooks make, for every request, the entrypoint object, a Proxy
+// worker-build exports a Worker's fetch handler as a class behind a Proxy
+// whose hooks make, for every request, the entrypoint object, a Proxy
 // around it (with a copy of twelve hooks) and a Proxy around its `fetch`,
 // then route `this.env` and `this.ctx` through them: about a twentieth of
-// the CPU of a quote (BENCHMARKS.md, "The quote's gap against the reads it
-// needs"). The proxies let worker-build re-make an object after a panic has
-// reset the wasm; the handler holds no wasm state, so it needs none of that.
-// It becomes a plain handler object with the same recovery around the call:
-// after a critical error the wasm is reset before the next request, and a
-// `WebAssembly.RuntimeError` thrown by the call marks one. The Durable
-// Object classes keep worker-build's proxies. Run by scripts/build-edge on
-// the main Worker's bundle (worker-build 0.8.7, minified by its esbuild):
+// the main Worker's CPU per quote (BENCHMARKS.md, "The fetch handler
+// without worker-build's proxies"). The proxies let worker-build re-make
+// an object after a panic has reset the wasm; the handler holds no wasm
+// state, so it needs none of that. It becomes a plain handler object with
+// the same recovery around the call: after a critical error the wasm is
+// reset before the next request, and a `WebAssembly.RuntimeError` thrown by
+// the call marks one. The Durable Object classes keep worker-build's
+// proxies. Run by scripts/build-edge on each Worker's bundle (worker-build
+// 0.8.7, minified by its esbuild):
 //   node scripts/worker-entry.mjs DIR   (DIR/index.js, in place)
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
