@@ -85,7 +85,7 @@ const url = which === 'webhook' ? `${base}/hooks/v1/label-created` : `${base}/ap
 const runs = { a: [], b: [] };
 // workerd's CPU per request (every thread) over each run at 16 connections:
 // a run slowed by something outside workerd (the simulator, wrk, the machine)
-// moves the throughput, not this.
+// moves the throughput, much less this.
 const cpu = { a: [], b: [] };
 const workerd = workerdPids();
 const workerdTicks = () => workerd.reduce((sum, pid) => sum + cpuTicks(pid), 0);

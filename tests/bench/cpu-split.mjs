@@ -32,7 +32,6 @@ const base = (await mf.ready).toString().replace(/\/$/, '');
 const cookie = await signIn(base, 'ours.bench', users.operator.token);
 const tmp = mkdtempSync(path.join(tmpdir(), 'cpu-split-'));
 
-const TICK = TICK_US;
 const workerd = workerdPids();
 const simPid = descendants(process.pid).find((p) => readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'sim') ?? '';
 function snapshot() {
@@ -66,9 +65,9 @@ try {
       if (/Non-2xx/.test(stdout)) throw new Error(`non-2xx answers from ${way}:\n${stdout}`);
       const n = Number(/(\d+) requests in/.exec(stdout)[1]);
       const wrkTicks = (() => { const f = stdout.trim().split('\n').pop().split(') ')[1].split(' '); return Number(f[13]) + Number(f[14]); })();
-      const per = (d) => ((d * TICK) / n).toFixed(0);
+      const per = (d) => ((d * TICK_US) / n).toFixed(0);
       const busiest = Object.keys(after.threads).map((t) => after.threads[t] - (before.threads[t] ?? 0)).sort((a, b) => b - a);
-      rows.push({ way, rps: (n / SECONDS).toFixed(0), workerd: per(after.workerd - before.workerd), thread1: per(busiest[0]), thread2: per(busiest[1] ?? 0), sim: simPid ? per(after.sim - before.sim) : '?', node: per(after.node - before.node), wrk: per(wrkTicks), threadBusy: ((busiest[0] * TICK) / (SECONDS * 1e6) * 100).toFixed(0) + '%' });
+      rows.push({ way, rps: (n / SECONDS).toFixed(0), workerd: per(after.workerd - before.workerd), thread1: per(busiest[0]), thread2: per(busiest[1] ?? 0), sim: simPid ? per(after.sim - before.sim) : '?', node: per(after.node - before.node), wrk: per(wrkTicks), threadBusy: ((busiest[0] * TICK_US) / (SECONDS * 1e6) * 100).toFixed(0) + '%' });
     }
   }
 } finally {
