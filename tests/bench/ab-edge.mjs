@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_REQUEST, RATES_WRK, TICK_US, benchMiniflare, cpuTicks, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn, signedInWrk, workerdPids } from './miniflare.mjs';
+import { RATES_REQUEST, RATES_WRK, TICK_US, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn, signedInWrk, workerdTicks } from './miniflare.mjs';
 import { newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const [a, b, which = 'wallet'] = process.argv.slice(2);
@@ -87,17 +87,16 @@ const runs = { a: [], b: [] };
 // a run slowed by something outside workerd (the simulator, wrk, the machine)
 // moves the throughput, much less this.
 const cpu = { a: [], b: [] };
-const workerd = workerdPids();
-const workerdTicks = () => workerd.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+const ticksSoFar = workerdTicks();
 // One connection's p50 (wrk --latency), each build in turn, beside the throughput at 16.
 const p50 = { a: [], b: [] };
 const ms = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 try {
   for (let i = 0; i < REPS; i++) {
     for (const name of ['a', 'b']) {
-      const before = workerdTicks();
+      const before = ticksSoFar();
       const { stdout } = await promisify(execFile)('wrk', ['-t2', '-c16', `-d${SECONDS}s`, '-s', script(name), url]);
-      const ticks = workerdTicks() - before;
+      const ticks = ticksSoFar() - before;
       if (/Non-2xx/.test(stdout)) throw new Error(`non-2xx answers from ${name}:\n${stdout}`);
       runs[name].push(Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)[1]));
       cpu[name].push((ticks * TICK_US) / Number(/(\d+) requests in/.exec(stdout)[1]));

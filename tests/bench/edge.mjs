@@ -21,7 +21,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RATES_REQUEST, RATES_WRK, TICK_US, bareRsWorker, cpuTicks, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn, signedInWrk, workerdPids } from './miniflare.mjs';
+import { RATES_REQUEST, RATES_WRK, TICK_US, bareRsWorker, dutiesWorker, benchMiniflare, benchBindings, benchmarkKey, ourWorker, postTo, purchaseWrk, signIn, signedInWrk, workerdTicks } from './miniflare.mjs';
 import { ROOT, newKeys, newUsers, startSim } from '../support/stack.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -109,8 +109,7 @@ const measured = Object.keys(requests).filter((r) => !ONLY || r.includes(ONLY));
 
 // workerd's CPU (every thread) per request over a run: a run slowed by
 // something outside workerd moves its req/s, much less this.
-const workerd = workerdPids();
-const workerdTicks = () => workerd.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+const ticksSoFar = workerdTicks();
 
 // Async, so this process keeps draining workerd's log pipe while wrk runs
 // (a blocked event loop fills the pipe and stalls the Worker).
@@ -118,9 +117,9 @@ async function wrk(way, request, connections) {
   const r = routes[way];
   const q = requests[request];
   const file = script(`${way}-${q.path.replace(/\W/g, '')}`, [...r.headers, ...q.lines]);
-  const before = workerdTicks();
+  const before = ticksSoFar();
   const { stdout: out } = await promisify(execFile)('wrk', ['-t', connections < 2 ? '1' : '2', '-c', String(connections), '-d', `${SECONDS}s`, '--latency', '-s', file, r.url + r.prefix + q.path]);
-  const cpu = ((workerdTicks() - before) * TICK_US) / Number(/(\d+) requests in/.exec(out)[1]);
+  const cpu = ((ticksSoFar() - before) * TICK_US) / Number(/(\d+) requests in/.exec(out)[1]);
   const ms = (label) => {
     const m = new RegExp(`^\\s*${label}\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
     return m ? Number(m[1]) * { us: 0.001, ms: 1, s: 1000 }[m[2]] : NaN;

@@ -176,3 +176,13 @@ export function descendants(pid) {
 export function workerdPids() {
   return descendants(process.pid).filter((p) => readFileSync(`/proc/${p}/comm`, 'utf8').includes('workerd'));
 }
+
+/**
+ * A reader of the CPU ticks the workerd processes running now (every
+ * thread) have used so far: its difference over a run, times TICK_US, over
+ * the run's requests is workerd's CPU per request.
+ */
+export function workerdTicks() {
+  const pids = workerdPids();
+  return () => pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+}
