@@ -61,6 +61,27 @@ pub fn invite_refusal(code: Option<&ErrorCode>) -> Option<&'static str> {
     }
 }
 
+/// A link's preview refused (an invitation's, a password reset's): why,
+/// what to do next, "Try again" after a network failure, and "Sign in" when
+/// the link was used, perhaps by this person (a full load, as from the login
+/// page's sign-up link: no routes are mounted signed out).
+pub fn refused_link<T: 'static>(
+    error: ClientError,
+    next: Option<&'static str>,
+    used: bool,
+    preview: LocalResource<T>,
+) -> AnyView {
+    let retry = matches!(error, ClientError::Network(_)).then(|| {
+        view! { <button type="button" class="secondary" on:click=move |_| preview.refetch()>"Try again"</button> }
+    });
+    view! {
+        {refused(error, next)}
+        {retry}
+        {used.then(|| view! { <p><a href="/" rel="external">"Sign in"</a></p> })}
+    }
+    .into_any()
+}
+
 #[component]
 pub fn InvitePage() -> impl IntoView {
     let location = use_location();
@@ -87,18 +108,8 @@ fn Invitation(token: String) -> impl IntoView {
         None => busy("Reading the invitation…"),
         Some(Err(error)) => {
             let next = invite_refusal(error.code());
-            // Used: perhaps by this person, who then signs in (a full load,
-            // as from the login page's sign-up link: no routes are mounted).
             let used = error.code() == Some(&ErrorCode::EdgeInviteUsed);
-            let retry = matches!(error, ClientError::Network(_)).then(|| {
-                view! { <button type="button" class="secondary" on:click=move |_| preview.refetch()>"Try again"</button> }
-            });
-            view! {
-                {refused(error, next)}
-                {retry}
-                {used.then(|| view! { <p><a href="/" rel="external">"Sign in"</a></p> })}
-            }
-            .into_any()
+            refused_link(error, next, used, preview)
         }
         Some(Ok(offer)) => view! { <JoinForm token=token.clone() offer /> }.into_any(),
     }

@@ -2,8 +2,8 @@
 //! sent): whose password it sets, then the new password, and the person
 //! is signed in. Open to anyone; the link works once, for a day.
 
-use super::invite::fragment_token;
-use crate::api::{Client, ClientError};
+use super::invite::{fragment_token, refused_link};
+use crate::api::Client;
 use crate::components::dates::When;
 use crate::components::error_view::refused;
 use crate::components::field::focus;
@@ -52,16 +52,7 @@ fn Reset(token: String) -> impl IntoView {
         Some(Err(error)) => {
             let next = reset_refusal(error.code());
             let used = error.code() == Some(&ErrorCode::EdgeResetUsed);
-            let retry = matches!(error, ClientError::Network(_)).then(|| {
-                view! { <button type="button" class="secondary" on:click=move |_| preview.refetch()>"Try again"</button> }
-            });
-            // rel=external, a full load: no routes are mounted signed out.
-            view! {
-                {refused(error, next)}
-                {retry}
-                {used.then(|| view! { <p><a href="/" rel="external">"Sign in"</a></p> })}
-            }
-            .into_any()
+            refused_link(error, next, used, preview)
         }
         Some(Ok(found)) => view! { <NewPassword token=token.clone() found /> }.into_any(),
     }
