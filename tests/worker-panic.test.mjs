@@ -1,7 +1,7 @@
 // A panic in a Worker's Rust traps its wasm instance. None of the four
 // Workers can be made to panic on purpose, so tests/support/panic-worker,
 // built as they are (worker-build, then scripts/worker-entry.mjs's plain
-// fetch handler, the same panic hook at start), panics when asked: the
+// fetch handler, only worker's own panic hook), panics when asked: the
 // request that panicked gets an answer, not a hang, and the isolate's next
 // request is answered by a fresh wasm instance.
 import { test } from 'node:test';

@@ -55,8 +55,3 @@ mod sign_up;
 mod team;
 mod webhook_settings;
 mod widget_settings;
-
-#[worker::event(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}

@@ -20,11 +20,6 @@ use std::rc::Rc;
 use worker::web_sys::{Request, Response};
 use worker::{Context, Env, event};
 
-#[event(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}
-
 /// The settings of the organization the request's session names, with
 /// its keys and the person's role now (the deployment's without a valid
 /// session: the gate then refuses it). Made per request: the accounts

@@ -18,8 +18,3 @@
 )]
 
 mod inbox;
-
-#[worker::event(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}

@@ -1,8 +1,8 @@
 //! A Worker that panics when asked. It is built as the four Workers are
-//! (worker-build, then scripts/worker-entry.mjs) and sets the same panic
-//! hook at start, so tests/worker-panic.test.mjs can prove what none of
-//! them can be made to do on purpose: after a panic, the isolate's next
-//! request is answered by a fresh wasm instance. Only that test uses it.
+//! (worker-build, then scripts/worker-entry.mjs) with only worker's own
+//! panic hook, as they have, so tests/worker-panic.test.mjs can prove what
+//! none of them can be made to do on purpose: after a panic, the isolate's
+//! next request is answered by a fresh wasm instance. Only that test uses it.
 
 #[cfg(target_arch = "wasm32")]
 mod worker_glue {
@@ -10,11 +10,6 @@ mod worker_glue {
     use worker::wasm_bindgen_futures::JsFuture;
     use worker::web_sys::{Request, Response};
     use worker::{Context, Env, event, js_sys};
-
-    #[event(start)]
-    fn start() {
-        console_error_panic_hook::set_once();
-    }
 
     thread_local! {
         /// Made once per wasm instance: a new one after a reset.
